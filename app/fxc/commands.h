@@ -1,0 +1,15 @@
+#pragma once
+// The fxc subcommands. Each register_* adds its subcommand to the app and, when
+// that subcommand is chosen, stores in `run` the function that carries it out and
+// returns the exit code. fx::Error thrown by it becomes "fxc: <message>", exit 2.
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace fxc {
+
+using Runner = std::function<int()>;
+
+void register_inspect(CLI::App& app, Runner& run);
+
+}  // namespace fxc

@@ -1,0 +1,42 @@
+// fxc: Fusion Explorer's command line. Wiring only: every subcommand calls core.
+
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
+#include "commands.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/version.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"fxc: find, generate and measure operator fusions in ONNX models", "fxc"};
+  app.set_version_flag("--version", std::string("fxc (Fusion Explorer) ") + fx::kVersion);
+  bool verbose = false, quiet = false;
+  app.add_flag("-v,--verbose", verbose, "Log debug detail to stderr");
+  app.add_flag("-q,--quiet", quiet, "Log errors only");
+  app.require_subcommand(1);
+  app.footer("Run 'fxc SUBCOMMAND --help' for a subcommand's options and examples.");
+
+  fxc::Runner run;
+  fxc::register_inspect(app, run);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  fx::setup_logging(quiet ? fx::LogLevel::Quiet
+                          : verbose ? fx::LogLevel::Verbose : fx::LogLevel::Normal);
+  try {
+    return run ? run() : 2;
+  } catch (const fx::Error& e) {
+    std::fprintf(stderr, "fxc: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fxc: internal error: %s\n", e.what());
+    return 3;
+  }
+}

@@ -1,0 +1,158 @@
+#include "onnx/graph_from_proto.h"
+
+#include <unordered_set>
+
+#include "util/error.h"
+
+namespace fx {
+namespace {
+
+Shape shape_from_type(const onnx::TypeProto& type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return {};
+  std::vector<Dim> dims;
+  for (const auto& d : type.tensor_type().shape().dim()) {
+    if (d.has_dim_value())
+      dims.push_back(Dim::fixed(d.dim_value()));
+    else if (d.has_dim_param())
+      dims.push_back(Dim::named(d.dim_param()));
+    else
+      dims.push_back(Dim{});
+  }
+  return Shape(std::move(dims));
+}
+
+void apply_type(Value& v, const onnx::TypeProto& type) {
+  if (!type.has_tensor_type()) return;
+  if (type.tensor_type().elem_type() != 0 && dtype_is_valid(type.tensor_type().elem_type()))
+    v.dtype = static_cast<DType>(type.tensor_type().elem_type());
+  Shape s = shape_from_type(type);
+  if (s.rank_known()) v.shape = std::move(s);
+}
+
+int64_t count_nodes(const onnx::GraphProto& g) {
+  int64_t n = g.node_size();
+  for (const auto& node : g.node())
+    for (const auto& a : node.attribute()) {
+      if (a.has_g()) n += count_nodes(a.g());
+      for (const auto& sg : a.graphs()) n += count_nodes(sg);
+    }
+  return n;
+}
+
+AttributeValue convert_attribute(const onnx::AttributeProto& a, const GraphImportContext& ctx) {
+  using A = onnx::AttributeProto;
+  switch (a.type()) {
+    case A::INT: return a.i();
+    case A::FLOAT: return a.f();
+    case A::STRING: return a.s();
+    case A::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+    case A::FLOATS: return std::vector<float>(a.floats().begin(), a.floats().end());
+    case A::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
+    case A::TENSOR: return tensor_from_proto(a.t(), ctx.path, ctx.external);
+    case A::GRAPH: return SubgraphRef{a.g().name(), count_nodes(a.g())};
+    case A::GRAPHS: {
+      int64_t n = 0;
+      for (const auto& g : a.graphs()) n += count_nodes(g);
+      return SubgraphRef{a.name(), n};
+    }
+    default:
+      // Older files omit `type`; infer it from whichever field is set.
+      if (a.has_t()) return tensor_from_proto(a.t(), ctx.path, ctx.external);
+      if (a.has_g()) return SubgraphRef{a.g().name(), count_nodes(a.g())};
+      if (a.ints_size()) return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+      if (a.floats_size()) return std::vector<float>(a.floats().begin(), a.floats().end());
+      if (a.strings_size())
+        return std::vector<std::string>(a.strings().begin(), a.strings().end());
+      if (a.has_s()) return a.s();
+      if (a.has_f()) return a.f();
+      return a.i();
+  }
+}
+
+}  // namespace
+
+Graph graph_from_proto(const onnx::GraphProto& gp, const GraphImportContext& ctx) {
+  Graph g;
+  // Initializers first: constants with data.
+  for (int i = 0; i < gp.initializer_size(); ++i) {
+    const auto& t = gp.initializer(i);
+    std::shared_ptr<TensorData> data;
+    const auto* region = static_cast<std::size_t>(i) < ctx.initializer_data.size() &&
+                                 ctx.initializer_data[static_cast<std::size_t>(i)]
+                             ? &*ctx.initializer_data[static_cast<std::size_t>(i)]
+                             : nullptr;
+    if (region) {
+      // raw_data left in the mapped file: reference it, after the same checks.
+      std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
+      if (!dtype_is_valid(t.data_type()))
+        throw FileError(ctx.path, "tensor '" + t.name() + "' has unknown data type " +
+                                      std::to_string(t.data_type()));
+      auto dtype = static_cast<DType>(t.data_type());
+      int64_t numel = checked_numel(dims, ctx.path, "tensor '" + t.name() + "'");
+      if (static_cast<std::size_t>(numel) * dtype_size(dtype) != region->length)
+        throw FileError(ctx.path, "tensor '" + t.name() + "' declares " + std::to_string(numel) +
+                                      " elements of " + std::string(dtype_name(dtype)) +
+                                      " but holds " + std::to_string(region->length) + " bytes");
+      data = TensorData::in_file(dtype, std::move(dims), ctx.file, region->offset, region->length);
+    } else {
+      data = tensor_from_proto(t, ctx.path, ctx.external);
+    }
+    if (g.find_value(t.name()) != kNoValue)
+      throw FileError(ctx.path, "initializer '" + t.name() + "' is defined twice");
+    Value v;
+    v.name = t.name();
+    v.dtype = data->dtype();
+    v.shape = Shape::of(data->dims());
+    v.data = std::move(data);
+    g.add_value(std::move(v));
+  }
+  for (const auto& in : gp.input()) {
+    ValueId id = g.value_by_name_or_add(in.name());
+    Value& v = g.value(id);
+    if (!v.is_constant()) apply_type(v, in.type());
+    if (!v.is_graph_input) g.add_input(id);
+  }
+  for (const auto& vi : gp.value_info()) {
+    ValueId id = g.value_by_name_or_add(vi.name());
+    apply_type(g.value(id), vi.type());
+  }
+  for (const auto& out : gp.output()) {
+    ValueId id = g.value_by_name_or_add(out.name());
+    apply_type(g.value(id), out.type());
+  }
+
+  std::unordered_set<std::string> node_names;
+  for (int i = 0; i < gp.node_size(); ++i) {
+    const auto& np = gp.node(i);
+    Node n;
+    n.op_type = np.op_type();
+    n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
+    n.name = np.name().empty() ? np.op_type() + "_" + std::to_string(i) : np.name();
+    // Names must be unique for stable plan ids; disambiguate duplicates.
+    if (!node_names.insert(n.name).second) {
+      n.name += "#" + std::to_string(i);
+      node_names.insert(n.name);
+    }
+    for (const auto& in : np.input())
+      n.inputs.push_back(in.empty() ? kNoValue : g.value_by_name_or_add(in));
+    for (const auto& out : np.output()) {
+      if (out.empty()) {
+        n.outputs.push_back(kNoValue);
+        continue;
+      }
+      ValueId id = g.value_by_name_or_add(out);
+      if (g.value(id).producer != kNoNode)
+        throw FileError(ctx.path, "tensor '" + out + "' is produced twice (again by node '" +
+                                      n.name + "')");
+      n.outputs.push_back(id);
+    }
+    for (const auto& a : np.attribute()) n.attrs.set(a.name(), convert_attribute(a, ctx));
+    for (ValueId out : n.outputs)
+      if (out != kNoValue && !g.value(out).shape.rank_known()) n.shape_unknown = true;
+    g.add_node(std::move(n));
+  }
+  for (const auto& out : gp.output()) g.add_output(g.find_value(out.name()));
+  return g;
+}
+
+}  // namespace fx

@@ -1,0 +1,26 @@
+#pragma once
+// Converts a parsed onnx::GraphProto (after shape inference) into the IR's Graph.
+
+#include <onnx/onnx_pb.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "onnx/tensor_proto.h"
+#include "onnx/wire_format.h"
+
+namespace fx {
+
+struct GraphImportContext {
+  std::string path;  // for error messages
+  std::shared_ptr<const MappedFile> file;
+  std::vector<std::optional<onnx_wire::Region>> initializer_data;  // see wire_format.h
+  ExternalFileResolver external;
+};
+
+Graph graph_from_proto(const onnx::GraphProto& g, const GraphImportContext& ctx);
+
+}  // namespace fx

@@ -1,0 +1,132 @@
+#include "ir/graph.h"
+
+#include <gtest/gtest.h>
+
+#include "ir/graph_builder.h"
+#include "util/error.h"
+
+namespace fx {
+namespace {
+
+TEST(Graph, RecordsProducersAndConsumers) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 4});
+  auto y = b.op("Relu", {x}, {}, "relu");
+  auto z = b.op("Add", {y, y}, {}, "add");
+  b.output(z);
+  Graph g = b.build();
+  EXPECT_EQ(g.value(y).producer, g.find_node("relu"));
+  ASSERT_EQ(g.value(y).consumers.size(), 2u);  // one entry per use
+  EXPECT_EQ(g.value(y).consumers[0], g.find_node("add"));
+  EXPECT_TRUE(g.value(z).is_graph_output);
+  EXPECT_EQ(g.value(z).shape.str(), "[1,4]");
+  EXPECT_NO_THROW(g.validate());
+}
+
+TEST(Graph, TopologicalOrderFollowsDataNotInsertion) {
+  Graph g;
+  ValueId x = g.add_value(Value{.name = "x"});
+  g.add_input(x);
+  ValueId a = g.add_value(Value{.name = "a"});
+  ValueId b = g.add_value(Value{.name = "b"});
+  // Inserted consumer-first: b = Neg(a) before a = Relu(x).
+  g.add_node(Node{.name = "neg", .op_type = "Neg", .inputs = {a}, .outputs = {b}});
+  g.add_node(Node{.name = "relu", .op_type = "Relu", .inputs = {x}, .outputs = {a}});
+  auto order = g.topological_order();
+  ASSERT_EQ(order.size(), 2u);
+  EXPECT_EQ(g.node(order[0]).name, "relu");
+  EXPECT_EQ(g.node(order[1]).name, "neg");
+}
+
+TEST(Graph, ValidateRejectsCycle) {
+  Graph g;
+  ValueId a = g.add_value(Value{.name = "a"});
+  ValueId b = g.add_value(Value{.name = "b"});
+  g.add_node(Node{.name = "n1", .op_type = "Relu", .inputs = {b}, .outputs = {a}});
+  g.add_node(Node{.name = "n2", .op_type = "Relu", .inputs = {a}, .outputs = {b}});
+  try {
+    g.validate();
+    FAIL() << "cycle not detected";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cycle"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Graph, ValidateRejectsUndefinedInput) {
+  Graph g;
+  ValueId ghost = g.add_value(Value{.name = "ghost"});
+  ValueId out = g.add_value(Value{.name = "out"});
+  g.add_node(Node{.name = "n", .op_type = "Relu", .inputs = {ghost}, .outputs = {out}});
+  g.add_output(out);
+  try {
+    g.validate();
+    FAIL() << "undefined input not detected";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("undefined tensor 'ghost'"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Graph, ValidateRejectsDuplicateOutputs) {
+  Graph g;
+  ValueId x = g.add_value(Value{.name = "x"});
+  g.add_input(x);
+  ValueId y = g.add_value(Value{.name = "y"});
+  g.add_node(Node{.name = "a", .op_type = "Relu", .inputs = {x}, .outputs = {y}});
+  g.add_node(Node{.name = "b", .op_type = "Neg", .inputs = {x}, .outputs = {y}});
+  EXPECT_THROW(g.validate(), Error);
+}
+
+TEST(Graph, ScopesDropOpAndLeafModule) {
+  GraphBuilder b;
+  auto x = b.input("x", {1});
+  auto c = b.op("Conv", {x}, {}, "/layer1/0/conv1/Conv");
+  auto r = b.op("Relu", {c}, {}, "/layer1/0/relu/Relu");
+  auto a = b.op("Add", {r, x}, {}, "/layer1/0/Add");
+  auto top = b.op("Relu", {a}, {}, "/Relu");
+  auto stem = b.op("Relu", {top}, {}, "/conv1/Conv");
+  b.output(stem);
+  Graph g = b.build();
+  g.derive_scopes();
+  EXPECT_EQ(g.node(g.find_node("/layer1/0/conv1/Conv")).scope, "layer1/0");
+  EXPECT_EQ(g.node(g.find_node("/layer1/0/relu/Relu")).scope, "layer1/0");
+  EXPECT_EQ(g.node(g.find_node("/layer1/0/Add")).scope, "layer1/0");
+  EXPECT_EQ(g.node(g.find_node("/Relu")).scope, "");
+  EXPECT_EQ(g.node(g.find_node("/conv1/Conv")).scope, "");
+}
+
+TEST(Graph, ByteCounts) {
+  GraphBuilder b;
+  auto x = b.input("x", {2, 3});
+  auto w = b.constant("w", TensorData::from_floats({2, 3}, std::vector<float>(6, 1.f)));
+  b.output(b.op("Add", {x, w}));
+  Graph g = b.build();
+  EXPECT_EQ(g.parameter_bytes(), 24);
+  EXPECT_EQ(g.activation_bytes(), 48);  // x and the Add output
+}
+
+TEST(Shape, RendersSymbolicAndUnknown) {
+  Shape s({Dim::named("batch"), Dim::fixed(768), Dim{}});
+  EXPECT_EQ(s.str(), "[batch,768,?]");
+  EXPECT_FALSE(s.is_static());
+  EXPECT_FALSE(s.numel().has_value());
+  EXPECT_EQ(Shape().str(), "?");
+  EXPECT_EQ(Shape::of({2, 3, 4}).numel(), 24);
+  EXPECT_EQ(Shape::scalar().numel(), 1);
+}
+
+TEST(Shape, NumelSaturatesOnAbsurdDims) {
+  auto n = Shape::of({1LL << 40, 1LL << 40, 1LL << 40}).numel();
+  ASSERT_TRUE(n.has_value());
+  EXPECT_EQ(*n, std::numeric_limits<int64_t>::max());
+}
+
+TEST(TensorData, ConvertsElements) {
+  auto t = TensorData::from_int64s({3}, {1, -2, 3});
+  EXPECT_EQ(t->to_floats(), (std::vector<float>{1.f, -2.f, 3.f}));
+  EXPECT_EQ(t->byte_size(), 24u);
+  EXPECT_FALSE(t->is_file_backed());
+}
+
+}  // namespace
+}  // namespace fx
