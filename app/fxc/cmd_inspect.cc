@@ -88,11 +88,13 @@ int run_inspect(const InspectOptions& o) {
   fmt::print("Producer     {} {} (IR v{})\n", m.info.producer_name, m.info.producer_version,
              m.info.ir_version);
   std::string opsets;
-  for (const auto& [d, v] : m.info.opsets) opsets += fmt::format("{}{} v{}", opsets.empty() ? "" : ", ", d, v);
+  for (const auto& [d, v] : m.info.opsets)
+    opsets += fmt::format("{}{} v{}", opsets.empty() ? "" : ", ", d, v);
   fmt::print("Opsets       {}\n", opsets);
   fmt::print("Nodes        {} ({} op types)\n", g.node_count(), ops.size());
   fmt::print("Parameters   {} ({} bytes)\n", human_bytes(g.parameter_bytes()), g.parameter_bytes());
-  fmt::print("Activations  {} (sum of all intermediate tensors)\n", human_bytes(g.activation_bytes()));
+  fmt::print("Activations  {} (sum of all intermediate tensors)\n",
+             human_bytes(g.activation_bytes()));
   if (m.info.unknown_shape_nodes)
     fmt::print("Unknown      {} nodes whose output shapes could not be inferred\n",
                m.info.unknown_shape_nodes);

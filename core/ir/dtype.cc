@@ -38,8 +38,12 @@ const DTypeInfo& info(DType t) {
 
 }  // namespace
 
-std::size_t dtype_size(DType t) { return info(t).size; }
-std::string_view dtype_name(DType t) { return info(t).name; }
+std::size_t dtype_size(DType t) {
+  return info(t).size;
+}
+std::string_view dtype_name(DType t) {
+  return info(t).name;
+}
 
 DType dtype_from_name(std::string_view name) {
   for (const auto& i : kInfo)
@@ -54,8 +58,7 @@ bool dtype_is_valid(int32_t onnx_type) {
 }
 
 bool dtype_is_float(DType t) {
-  return t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16 ||
-         t == DType::Float64;
+  return t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16 || t == DType::Float64;
 }
 
 }  // namespace fx

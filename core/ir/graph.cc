@@ -108,15 +108,15 @@ void Graph::validate() const {
   for (const auto& n : nodes_)
     for (ValueId out : n.outputs)
       if (out != kNoValue && ++produced[static_cast<std::size_t>(out)] > 1)
-        throw Error("value '" + value(out).name + "' is produced twice (again by node '" +
-                    n.name + "')");
+        throw Error("value '" + value(out).name + "' is produced twice (again by node '" + n.name +
+                    "')");
   for (const auto& n : nodes_) {
     for (ValueId in : n.inputs) {
       if (in == kNoValue) continue;
       const Value& v = value(in);
       if (v.producer == kNoNode && !v.is_graph_input && !v.is_constant())
-        throw Error("node '" + n.name + "' (" + n.op_type + ") uses undefined tensor '" +
-                    v.name + "'");
+        throw Error("node '" + n.name + "' (" + n.op_type + ") uses undefined tensor '" + v.name +
+                    "'");
       if (produced[static_cast<std::size_t>(in)] && v.is_graph_input && !v.is_constant())
         throw Error("graph input '" + v.name + "' is also produced by a node");
     }

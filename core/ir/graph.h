@@ -32,9 +32,9 @@ struct Value {
   std::string name;
   DType dtype = DType::Undefined;
   Shape shape;
-  NodeId producer = kNoNode;        // kNoNode for graph inputs and initializers
-  std::vector<NodeId> consumers;    // one entry per use (a node using it twice appears twice)
-  std::shared_ptr<TensorData> data; // set for initializers (constants)
+  NodeId producer = kNoNode;         // kNoNode for graph inputs and initializers
+  std::vector<NodeId> consumers;     // one entry per use (a node using it twice appears twice)
+  std::shared_ptr<TensorData> data;  // set for initializers (constants)
   bool is_graph_input = false;
   bool is_graph_output = false;
 
@@ -46,12 +46,12 @@ struct Value {
 struct Node {
   std::string name;
   std::string op_type;
-  std::string domain;                // "" for the default ONNX domain
-  std::vector<ValueId> inputs;       // kNoValue for an omitted optional input
+  std::string domain;           // "" for the default ONNX domain
+  std::vector<ValueId> inputs;  // kNoValue for an omitted optional input
   std::vector<ValueId> outputs;
   Attributes attrs;
-  std::string scope;                 // name-scope path, e.g. "layer1/0" (see Graph::derive_scopes)
-  bool shape_unknown = false;        // shape inference could not infer an output
+  std::string scope;           // name-scope path, e.g. "layer1/0" (see Graph::derive_scopes)
+  bool shape_unknown = false;  // shape inference could not infer an output
 
   // "Conv" or "com.microsoft::FusedConv".
   std::string qualified_op() const;
@@ -120,9 +120,9 @@ struct ModelInfo {
   std::string producer_version;
   int64_t ir_version = 0;
   std::vector<std::pair<std::string, int64_t>> opsets;  // domain -> version
-  double load_ms = 0;             // reading and parsing the file
-  double shape_inference_ms = 0;  // ONNX shape inference
-  int unknown_shape_nodes = 0;    // nodes left with an output of unknown shape
+  double load_ms = 0;                                   // reading and parsing the file
+  double shape_inference_ms = 0;                        // ONNX shape inference
+  int unknown_shape_nodes = 0;  // nodes left with an output of unknown shape
 };
 
 }  // namespace fx

@@ -23,8 +23,8 @@ ValueId GraphBuilder::constant(const std::string& name, std::shared_ptr<TensorDa
 }
 
 ValueId GraphBuilder::op(const std::string& op_type, const std::vector<ValueId>& inputs,
-                         const AttrList& attrs, const std::string& name,
-                         const Shape& out_shape, DType out_dtype) {
+                         const AttrList& attrs, const std::string& name, const Shape& out_shape,
+                         DType out_dtype) {
   auto outs = op_multi(op_type, inputs, 1, attrs, name);
   Value& v = g_.value(outs[0]);
   if (out_shape.rank_known()) v.shape = out_shape;
@@ -33,9 +33,8 @@ ValueId GraphBuilder::op(const std::string& op_type, const std::vector<ValueId>&
 }
 
 std::vector<ValueId> GraphBuilder::op_multi(const std::string& op_type,
-                                            const std::vector<ValueId>& inputs,
-                                            int num_outputs, const AttrList& attrs,
-                                            const std::string& name) {
+                                            const std::vector<ValueId>& inputs, int num_outputs,
+                                            const AttrList& attrs, const std::string& name) {
   Node n;
   n.op_type = op_type;
   n.name = name.empty() ? op_type + "_" + std::to_string(g_.node_count()) : name;

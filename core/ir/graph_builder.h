@@ -31,8 +31,8 @@ class GraphBuilder {
   // (or "<op>_<index>") and its output "<node name>:0". The output takes the
   // first input's shape and dtype unless out_shape / out_dtype say otherwise.
   ValueId op(const std::string& op_type, const std::vector<ValueId>& inputs,
-             const AttrList& attrs = {}, const std::string& name = {},
-             const Shape& out_shape = {}, DType out_dtype = DType::Undefined);
+             const AttrList& attrs = {}, const std::string& name = {}, const Shape& out_shape = {},
+             DType out_dtype = DType::Undefined);
   // Adds a node with several outputs.
   std::vector<ValueId> op_multi(const std::string& op_type, const std::vector<ValueId>& inputs,
                                 int num_outputs, const AttrList& attrs = {},

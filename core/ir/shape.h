@@ -11,8 +11,8 @@
 namespace fx {
 
 struct Dim {
-  int64_t value = -1;   // >= 0 when static
-  std::string symbol;   // non-empty for a named symbolic dim
+  int64_t value = -1;  // >= 0 when static
+  std::string symbol;  // non-empty for a named symbolic dim
 
   static Dim fixed(int64_t v) { return Dim{v, {}}; }
   static Dim named(std::string s) { return Dim{-1, std::move(s)}; }

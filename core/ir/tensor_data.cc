@@ -95,7 +95,8 @@ Out read_as(DType dt, const std::byte* p) {
 }  // namespace
 
 std::vector<int64_t> TensorData::to_int64s() const {
-  return convert<int64_t>(*this, [dt = dtype_](const std::byte* p) { return read_as<int64_t>(dt, p); });
+  return convert<int64_t>(*this,
+                          [dt = dtype_](const std::byte* p) { return read_as<int64_t>(dt, p); });
 }
 
 std::vector<float> TensorData::to_floats() const {

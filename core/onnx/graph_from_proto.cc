@@ -61,8 +61,7 @@ AttributeValue convert_attribute(const onnx::AttributeProto& a, const GraphImpor
       if (a.has_g()) return SubgraphRef{a.g().name(), count_nodes(a.g())};
       if (a.ints_size()) return std::vector<int64_t>(a.ints().begin(), a.ints().end());
       if (a.floats_size()) return std::vector<float>(a.floats().begin(), a.floats().end());
-      if (a.strings_size())
-        return std::vector<std::string>(a.strings().begin(), a.strings().end());
+      if (a.strings_size()) return std::vector<std::string>(a.strings().begin(), a.strings().end());
       if (a.has_s()) return a.s();
       if (a.has_f()) return a.f();
       return a.i();
@@ -142,8 +141,8 @@ Graph graph_from_proto(const onnx::GraphProto& gp, const GraphImportContext& ctx
       }
       ValueId id = g.value_by_name_or_add(out);
       if (g.value(id).producer != kNoNode)
-        throw FileError(ctx.path, "tensor '" + out + "' is produced twice (again by node '" +
-                                      n.name + "')");
+        throw FileError(ctx.path,
+                        "tensor '" + out + "' is produced twice (again by node '" + n.name + "')");
       n.outputs.push_back(id);
     }
     for (const auto& a : np.attribute()) n.attrs.set(a.name(), convert_attribute(a, ctx));

@@ -65,8 +65,7 @@ void parse_dim_binding(const std::string& text, LoadOptions& options) {
     if (used != text.size() - eq - 1 || v < 0) throw std::invalid_argument("bad");
     options.dims[name] = v;
   } catch (const std::exception&) {
-    throw Error("--dim " + name + ": '" + text.substr(eq + 1) +
-                "' is not a non-negative integer");
+    throw Error("--dim " + name + ": '" + text.substr(eq + 1) + "' is not a non-negative integer");
   }
 }
 
@@ -118,8 +117,8 @@ LoadedModel load_onnx(const std::string& path, const LoadOptions& options) {
     if (it != external_files.end()) return it->second;
     std::filesystem::path p = std::filesystem::path(source->directory) / location;
     if (!std::filesystem::exists(p))
-      throw FileError(path, "external data file '" + location + "' not found (looked for " +
-                                p.string() + ")");
+      throw FileError(
+          path, "external data file '" + location + "' not found (looked for " + p.string() + ")");
     auto mapped = MappedFile::open(p.string());
     external_files.emplace(location, mapped);
     return mapped;

@@ -77,8 +77,8 @@ std::shared_ptr<TensorData> tensor_from_proto(const onnx::TensorProto& t, const 
         if (kv.key() == "offset") offset = std::stoull(kv.value());
         if (kv.key() == "length") length = std::stoull(kv.value()), has_length = true;
       } catch (const std::exception&) {
-        throw FileError(where, what + " has an invalid external_data " + kv.key() + " '" +
-                                   kv.value() + "'");
+        throw FileError(
+            where, what + " has an invalid external_data " + kv.key() + " '" + kv.value() + "'");
       }
     }
     if (location.empty()) throw FileError(where, what + " is external but names no location");

@@ -5,8 +5,8 @@
 namespace fx::onnx_wire {
 namespace {
 
-constexpr uint32_t kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kStartGroup = 3,
-                   kEndGroup = 4, kFixed32 = 5;
+constexpr uint32_t kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kStartGroup = 3, kEndGroup = 4,
+                   kFixed32 = 5;
 
 class Reader {
  public:
@@ -51,8 +51,8 @@ class Reader {
   }
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw std::runtime_error("malformed protobuf at byte " + std::to_string(base_ + pos_) +
-                             ": " + what);
+    throw std::runtime_error("malformed protobuf at byte " + std::to_string(base_ + pos_) + ": " +
+                             what);
   }
 
  private:
