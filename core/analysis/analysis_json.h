@@ -1,0 +1,19 @@
+#pragma once
+// JSON renderings of analysis results shared by `fxc analyze --json`, reports and tests.
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "analysis/analysis_result.h"
+
+namespace fx {
+
+nlohmann::json to_json(const GroupEstimate& e);
+GroupEstimate group_estimate_from_json(const nlohmann::json& j);
+// { device, device_source, opt_level, threshold, kernels_before, kernels_after,
+//   bytes_before, bytes_after, est_time_before_us, est_time_after_us, unknown_cost_nodes,
+//   analysis_ms, groups: [{id, pattern, nodes, ops, status, bytes_saved, launches_saved,
+//   est_time_saved_us, traffic_reduction, footprint_bytes, estimate_known}],
+//   not_fused: [{nodes: [producer, consumer], reason, text}] }
+nlohmann::json to_json(const AnalysisResult& r);
+
+}  // namespace fx
