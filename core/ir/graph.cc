@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "util/error.h"
+#include "util/saturating.h"
 
 namespace fx {
 
@@ -12,7 +13,7 @@ std::optional<int64_t> Value::byte_size() const {
   auto n = shape.numel();
   std::size_t es = dtype_size(dtype);
   if (!n || es == 0) return std::nullopt;
-  return *n * static_cast<int64_t>(es);
+  return sat_mul(*n, static_cast<int64_t>(es));
 }
 
 std::string Node::qualified_op() const {
@@ -161,7 +162,7 @@ void Graph::derive_scopes() {
 int64_t Graph::parameter_bytes() const {
   int64_t total = 0;
   for (const auto& v : values_)
-    if (v.data) total += static_cast<int64_t>(v.data->byte_size());
+    if (v.data) total = sat_add(total, static_cast<int64_t>(v.data->byte_size()));
   return total;
 }
 
@@ -169,7 +170,7 @@ int64_t Graph::activation_bytes() const {
   int64_t total = 0;
   for (const auto& v : values_)
     if (!v.data)
-      if (auto b = v.byte_size()) total += *b;
+      if (auto b = v.byte_size()) total = sat_add(total, *b);
   return total;
 }
 

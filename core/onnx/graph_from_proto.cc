@@ -88,10 +88,7 @@ Graph graph_from_proto(const onnx::GraphProto& gp, const GraphImportContext& ctx
                                       std::to_string(t.data_type()));
       auto dtype = static_cast<DType>(t.data_type());
       int64_t numel = checked_numel(dims, ctx.path, "tensor '" + t.name() + "'");
-      if (static_cast<std::size_t>(numel) * dtype_size(dtype) != region->length)
-        throw FileError(ctx.path, "tensor '" + t.name() + "' declares " + std::to_string(numel) +
-                                      " elements of " + std::string(dtype_name(dtype)) +
-                                      " but holds " + std::to_string(region->length) + " bytes");
+      check_data_size(numel, dtype, region->length, ctx.path, "tensor '" + t.name() + "'");
       data = TensorData::in_file(dtype, std::move(dims), ctx.file, region->offset, region->length);
     } else {
       data = tensor_from_proto(t, ctx.path, ctx.external);

@@ -46,6 +46,17 @@ int64_t checked_numel(const std::vector<int64_t>& dims, const std::string& where
   return numel;
 }
 
+void check_data_size(int64_t numel, DType dtype, std::size_t bytes, const std::string& where,
+                     const std::string& what) {
+  const std::size_t es = dtype_size(dtype);
+  if (es == 0) return;
+  if (static_cast<uint64_t>(numel) > std::numeric_limits<std::size_t>::max() / es ||
+      bytes != static_cast<std::size_t>(numel) * es)
+    throw FileError(where, what + " declares " + std::to_string(numel) + " elements of " +
+                               std::string(dtype_name(dtype)) + " but holds " +
+                               std::to_string(bytes) + " bytes");
+}
+
 std::shared_ptr<TensorData> tensor_from_proto(const onnx::TensorProto& t, const std::string& where,
                                               const ExternalFileResolver& external) {
   const std::string what = "tensor '" + t.name() + "'";
@@ -54,18 +65,11 @@ std::shared_ptr<TensorData> tensor_from_proto(const onnx::TensorProto& t, const 
   auto dtype = static_cast<DType>(t.data_type());
   std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
   const int64_t numel = checked_numel(dims, where, what);
-  const std::size_t es = dtype_size(dtype);
   if (dtype == DType::String) {
     // Strings are kept as the count only; no kernel here computes on them.
     return TensorData::owned(dtype, std::move(dims), {});
   }
-  auto check_size = [&](std::size_t bytes) {
-    if (numel > static_cast<int64_t>(std::numeric_limits<std::size_t>::max() / es) ||
-        bytes != static_cast<std::size_t>(numel) * es)
-      throw FileError(where, what + " declares " + std::to_string(numel) + " elements of " +
-                                 std::string(dtype_name(dtype)) + " but holds " +
-                                 std::to_string(bytes) + " bytes");
-  };
+  auto check_size = [&](std::size_t bytes) { check_data_size(numel, dtype, bytes, where, what); };
 
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
     std::string location;

@@ -28,6 +28,10 @@ std::shared_ptr<TensorData> tensor_from_proto(const onnx::TensorProto& t, const 
 int64_t checked_numel(const std::vector<int64_t>& dims, const std::string& where,
                       const std::string& what);
 
+// Throws FileError unless `bytes` is exactly numel elements of dtype.
+void check_data_size(int64_t numel, DType dtype, std::size_t bytes, const std::string& where,
+                     const std::string& what);
+
 // Encodes TensorData as a TensorProto with raw_data.
 void tensor_to_proto(const TensorData& data, const std::string& name, onnx::TensorProto& out);
 
