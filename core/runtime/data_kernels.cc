@@ -1,0 +1,5 @@
+#include "runtime/kernel_registry.h"
+
+namespace fx {
+void register_data_kernels(KernelTable&) {}
+}  // namespace fx

@@ -1,0 +1,304 @@
+#include "runtime/executor.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <queue>
+#include <thread>
+
+#include "runtime/kernel_registry.h"
+#include "runtime/memory_plan.h"
+#include "runtime/parallel.h"
+#include "util/error.h"
+
+namespace fx {
+
+std::vector<Step> make_steps(const Graph& graph) {
+  std::vector<Step> steps;
+  steps.reserve(graph.node_count());
+  for (NodeId id : graph.topological_order()) {
+    const Node& n = graph.node(id);
+    steps.push_back(Step{n.name, n.op_type, {id}, n.inputs, n.outputs, make_kernel(graph, n)});
+  }
+  return steps;
+}
+
+void substitute_step(std::vector<Step>& steps, Step fused) {
+  std::vector<bool> drop(steps.size(), false);
+  std::size_t covered = 0;
+  for (NodeId n : fused.nodes) {
+    bool found = false;
+    for (std::size_t s = 0; s < steps.size() && !found; ++s) {
+      const auto& ns = steps[s].nodes;
+      if (std::find(ns.begin(), ns.end(), n) == ns.end()) continue;
+      found = true;
+      if (!drop[s]) {
+        drop[s] = true;
+        covered += ns.size();
+      }
+    }
+    if (!found) throw Error("substitute_step '" + fused.name + "': node " + std::to_string(n) +
+                            " is not in any step");
+  }
+  if (covered != fused.nodes.size()) {
+    throw Error("substitute_step '" + fused.name +
+                "': the replaced steps cover nodes outside the fused group");
+  }
+  std::size_t at = steps.size();
+  std::vector<Step> out;
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    if (drop[s]) {
+      at = std::min(at, out.size());
+      continue;
+    }
+    out.push_back(std::move(steps[s]));
+  }
+  out.insert(out.begin() + static_cast<std::ptrdiff_t>(std::min(at, out.size())), std::move(fused));
+  steps = std::move(out);
+}
+
+// Per-run state: a Tensor per value, arena slots, the step contexts' scratch.
+class Executor::State {
+ public:
+  MemoryPlan plan;
+  std::vector<Tensor> values;
+  std::vector<std::unique_ptr<AlignedBuffer>> slots;
+  std::vector<std::unique_ptr<AlignedBuffer>> private_buffers;  // per value, rare fallback
+  std::vector<std::vector<const Tensor*>> step_inputs;
+  std::vector<std::vector<const Tensor*>> step_outputs;
+  std::vector<bool> is_constant;
+  int64_t total_bytes = 0;
+};
+
+namespace {
+
+class StepContext final : public KernelContext {
+ public:
+  StepContext(const Step& step, std::vector<Tensor>& values, const MemoryPlan& plan,
+              std::vector<std::unique_ptr<AlignedBuffer>>& slots,
+              std::vector<std::unique_ptr<AlignedBuffer>>& priv,
+              const std::vector<const Tensor*>& inputs, int threads)
+      : step_(step), values_(values), plan_(plan), slots_(slots), priv_(priv), inputs_(inputs),
+        threads_(threads) {}
+
+  int num_inputs() const override { return static_cast<int>(inputs_.size()); }
+  const Tensor* input(int i) const override {
+    return i >= 0 && i < num_inputs() ? inputs_[static_cast<std::size_t>(i)] : nullptr;
+  }
+  int num_outputs() const override { return static_cast<int>(step_.outputs.size()); }
+  Tensor& output(int i, DType dtype, const std::vector<int64_t>& dims) override {
+    ValueId v = value_of_output(i);
+    int64_t n = dims_numel(dims);
+    std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(dtype);
+    int slot = plan_.slot_of_value[static_cast<std::size_t>(v)];
+    AlignedBuffer* buf;
+    if (slot >= 0) {
+      buf = slots_[static_cast<std::size_t>(slot)].get();
+    } else {
+      auto& p = priv_[static_cast<std::size_t>(v)];
+      if (!p) p = std::make_unique<AlignedBuffer>();
+      buf = p.get();
+    }
+    buf->reserve(bytes);
+    Tensor& t = values_[static_cast<std::size_t>(v)];
+    t.reset_view(dtype, dims, buf->data());
+    return t;
+  }
+  void alias_output(int i, const Tensor& src, const std::vector<int64_t>& dims) override {
+    ValueId v = value_of_output(i);
+    if (dims_numel(dims) != src.numel()) {
+      throw Error("cannot view " + src.str() + " as " + dims_str(dims));
+    }
+    values_[static_cast<std::size_t>(v)].reset_view(src.dtype(), dims,
+                                                   const_cast<void*>(src.raw()));
+  }
+  int threads() const override { return threads_; }
+  const std::string& step_name() const override { return step_.name; }
+
+ private:
+  ValueId value_of_output(int i) const {
+    if (i < 0 || i >= num_outputs()) throw Error("kernel wrote output " + std::to_string(i) +
+                                                 " that the step does not have");
+    return step_.outputs[static_cast<std::size_t>(i)];
+  }
+  const Step& step_;
+  std::vector<Tensor>& values_;
+  const MemoryPlan& plan_;
+  std::vector<std::unique_ptr<AlignedBuffer>>& slots_;
+  std::vector<std::unique_ptr<AlignedBuffer>>& priv_;
+  const std::vector<const Tensor*>& inputs_;
+  int threads_;
+};
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Executor::Executor(const Graph& graph, ExecutorOptions options)
+    : Executor(graph, make_steps(graph), options) {}
+
+Executor::Executor(const Graph& graph, std::vector<Step> steps, ExecutorOptions options)
+    : graph_(std::make_shared<Graph>(graph)), steps_(std::move(steps)) {
+  int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads_ = options.threads > 0 ? options.threads : hw;
+  build();
+}
+
+Executor::~Executor() = default;
+
+void Executor::build() {
+  const Graph& g = *graph_;
+  const std::size_t nv = g.value_count();
+  // Order steps by data dependencies (Kahn; ties keep the given order).
+  std::vector<int> producer(nv, -1);
+  for (std::size_t s = 0; s < steps_.size(); ++s) {
+    if (!steps_[s].kernel) throw Error("step '" + steps_[s].name + "' has no kernel");
+    for (ValueId o : steps_[s].outputs) {
+      if (producer[o] >= 0) throw Error("value '" + g.value(o).name + "' is written by steps '" +
+                                        steps_[producer[o]].name + "' and '" + steps_[s].name + "'");
+      producer[o] = static_cast<int>(s);
+    }
+  }
+  std::vector<int> pending(steps_.size(), 0);
+  std::vector<std::vector<int>> users(steps_.size());
+  for (std::size_t s = 0; s < steps_.size(); ++s) {
+    for (ValueId i : steps_[s].inputs) {
+      if (i == kNoValue) continue;
+      const Value& val = g.value(i);
+      if (producer[i] < 0) {
+        if (!val.is_constant() && !val.is_graph_input) {
+          throw Error("step '" + steps_[s].name + "' reads '" + val.name +
+                      "', which no step produces");
+        }
+        continue;
+      }
+      ++pending[s];
+      users[producer[i]].push_back(static_cast<int>(s));
+    }
+  }
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (std::size_t s = 0; s < steps_.size(); ++s) if (pending[s] == 0) ready.push(static_cast<int>(s));
+  std::vector<Step> ordered;
+  ordered.reserve(steps_.size());
+  while (!ready.empty()) {
+    int s = ready.top();
+    ready.pop();
+    for (int u : users[s]) if (--pending[u] == 0) ready.push(u);
+    ordered.push_back(std::move(steps_[s]));
+  }
+  if (ordered.size() != steps_.size()) throw Error("the steps' data dependencies form a cycle");
+  steps_ = std::move(ordered);
+  for (ValueId o : g.outputs()) {
+    const Value& val = g.value(o);
+    if (!val.is_constant() && !val.is_graph_input && producer[o] < 0) {
+      throw Error("graph output '" + val.name + "' is not produced by any step");
+    }
+  }
+
+  state_ = std::make_unique<State>();
+  std::vector<PlanStep> ps;
+  for (const Step& s : steps_) ps.push_back({s.inputs, s.outputs, s.kernel->aliases_input()});
+  state_->plan = MemoryPlan::build(g, ps);
+  state_->values.resize(nv);
+  state_->is_constant.assign(nv, false);
+  for (std::size_t v = 0; v < nv; ++v) {
+    if (g.value(static_cast<ValueId>(v)).is_constant() && producer[v] < 0) {
+      state_->values[v] = Tensor::from_data(g.value(static_cast<ValueId>(v)).data);
+      state_->is_constant[v] = true;
+    }
+  }
+  for (int k = 0; k < state_->plan.slot_count(); ++k) {
+    state_->slots.push_back(std::make_unique<AlignedBuffer>());
+  }
+  state_->private_buffers.resize(nv);
+  for (const Step& s : steps_) {
+    std::vector<const Tensor*> in, out;
+    for (ValueId i : s.inputs) in.push_back(i == kNoValue ? nullptr : &state_->values[i]);
+    for (ValueId o : s.outputs) out.push_back(&state_->values[o]);
+    state_->step_inputs.push_back(std::move(in));
+    state_->step_outputs.push_back(std::move(out));
+  }
+  spdlog::debug("executor: {} steps, {} arena slots, ~{} activation bytes planned", steps_.size(),
+                state_->plan.slot_count(), peak_activation_bytes());
+}
+
+std::vector<Tensor> Executor::run(const std::map<std::string, Tensor>& inputs) {
+  const Graph& g = *graph_;
+  State& st = *state_;
+  for (ValueId v : g.runtime_inputs()) {
+    const Value& val = g.value(v);
+    auto it = inputs.find(val.name);
+    if (it == inputs.end()) throw Error("missing input '" + val.name + "'");
+    if (val.dtype != DType::Undefined && it->second.dtype() != val.dtype) {
+      throw Error("input '" + val.name + "' is " + std::string(dtype_name(it->second.dtype())) +
+                  ", the model expects " + std::string(dtype_name(val.dtype)));
+    }
+    st.values[v] = it->second;
+  }
+#ifdef _OPENMP
+  int saved_threads = omp_get_max_threads();
+  omp_set_num_threads(threads_);
+#endif
+  struct Restore {
+    int n;
+    ~Restore() {
+#ifdef _OPENMP
+      omp_set_num_threads(n);
+#endif
+    }
+  } restore{
+#ifdef _OPENMP
+      saved_threads
+#else
+      1
+#endif
+  };
+  for (std::size_t s = 0; s < steps_.size(); ++s) {
+    const Step& step = steps_[s];
+    StepContext ctx(step, st.values, st.plan, st.slots, st.private_buffers, st.step_inputs[s],
+                    threads_);
+    int64_t t0 = observer_ ? now_ns() : 0;
+    try {
+      step.kernel->run(ctx);
+    } catch (const std::exception& e) {
+      throw Error("step '" + step.name + "' (" + step.op_type + "): " + e.what());
+    }
+    if (observer_) {
+      StepEvent ev;
+      ev.step = static_cast<int>(s);
+      ev.start_ns = t0;
+      ev.end_ns = now_ns();
+      ev.inputs = st.step_inputs[s];
+      ev.outputs = st.step_outputs[s];
+      observer_(ev);
+    }
+  }
+  std::vector<Tensor> out;
+  out.reserve(g.outputs().size());
+  st.total_bytes = 0;
+  for (const Step& step : steps_) {
+    for (ValueId o : step.outputs) st.total_bytes += static_cast<int64_t>(st.values[o].byte_size());
+  }
+  for (ValueId o : g.outputs()) out.push_back(st.values[o].clone());
+  for (ValueId v : g.runtime_inputs()) st.values[v] = Tensor();  // drop the caller's buffers
+  return out;
+}
+
+int64_t Executor::peak_activation_bytes() const {
+  int64_t sum = 0;
+  for (int k = 0; k < state_->plan.slot_count(); ++k) {
+    int64_t cap = static_cast<int64_t>(state_->slots[k]->capacity());
+    sum += cap > 0 ? cap : state_->plan.slot_estimate[k];
+  }
+  return sum;
+}
+
+int64_t Executor::total_activation_bytes() const { return state_->total_bytes; }
+int Executor::slot_count() const { return state_->plan.slot_count(); }
+int Executor::slot_of(ValueId v) const { return state_->plan.slot_of_value.at(v); }
+
+}  // namespace fx

@@ -1,0 +1,46 @@
+#pragma once
+// What a step's code sees. A Kernel is built once per step (it may cache oneDNN
+// primitives, reordered weights, parsed attributes) and run many times; at run time
+// it reads its inputs and asks the context for its outputs, whose dims it computes
+// from the actual input tensors. Output memory comes from the executor's memory plan.
+//
+// Fused kernels from codegen implement the same interface.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/tensor.h"
+
+namespace fx {
+
+class KernelContext {
+ public:
+  virtual ~KernelContext() = default;
+  virtual int num_inputs() const = 0;
+  // nullptr for an omitted optional input (or i >= num_inputs()).
+  virtual const Tensor* input(int i) const = 0;
+  // Input i, which must be present; throws fx::Error naming the step otherwise.
+  const Tensor& in(int i) const;
+  virtual int num_outputs() const = 0;
+  // Sets output i's dtype and dims and returns it backed by planned memory.
+  virtual Tensor& output(int i, DType dtype, const std::vector<int64_t>& dims) = 0;
+  // Makes output i a view of `src` (an input) with other dims: no copy. Only for
+  // kernels whose aliases_input() is true.
+  virtual void alias_output(int i, const Tensor& src, const std::vector<int64_t>& dims) = 0;
+  // Intra-op thread count the kernel should use.
+  virtual int threads() const = 0;
+  // Name of the step, for error messages.
+  virtual const std::string& step_name() const = 0;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual void run(KernelContext& ctx) = 0;
+  // True when outputs may be views of input 0 (Reshape, Flatten, Squeeze, ...): the
+  // memory plan then keeps input 0's buffer alive as long as those outputs.
+  virtual bool aliases_input() const { return false; }
+};
+
+}  // namespace fx

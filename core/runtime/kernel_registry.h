@@ -1,0 +1,37 @@
+#pragma once
+// The project's kernels by op type: one explicit table (no self-registration), filled
+// by the kernel files' register functions.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "runtime/kernel.h"
+
+namespace fx {
+
+// Creates the kernel of one node; may read constant inputs (weights) from the graph.
+// Throws fx::Error naming the node for attributes it cannot handle.
+using KernelFactory = std::function<std::shared_ptr<Kernel>(const Graph&, const Node&)>;
+using KernelTable = std::map<std::string, KernelFactory>;
+
+// The kernel for `node`; throws fx::Error "unsupported op X (node N)" when none.
+std::shared_ptr<Kernel> make_kernel(const Graph& graph, const Node& node);
+bool is_supported_op(const std::string& domain, const std::string& op_type);
+std::vector<std::string> supported_ops();
+
+// Registration functions of the kernel files (kernel_registry.cc calls each once).
+void register_elementwise_kernels(KernelTable& t);
+void register_elementwise_more_kernels(KernelTable& t);
+void register_dnnl_kernels(KernelTable& t);
+void register_shape_kernels(KernelTable& t);
+void register_data_kernels(KernelTable& t);
+void register_reduce_kernels(KernelTable& t);
+void register_norm_kernels(KernelTable& t);
+void register_pool_kernels(KernelTable& t);
+void register_resize_kernels(KernelTable& t);
+
+}  // namespace fx

@@ -1,0 +1,81 @@
+#include "runtime/memory_plan.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace fx {
+
+MemoryPlan MemoryPlan::build(const Graph& graph, const std::vector<PlanStep>& steps) {
+  const std::size_t nv = graph.value_count();
+  const int n = static_cast<int>(steps.size());
+  MemoryPlan plan;
+  plan.slot_of_value.assign(nv, -1);
+  plan.alias_root.resize(nv);
+  for (std::size_t v = 0; v < nv; ++v) plan.alias_root[v] = static_cast<ValueId>(v);
+
+  std::vector<bool> produced(nv, false);
+  std::vector<int> last_use(nv, -1);
+  for (int s = 0; s < n; ++s) {
+    for (ValueId o : steps[s].outputs) {
+      produced[o] = true;
+      last_use[o] = std::max(last_use[o], s);  // a never-read output dies at once
+      if (steps[s].aliases_input && !steps[s].inputs.empty() && steps[s].inputs[0] != kNoValue) {
+        plan.alias_root[o] = plan.alias_root[steps[s].inputs[0]];
+      }
+    }
+  }
+  for (int s = 0; s < n; ++s) {
+    for (ValueId i : steps[s].inputs) {
+      if (i != kNoValue) last_use[i] = std::max(last_use[i], s);
+    }
+  }
+  for (ValueId o : graph.outputs()) last_use[o] = n;  // copied out after the last step
+  // A root lives as long as any of its views.
+  for (std::size_t v = 0; v < nv; ++v) {
+    ValueId r = plan.alias_root[v];
+    if (r != static_cast<ValueId>(v)) last_use[r] = std::max(last_use[r], last_use[v]);
+  }
+
+  auto estimate = [&](ValueId v) -> int64_t {
+    auto b = graph.value(v).byte_size();
+    return b ? *b : 0;
+  };
+  std::vector<int> free_slots;
+  std::vector<std::vector<ValueId>> dying(static_cast<std::size_t>(n) + 1);
+  for (int s = 0; s < n; ++s) {
+    for (ValueId o : steps[s].outputs) {
+      // Aliasing steps' outputs view other memory (their input, or a kernel's own
+      // constant): no slot.
+      if (steps[s].aliases_input || !produced[o]) continue;
+      if (graph.value(o).is_constant()) continue;
+      int64_t want = estimate(o);
+      // Best fit: the smallest free slot that holds it, else the largest free one.
+      int best = -1;
+      for (std::size_t k = 0; k < free_slots.size(); ++k) {
+        int c = free_slots[k];
+        int64_t have = plan.slot_estimate[c];
+        if (best < 0) { best = static_cast<int>(k); continue; }
+        int64_t bh = plan.slot_estimate[free_slots[best]];
+        bool fits = have >= want, bfits = bh >= want;
+        if ((fits && (!bfits || have < bh)) || (!fits && !bfits && have > bh)) {
+          best = static_cast<int>(k);
+        }
+      }
+      int slot;
+      if (best >= 0) {
+        slot = free_slots[best];
+        free_slots.erase(free_slots.begin() + best);
+      } else {
+        slot = plan.slot_count();
+        plan.slot_estimate.push_back(0);
+      }
+      plan.slot_estimate[slot] = std::max(plan.slot_estimate[slot], want);
+      plan.slot_of_value[o] = slot;
+      dying[static_cast<std::size_t>(std::min(last_use[o], n))].push_back(o);
+    }
+    for (ValueId v : dying[s]) free_slots.push_back(plan.slot_of_value[v]);
+  }
+  return plan;
+}
+
+}  // namespace fx

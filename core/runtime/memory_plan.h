@@ -1,0 +1,32 @@
+#pragma once
+// Static memory plan: each intermediate value gets an arena slot; values whose
+// lifetimes (first write .. last read, in step order) do not overlap share a slot.
+// Outputs of aliasing steps (Reshape, ...) are views of their input and extend its
+// lifetime instead of taking a slot. A step's outputs never share a slot with its
+// inputs. Slot sizes start from inferred static shapes (best fit) and grow to what
+// runs need.
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace fx {
+
+struct PlanStep {
+  std::vector<ValueId> inputs;   // kNoValue allowed
+  std::vector<ValueId> outputs;
+  bool aliases_input = false;    // outputs are views of inputs[0]
+};
+
+struct MemoryPlan {
+  std::vector<int> slot_of_value;      // -1: no slot (input, constant, alias, unused)
+  std::vector<ValueId> alias_root;     // value whose memory a value views (itself if none)
+  std::vector<int64_t> slot_estimate;  // bytes per slot from static shapes (0 unknown)
+
+  int slot_count() const { return static_cast<int>(slot_estimate.size()); }
+  // Values are intermediates iff produced by a step; `graph` gives outputs and sizes.
+  static MemoryPlan build(const Graph& graph, const std::vector<PlanStep>& steps);
+};
+
+}  // namespace fx
