@@ -1,0 +1,98 @@
+#pragma once
+// Lays out the expanded part of the hierarchy, one level at a time.
+//
+// Each open group's children are laid out by dot on their own (at most
+// ScopeTreeOptions::max_children boxes), an open child counting as one big box of the
+// size of its own layout. Levels are cached with the child sizes they were laid out
+// with, so expanding a group lays out that group and re-lays out only its ancestors
+// (whose child sizes changed); everything else is reused. Boxes are then placed at
+// absolute positions. Edges between two boxes of one level follow dot's splines;
+// edges into or out of an open group are drawn as direct connectors to the boxes
+// inside it.
+//
+// Not thread-safe by itself: one thread at a time may call compute() (the views run it
+// in a worker, one job at a time).
+
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "layout/graphviz_layout.h"
+#include "layout/scope_tree.h"
+#include "layout/visible_graph.h"
+
+namespace fx::layout {
+
+// Font measures the caller supplies (the views measure their QFont) so that boxes fit
+// their labels without this layer knowing about fonts.
+struct LabelMetrics {
+  double char_width = 7;
+  double line_height = 15;
+  double padding = 10;
+};
+
+// The text lines a closed box shows; the sizer and the painter both use them.
+std::vector<std::string> box_lines(const Graph& graph, const ScopeTree& tree, const Item& item);
+Size box_size(const std::vector<std::string>& lines, const LabelMetrics& metrics);
+
+struct SceneBox {
+  Item item;
+  GroupId parent = kRootGroup;
+  bool open = false;
+  int depth = 0;
+  double x = 0, y = 0, width = 0, height = 0;  // top-left corner, absolute, points
+};
+
+struct SceneEdge {
+  int32_t from = -1, to = -1;  // scene box indices (closed boxes)
+  int32_t count = 0;
+  ValueId value = kNoValue;
+  int64_t bytes = 0;
+  std::vector<Point> points;  // cubic Bézier control points
+  bool has_arrow = false;
+  Point arrow_tip;
+  bool routed = false;  // true: a dot spline; false: a connector across group frames
+};
+
+struct SceneLayout {
+  std::vector<SceneBox> boxes;  // open groups before what they contain
+  std::vector<SceneEdge> edges;
+  std::vector<int32_t> box_of_node;   // NodeId -> closed scene box showing it
+  std::vector<int32_t> box_of_group;  // GroupId -> scene box, -1 when not on screen
+  Size size;
+  int levels_laid_out = 0;  // levels dot actually ran on (the rest came from the cache)
+  double ms = 0;
+};
+
+class HierarchicalLayout {
+ public:
+  HierarchicalLayout(const Graph& graph, const ScopeTree& tree, LabelMetrics metrics = {});
+
+  SceneLayout compute(const Expansion& expansion);
+
+  // Frame around an open group's children: title bar above, margin around.
+  double frame_header() const { return metrics_.line_height + 10; }
+  double frame_margin() const { return 12; }
+
+ private:
+  struct Level {
+    LevelGraph graph;
+    std::unordered_map<uint64_t, std::size_t> edge_index;  // (from, to) -> edge
+    std::vector<Size> sizes;                               // child sizes the layout was made with
+    LevelLayout layout;
+    bool laid_out = false;
+  };
+  Size content_size(GroupId g, const Expansion& expansion, int& laid_out);
+  Size closed_size(const Item& item);
+  void place(GroupId g, double ox, double oy, int depth, const Expansion& expansion,
+             SceneLayout& scene);
+
+  const Graph& graph_;
+  const ScopeTree& tree_;
+  LabelMetrics metrics_;
+  std::unordered_map<GroupId, Level> levels_;
+  std::vector<Size> closed_sizes_;  // per group, computed once
+};
+
+}  // namespace fx::layout

@@ -1,0 +1,219 @@
+#include "layout/scope_tree.h"
+
+#include <algorithm>
+#include <functional>
+#include <string_view>
+#include <unordered_map>
+
+namespace fx::layout {
+namespace {
+
+uint64_t mix(uint64_t seed, uint64_t v) {
+  // boost::hash_combine's recipe, widened to 64 bits.
+  return seed ^ (v + 0x9e3779b97f4a7c15ULL + (seed << 12) + (seed >> 4));
+}
+
+std::string_view last_component(std::string_view path) {
+  auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+ScopeTree::ScopeTree(const Graph& graph, ScopeTreeOptions options) {
+  const std::size_t n = graph.node_count();
+  node_group_.assign(n, kRootGroup);
+  node_index_.assign(n, -1);
+  topo_pos_.assign(n, 0);
+  node_sig_.resize(n);
+  auto order = graph.topological_order();
+  for (std::size_t i = 0; i < order.size(); ++i)
+    topo_pos_[static_cast<std::size_t>(order[i])] = static_cast<int32_t>(i);
+  std::hash<std::string> hasher;
+  for (std::size_t i = 0; i < n; ++i) node_sig_[i] = hasher(graph.nodes()[i].qualified_op());
+
+  add_group(GroupKind::Root, "", "", kNoGroup);
+  std::unordered_map<std::string, GroupId> by_path;
+  for (NodeId id : order) {
+    const std::string& scope = graph.node(id).scope;
+    GroupId g = kRootGroup;
+    if (!scope.empty()) {
+      auto it = by_path.find(scope);
+      if (it != by_path.end()) {
+        g = it->second;
+      } else {
+        // Create the missing prefixes, outermost first, so that a parent's id is
+        // always smaller than its children's.
+        std::size_t pos = 0;
+        while (pos != std::string::npos) {
+          pos = scope.find('/', pos + 1);
+          std::string prefix = scope.substr(0, pos);
+          auto [pit, added] = by_path.try_emplace(prefix, kNoGroup);
+          if (added)
+            pit->second =
+                add_group(GroupKind::Scope, std::string(last_component(prefix)), prefix, g);
+          g = pit->second;
+        }
+      }
+    }
+    node_group_[static_cast<std::size_t>(id)] = g;
+    groups_[static_cast<std::size_t>(g)].children.push_back({Item::Node, id});
+  }
+  for (auto g = static_cast<GroupId>(groups_.size()) - 1; g >= 0; --g) finish_group(g);
+
+  const auto scope_groups = static_cast<GroupId>(groups_.size());
+  for (GroupId g = 0; g < scope_groups; ++g) collapse_repeats(g, std::max(2, options.min_repeats));
+  for (GroupId g = 0; g < static_cast<GroupId>(groups_.size()); ++g)
+    split_large(g, std::max(2, options.max_children));
+  for (GroupId g = 0; g < static_cast<GroupId>(groups_.size()); ++g) reindex(g);
+  for (std::size_t i = 0; i < n; ++i)
+    depth_ = std::max(depth_, int(ancestors_of(NodeId(i)).size()));
+}
+
+GroupId ScopeTree::add_group(GroupKind kind, std::string name, std::string path, GroupId parent) {
+  auto id = static_cast<GroupId>(groups_.size());
+  Group g;
+  g.kind = kind;
+  g.name = std::move(name);
+  g.path = std::move(path);
+  g.parent = parent;
+  groups_.push_back(std::move(g));
+  if (parent != kNoGroup)
+    groups_[static_cast<std::size_t>(parent)].children.push_back({Item::Group, id});
+  return id;
+}
+
+void ScopeTree::finish_group(GroupId id) {
+  Group& g = groups_[static_cast<std::size_t>(id)];
+  auto first = [&](const Item& it) {
+    return it.kind == Item::Node ? topo_pos_[static_cast<std::size_t>(it.id)]
+                                 : groups_[static_cast<std::size_t>(it.id)].first_topo;
+  };
+  std::stable_sort(g.children.begin(), g.children.end(),
+                   [&](const Item& a, const Item& b) { return first(a) < first(b); });
+  g.node_count = 0;
+  g.signature = 0;
+  g.first_topo = g.children.empty() ? 0 : first(g.children.front());
+  for (const Item& it : g.children) {
+    if (it.kind == Item::Node) {
+      g.node_count += 1;
+      g.signature = mix(g.signature, node_sig_[static_cast<std::size_t>(it.id)]);
+    } else {
+      const Group& c = groups_[static_cast<std::size_t>(it.id)];
+      g.node_count += c.node_count;
+      g.signature = mix(g.signature, c.signature);
+    }
+  }
+}
+
+void ScopeTree::collapse_repeats(GroupId id, int min_repeats) {
+  std::vector<Item> kids = groups_[static_cast<std::size_t>(id)].children;
+  auto sig = [&](const Item& it) { return groups_[static_cast<std::size_t>(it.id)].signature; };
+  std::vector<Item> out;
+  bool changed = false;
+  for (std::size_t i = 0; i < kids.size();) {
+    std::size_t j = i + 1;
+    if (kids[i].kind == Item::Group)
+      while (j < kids.size() && kids[j].kind == Item::Group && sig(kids[j]) == sig(kids[i])) ++j;
+    const auto run = static_cast<int>(j - i);
+    if (kids[i].kind != Item::Group || run < min_repeats) {
+      out.insert(out.end(), kids.begin() + long(i), kids.begin() + long(j));
+    } else if (run == static_cast<int>(kids.size())) {
+      // The whole group is the run: summarize it on the group itself rather than
+      // nesting a box that would hold exactly the same thing.
+      groups_[static_cast<std::size_t>(id)].repeat_count = run;
+      return;
+    } else {
+      const std::string name = groups_[static_cast<std::size_t>(kids[i].id)].name + " … " +
+                               groups_[static_cast<std::size_t>(kids[j - 1].id)].name;
+      GroupId r = add_group(GroupKind::Repeat, name, "", kNoGroup);
+      Group& rg = groups_[static_cast<std::size_t>(r)];
+      rg.parent = id;
+      rg.repeat_count = run;
+      rg.children.assign(kids.begin() + long(i), kids.begin() + long(j));
+      for (const Item& it : rg.children) groups_[static_cast<std::size_t>(it.id)].parent = r;
+      finish_group(r);
+      out.push_back({Item::Group, r});
+      changed = true;
+    }
+    i = j;
+  }
+  if (changed) groups_[static_cast<std::size_t>(id)].children = std::move(out);
+}
+
+void ScopeTree::split_large(GroupId id, int max_children) {
+  while (groups_[static_cast<std::size_t>(id)].children.size() > std::size_t(max_children)) {
+    std::vector<Item> kids = std::move(groups_[static_cast<std::size_t>(id)].children);
+    const std::size_t parts =
+        (kids.size() + std::size_t(max_children) - 1) / std::size_t(max_children);
+    const std::size_t per = (kids.size() + parts - 1) / parts;  // even chunks
+    std::vector<Item> out;
+    for (std::size_t p = 0; p < parts; ++p) {
+      GroupId a =
+          add_group(GroupKind::Artificial,
+                    "part " + std::to_string(p + 1) + "/" + std::to_string(parts), "", kNoGroup);
+      Group& ag = groups_[static_cast<std::size_t>(a)];
+      ag.parent = id;
+      const std::size_t lo = p * per, hi = std::min(kids.size(), lo + per);
+      ag.children.assign(kids.begin() + long(lo), kids.begin() + long(hi));
+      for (const Item& it : ag.children) {
+        if (it.kind == Item::Node)
+          node_group_[static_cast<std::size_t>(it.id)] = a;
+        else
+          groups_[static_cast<std::size_t>(it.id)].parent = a;
+      }
+      finish_group(a);
+      out.push_back({Item::Group, a});
+    }
+    groups_[static_cast<std::size_t>(id)].children = std::move(out);
+  }
+}
+
+void ScopeTree::reindex(GroupId id) {
+  const Group& g = groups_[static_cast<std::size_t>(id)];
+  for (std::size_t i = 0; i < g.children.size(); ++i) {
+    const Item& it = g.children[i];
+    if (it.kind == Item::Node)
+      node_index_[static_cast<std::size_t>(it.id)] = static_cast<int32_t>(i);
+    else
+      groups_[static_cast<std::size_t>(it.id)].index_in_parent = static_cast<int32_t>(i);
+  }
+}
+
+int32_t ScopeTree::child_slot(NodeId n, GroupId g) const {
+  GroupId at = group_of(n);
+  if (at == g) return index_in_group(n);
+  while (at != kNoGroup) {
+    const Group& grp = group(at);
+    if (grp.parent == g) return grp.index_in_parent;
+    at = grp.parent;
+  }
+  return -1;
+}
+
+bool ScopeTree::contains(GroupId ancestor, GroupId g) const {
+  for (GroupId at = g; at != kNoGroup; at = group(at).parent)
+    if (at == ancestor) return true;
+  return false;
+}
+
+std::vector<GroupId> ScopeTree::ancestors_of(NodeId n) const {
+  std::vector<GroupId> chain;
+  for (GroupId at = group_of(n); at != kRootGroup && at != kNoGroup; at = group(at).parent)
+    chain.push_back(at);
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+std::string ScopeTree::summary(GroupId id) const {
+  const Group& g = group(id);
+  std::string s;
+  if (g.repeat_count > 1) {
+    const Group& first = group(g.children.front().id);
+    s = "×" + std::to_string(g.repeat_count) + " " + std::to_string(first.node_count) +
+        "-op blocks · ";
+  }
+  return s + std::to_string(g.node_count) + " ops";
+}
+
+}  // namespace fx::layout

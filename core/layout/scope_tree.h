@@ -1,0 +1,91 @@
+#pragma once
+// The hierarchy the graph view shows: groups of nodes by name scope.
+//
+//   scope groups       one per path prefix of Node::scope ("layer1", "layer1/0")
+//   repeat groups      a run of >= min_repeats consecutive sibling groups with the same
+//                      op signature ("h.0" … "h.11") becomes one box "×12 h.N"; when the
+//                      run is all of its parent, the parent itself carries the summary
+//   artificial groups  a group with more than max_children children is split into
+//                      consecutive chunks (in topological order) so that no level
+//                      ever asks Graphviz for more than max_children boxes
+//
+// Children of every group are kept in topological order of their first node, so
+// chunks and runs follow the data flow. Qt-free; built once per loaded model.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace fx::layout {
+
+using GroupId = int32_t;
+inline constexpr GroupId kRootGroup = 0;
+inline constexpr GroupId kNoGroup = -1;
+
+enum class GroupKind : uint8_t { Root, Scope, Repeat, Artificial };
+
+// A child of a group: an op node or a sub-group.
+struct Item {
+  enum Kind : uint8_t { Node, Group } kind = Node;
+  int32_t id = -1;  // NodeId or GroupId
+  bool operator==(const Item&) const = default;
+};
+
+struct Group {
+  GroupKind kind = GroupKind::Scope;
+  std::string name;  // what the box says: "layer1", "h.0 … h.11", "part 2/3"
+  std::string path;  // full scope path; "" for root, repeat and artificial groups
+  GroupId parent = kNoGroup;
+  int32_t index_in_parent = -1;
+  std::vector<Item> children;  // in topological order of their first node
+  int32_t node_count = 0;      // ops anywhere below
+  int32_t first_topo = 0;      // smallest topological position below
+  int32_t repeat_count = 0;    // > 1: the children are this many identical blocks
+  uint64_t signature = 0;      // hash of the op types below, in order
+};
+
+struct ScopeTreeOptions {
+  int max_children = 400;  // Model Explorer caps a level at 400-1,000 boxes
+  int min_repeats = 2;     // shortest run of identical blocks that is summarized
+};
+
+class ScopeTree {
+ public:
+  explicit ScopeTree(const Graph& graph, ScopeTreeOptions options = {});
+
+  const Group& group(GroupId id) const { return groups_[static_cast<std::size_t>(id)]; }
+  std::size_t group_count() const { return groups_.size(); }
+  const std::vector<Group>& groups() const { return groups_; }
+  // The group that holds the node as a direct child.
+  GroupId group_of(NodeId n) const { return node_group_[static_cast<std::size_t>(n)]; }
+  int32_t index_in_group(NodeId n) const { return node_index_[static_cast<std::size_t>(n)]; }
+  int32_t topo_position(NodeId n) const { return topo_pos_[static_cast<std::size_t>(n)]; }
+
+  // Index of the child of `g` that contains node n, or -1 when n is not below g.
+  int32_t child_slot(NodeId n, GroupId g) const;
+  // True when `ancestor` is g itself or one of its ancestors.
+  bool contains(GroupId ancestor, GroupId g) const;
+  // Groups from the root (exclusive) down to the group holding n (inclusive).
+  std::vector<GroupId> ancestors_of(NodeId n) const;
+  // One-line summary of a group for its collapsed box: "×12 blocks · 396 ops".
+  std::string summary(GroupId g) const;
+  int depth() const { return depth_; }
+
+ private:
+  GroupId add_group(GroupKind kind, std::string name, std::string path, GroupId parent);
+  void finish_group(GroupId g);  // sorts children, computes counts and signature
+  void collapse_repeats(GroupId g, int min_repeats);
+  void split_large(GroupId g, int max_children);
+  void reindex(GroupId g);  // index_in_parent / node_index_ of g's children
+
+  std::vector<Group> groups_;
+  std::vector<GroupId> node_group_;
+  std::vector<int32_t> node_index_;
+  std::vector<int32_t> topo_pos_;
+  std::vector<uint64_t> node_sig_;
+  int depth_ = 0;
+};
+
+}  // namespace fx::layout

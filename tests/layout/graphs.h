@@ -1,0 +1,47 @@
+#pragma once
+// Small graphs with name scopes for the layout tests, built with GraphBuilder.
+
+#include <string>
+#include <vector>
+
+#include "ir/graph_builder.h"
+
+namespace fx::testing {
+
+// Appends an op to b with the given scope; returns its output.
+inline ValueId scoped_op(GraphBuilder& b, const std::string& op, const std::vector<ValueId>& in,
+                         const std::string& scope) {
+  ValueId out = b.op(op, in, {}, scope + "/" + op + "_" + std::to_string(b.graph().node_count()));
+  b.graph().node(b.graph().value(out).producer).scope = scope;
+  return out;
+}
+
+// `blocks` transformer-like blocks "layers.i" (each: LayerNorm, MatMul, Add, Relu,
+// MatMul, Add with a residual), then a "head" scope with a different op list.
+inline Graph repeated_blocks(int blocks, int extra_ops_per_block = 0) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {1, 16, 64});
+  for (int i = 0; i < blocks; ++i) {
+    const std::string s = "layers." + std::to_string(i);
+    ValueId h = scoped_op(b, "LayerNormalization", {x}, s);
+    h = scoped_op(b, "MatMul", {h}, s + "/mlp");
+    h = scoped_op(b, "Relu", {h}, s + "/mlp");
+    for (int k = 0; k < extra_ops_per_block; ++k) h = scoped_op(b, "Mul", {h}, s + "/mlp");
+    h = scoped_op(b, "MatMul", {h}, s + "/mlp");
+    x = scoped_op(b, "Add", {x, h}, s);
+  }
+  ValueId y = scoped_op(b, "MatMul", {x}, "head");
+  b.output(scoped_op(b, "Softmax", {y}, "head"));
+  return b.build();
+}
+
+// A chain of n ops with no scope at all, as an exporter that names nothing gives.
+inline Graph flat_chain(int n) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {1, 8});
+  for (int i = 0; i < n; ++i) x = b.op(i % 2 ? "Relu" : "Add", {x});
+  b.output(x);
+  return b.build();
+}
+
+}  // namespace fx::testing

@@ -1,0 +1,136 @@
+#include "layout/scope_tree.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+
+#include "graphs.h"
+
+namespace fx::layout {
+namespace {
+
+// Every node appears exactly once below the root.
+void expect_partition(const Graph& g, const ScopeTree& t) {
+  std::multiset<NodeId> seen;
+  std::function<void(GroupId)> walk = [&](GroupId id) {
+    for (const Item& it : t.group(id).children) {
+      if (it.kind == Item::Node) {
+        seen.insert(it.id);
+        EXPECT_EQ(t.group_of(it.id), id);
+      } else {
+        EXPECT_EQ(t.group(it.id).parent, id);
+        walk(it.id);
+      }
+    }
+  };
+  walk(kRootGroup);
+  ASSERT_EQ(seen.size(), g.node_count());
+  for (std::size_t n = 0; n < g.node_count(); ++n) EXPECT_EQ(seen.count(NodeId(n)), 1u);
+  EXPECT_EQ(t.group(kRootGroup).node_count, int(g.node_count()));
+}
+
+TEST(ScopeTree, GroupsNodesByScopePath) {
+  Graph g = testing::repeated_blocks(1);
+  ScopeTree t(g);
+  expect_partition(g, t);
+  const Group& root = t.group(kRootGroup);
+  ASSERT_EQ(root.children.size(), 2u);  // layers.0, head
+  const Group& block = t.group(root.children[0].id);
+  EXPECT_EQ(block.path, "layers.0");
+  EXPECT_EQ(block.node_count, 5);
+  // LayerNorm, mlp group, Add: children follow the data flow.
+  ASSERT_EQ(block.children.size(), 3u);
+  EXPECT_EQ(block.children[0].kind, Item::Node);
+  EXPECT_EQ(t.group(block.children[1].id).path, "layers.0/mlp");
+  EXPECT_EQ(g.node(block.children[2].id).op_type, "Add");
+  EXPECT_EQ(t.group(root.children[1].id).name, "head");
+}
+
+TEST(ScopeTree, CollapsesRepeatedSiblingBlocksIntoOneBox) {
+  Graph g = testing::repeated_blocks(12);
+  ScopeTree t(g);
+  expect_partition(g, t);
+  const Group& root = t.group(kRootGroup);
+  ASSERT_EQ(root.children.size(), 2u);  // the repeat box and head
+  const Group& rep = t.group(root.children[0].id);
+  EXPECT_EQ(rep.kind, GroupKind::Repeat);
+  EXPECT_EQ(rep.repeat_count, 12);
+  EXPECT_EQ(rep.children.size(), 12u);
+  EXPECT_EQ(rep.name, "layers.0 … layers.11");
+  EXPECT_NE(t.summary(root.children[0].id).find("×12"), std::string::npos);
+  EXPECT_EQ(t.group(root.children[1].id).kind, GroupKind::Scope);
+}
+
+TEST(ScopeTree, DoesNotMergeBlocksWithDifferentOps) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {4});
+  x = testing::scoped_op(b, "Relu", {x}, "a");
+  x = testing::scoped_op(b, "Relu", {x}, "b");
+  x = testing::scoped_op(b, "Sigmoid", {x}, "c");
+  b.output(x);
+  Graph g = b.build();
+  ScopeTree t(g);
+  const Group& root = t.group(kRootGroup);
+  // a and b repeat (a run of 2) but c differs: a repeat box and c.
+  ASSERT_EQ(root.children.size(), 2u);
+  EXPECT_EQ(t.group(root.children[0].id).repeat_count, 2);
+  EXPECT_EQ(t.group(root.children[1].id).name, "c");
+  ScopeTree strict(g, {.max_children = 400, .min_repeats = 3});
+  EXPECT_EQ(strict.group(kRootGroup).children.size(), 3u);
+}
+
+TEST(ScopeTree, SummarizesAParentThatIsOneRunOfBlocks) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {4});
+  for (int i = 0; i < 4; ++i) x = testing::scoped_op(b, "Relu", {x}, "enc/l" + std::to_string(i));
+  b.output(x);
+  Graph g = b.build();
+  ScopeTree t(g);
+  const Group& enc = t.group(t.group(kRootGroup).children[0].id);
+  EXPECT_EQ(enc.path, "enc");
+  EXPECT_EQ(enc.repeat_count, 4);
+  EXPECT_EQ(enc.children.size(), 4u);  // no extra nesting
+}
+
+TEST(ScopeTree, SplitsWideLevelsIntoArtificialGroupsUnderTheCap) {
+  Graph g = testing::flat_chain(1000);
+  ScopeTree t(g, {.max_children = 400});
+  expect_partition(g, t);
+  const Group& root = t.group(kRootGroup);
+  ASSERT_EQ(root.children.size(), 3u);
+  int total = 0;
+  for (const Item& it : root.children) {
+    const Group& part = t.group(it.id);
+    EXPECT_EQ(part.kind, GroupKind::Artificial);
+    EXPECT_LE(part.children.size(), 400u);
+    total += part.node_count;
+  }
+  EXPECT_EQ(total, 1000);
+  // Chunks are consecutive stretches of the data flow.
+  EXPECT_EQ(t.topo_position(t.group(root.children[0].id).children.front().id), 0);
+  EXPECT_LT(t.group(root.children[0].id).first_topo, t.group(root.children[1].id).first_topo);
+}
+
+TEST(ScopeTree, NestsArtificialGroupsWhenChunksAlsoExceedTheCap) {
+  Graph g = testing::flat_chain(5000);
+  ScopeTree t(g, {.max_children = 10});
+  expect_partition(g, t);
+  for (const Group& grp : t.groups()) EXPECT_LE(grp.children.size(), 10u);
+  EXPECT_GE(t.depth(), 3);
+}
+
+TEST(ScopeTree, ChildSlotFindsTheChildHoldingANode) {
+  Graph g = testing::repeated_blocks(1);
+  ScopeTree t(g);
+  const NodeId relu = g.find_node("layers.0/mlp/Relu_2");
+  ASSERT_NE(relu, kNoNode);
+  EXPECT_EQ(t.child_slot(relu, kRootGroup), 0);  // inside layers.0
+  const GroupId block = t.group(kRootGroup).children[0].id;
+  EXPECT_EQ(t.child_slot(relu, block), 1);                                // inside mlp
+  EXPECT_EQ(t.child_slot(relu, t.group(kRootGroup).children[1].id), -1);  // not in head
+  EXPECT_EQ(t.ancestors_of(relu).size(), 2u);
+}
+
+}  // namespace
+}  // namespace fx::layout
