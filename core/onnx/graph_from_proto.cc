@@ -103,6 +103,7 @@ Graph graph_from_proto(const onnx::GraphProto& gp, const GraphImportContext& ctx
     g.add_value(std::move(v));
   }
   for (const auto& in : gp.input()) {
+    if (in.name().empty()) throw FileError(ctx.path, "a graph input has no name");
     ValueId id = g.value_by_name_or_add(in.name());
     Value& v = g.value(id);
     if (!v.is_constant()) apply_type(v, in.type());
@@ -112,9 +113,13 @@ Graph graph_from_proto(const onnx::GraphProto& gp, const GraphImportContext& ctx
     ValueId id = g.value_by_name_or_add(vi.name());
     apply_type(g.value(id), vi.type());
   }
+  std::vector<ValueId> outputs;
   for (const auto& out : gp.output()) {
+    if (out.name().empty())
+      throw FileError(ctx.path, "graph output #" + std::to_string(outputs.size()) + " has no name");
     ValueId id = g.value_by_name_or_add(out.name());
     apply_type(g.value(id), out.type());
+    outputs.push_back(id);
   }
 
   std::unordered_set<std::string> node_names;
@@ -147,7 +152,7 @@ Graph graph_from_proto(const onnx::GraphProto& gp, const GraphImportContext& ctx
       if (out != kNoValue && !g.value(out).shape.rank_known()) n.shape_unknown = true;
     g.add_node(std::move(n));
   }
-  for (const auto& out : gp.output()) g.add_output(g.find_value(out.name()));
+  for (ValueId id : outputs) g.add_output(id);
   return g;
 }
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <random>
 
 #include "model_factory.h"
@@ -171,6 +172,24 @@ TEST(BadInput, BadDimBinding) {
   EXPECT_THROW(parse_dim_binding("batch=x", o), Error);
   parse_dim_binding("batch=8", o);
   EXPECT_EQ(o.dims.at("batch"), 8);
+}
+
+}  // namespace
+}  // namespace fx
+
+namespace fx {
+namespace {
+
+// Inputs that the libFuzzer target (tests/fuzz) found crashing; each must now be a
+// clean FileError.
+TEST(BadInput, FuzzerRegressions) {
+  namespace fs = std::filesystem;
+  int seen = 0;
+  for (const auto& e : fs::directory_iterator(std::string(FX_TEST_DATA_DIR) + "/fuzz_regressions")) {
+    ++seen;
+    EXPECT_THROW(load_onnx(e.path().string()), FileError) << e.path();
+  }
+  EXPECT_GT(seen, 0);
 }
 
 }  // namespace
