@@ -1,5 +1,300 @@
+// Kernels that rearrange data of any dtype (moved as bytes): Transpose, Concat,
+// Split, Slice, Gather, Tile.
+
+#include <cstring>
+#include <numeric>
+
 #include "runtime/kernel_registry.h"
+#include "runtime/kernel_util.h"
+#include "runtime/parallel.h"
 
 namespace fx {
-void register_data_kernels(KernelTable&) {}
+namespace {
+
+using Bytes = std::byte;
+
+// Copies an n-d strided view into contiguous `out`: out dims `dims`, input element
+// strides `in_strides` (in elements), element size `es`. The innermost dim is a
+// memcpy when its stride is 1.
+void strided_copy(const Bytes* in, Bytes* out, const std::vector<int64_t>& dims,
+                  const std::vector<int64_t>& in_strides, std::size_t es) {
+  const std::size_t r = dims.size();
+  if (r == 0) {
+    std::memcpy(out, in, es);
+    return;
+  }
+  const int64_t inner = dims[r - 1], is = in_strides[r - 1];
+  int64_t rows = 1;
+  for (std::size_t i = 0; i + 1 < r; ++i) rows *= dims[i];
+  if (rows == 0 || inner == 0) return;
+  parallel_for(rows, inner, [&](int64_t b, int64_t e) {
+    for (int64_t row = b; row < e; ++row) {
+      int64_t off = 0, rem = row;
+      for (std::size_t d = r - 1; d-- > 0;) {
+        off += (rem % dims[d]) * in_strides[d];
+        rem /= dims[d];
+      }
+      const Bytes* src = in + off * static_cast<int64_t>(es);
+      Bytes* dst = out + row * inner * static_cast<int64_t>(es);
+      if (is == 1) {
+        std::memcpy(dst, src, static_cast<std::size_t>(inner) * es);
+        continue;
+      }
+      auto loop = [&](auto tag) {
+        using T = decltype(tag);
+        const T* s = reinterpret_cast<const T*>(src);
+        T* o = reinterpret_cast<T*>(dst);
+        for (int64_t i = 0; i < inner; ++i) o[i] = s[i * is];
+      };
+      switch (es) {
+        case 1: loop(uint8_t{}); break;
+        case 2: loop(uint16_t{}); break;
+        case 4: loop(uint32_t{}); break;
+        case 8: loop(uint64_t{}); break;
+        default:
+          for (int64_t i = 0; i < inner; ++i) {
+            std::memcpy(dst + i * static_cast<int64_t>(es), src + i * is * static_cast<int64_t>(es), es);
+          }
+      }
+    }
+  });
+}
+
+const Bytes* bytes_of(const Tensor& t) { return static_cast<const Bytes*>(t.raw()); }
+Bytes* bytes_of(Tensor& t) { return static_cast<Bytes*>(t.raw()); }
+
+void transpose_kernel(KernelContext& ctx, const std::vector<int64_t>& perm_attr) {
+  const Tensor& x = ctx.in(0);
+  const std::size_t r = x.rank();
+  std::vector<int64_t> perm = perm_attr;
+  if (perm.empty()) {
+    perm.resize(r);
+    for (std::size_t i = 0; i < r; ++i) perm[i] = static_cast<int64_t>(r - 1 - i);
+  }
+  if (perm.size() != r) throw Error("Transpose: perm " + dims_str(perm) + " for " + x.str());
+  auto xs = contiguous_strides(x.dims());
+  std::vector<int64_t> out_dims(r), in_strides(r);
+  for (std::size_t i = 0; i < r; ++i) {
+    int64_t p = normalize_axis(perm[i], static_cast<int64_t>(r));
+    out_dims[i] = x.dims()[p];
+    in_strides[i] = xs[p];
+  }
+  Tensor& y = ctx.output(0, x.dtype(), out_dims);
+  // Merge output dims that stay adjacent in the input (fewer, longer inner runs).
+  std::vector<int64_t> md, ms;
+  for (std::size_t i = 0; i < r; ++i) {
+    if (out_dims[i] == 1) continue;
+    if (!md.empty() && ms.back() == in_strides[i] * out_dims[i]) {
+      md.back() *= out_dims[i];
+      ms.back() = in_strides[i];
+    } else {
+      md.push_back(out_dims[i]);
+      ms.push_back(in_strides[i]);
+    }
+  }
+  strided_copy(bytes_of(x), bytes_of(y), md, ms, dtype_size(x.dtype()));
+}
+
+void concat_kernel(KernelContext& ctx, int64_t axis_attr) {
+  const Tensor& first = ctx.in(0);
+  const int64_t r = static_cast<int64_t>(first.rank());
+  const int64_t axis = normalize_axis(axis_attr, r);
+  std::vector<int64_t> out = first.dims();
+  out[axis] = 0;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    const Tensor& t = ctx.in(i);
+    if (t.rank() != first.rank() || t.dtype() != first.dtype()) {
+      throw Error("Concat: inputs " + first.str() + " and " + t.str() + " differ");
+    }
+    for (int64_t d = 0; d < r; ++d) {
+      if (d != axis && t.dims()[d] != first.dims()[d]) {
+        throw Error("Concat: inputs " + first.str() + " and " + t.str() + " differ off the axis");
+      }
+    }
+    out[axis] += t.dims()[axis];
+  }
+  Tensor& y = ctx.output(0, first.dtype(), out);
+  const std::size_t es = dtype_size(first.dtype());
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= out[d];
+  for (int64_t d = axis + 1; d < r; ++d) inner *= out[d];
+  const int64_t out_row = out[axis] * inner * static_cast<int64_t>(es);
+  int64_t at = 0;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    const Tensor& t = ctx.in(i);
+    const int64_t chunk = t.dims()[axis] * inner * static_cast<int64_t>(es);
+    const Bytes* src = bytes_of(t);
+    Bytes* dst = bytes_of(y) + at;
+    if (chunk > 0) {
+      parallel_for(outer, chunk / 4 + 1, [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o) {
+          std::memcpy(dst + o * out_row, src + o * chunk, static_cast<std::size_t>(chunk));
+        }
+      });
+    }
+    at += chunk;
+  }
+}
+
+void split_kernel(KernelContext& ctx, int64_t axis_attr, const std::vector<int64_t>& split_attr) {
+  const Tensor& x = ctx.in(0);
+  const int64_t r = static_cast<int64_t>(x.rank());
+  const int64_t axis = normalize_axis(axis_attr, r);
+  const int n = ctx.num_outputs();
+  std::vector<int64_t> sizes = ctx.input(1) ? ints_of(ctx.input(1)) : split_attr;
+  const int64_t len = x.dims()[axis];
+  if (sizes.empty()) {  // equal parts; the last one smaller when it does not divide
+    int64_t part = (len + n - 1) / n;
+    for (int i = 0; i < n; ++i) sizes.push_back(std::min(part, len - part * i));
+  }
+  if (static_cast<int>(sizes.size()) != n ||
+      std::accumulate(sizes.begin(), sizes.end(), int64_t{0}) != len) {
+    throw Error("Split: sizes " + dims_str(sizes) + " do not split " + x.str());
+  }
+  const std::size_t es = dtype_size(x.dtype());
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= x.dims()[d];
+  for (int64_t d = axis + 1; d < r; ++d) inner *= x.dims()[d];
+  const int64_t in_row = len * inner * static_cast<int64_t>(es);
+  int64_t at = 0;
+  for (int i = 0; i < n; ++i) {
+    auto dims = x.dims();
+    dims[axis] = sizes[i];
+    Tensor& y = ctx.output(i, x.dtype(), dims);
+    const int64_t chunk = sizes[i] * inner * static_cast<int64_t>(es);
+    const Bytes* src = bytes_of(x) + at;
+    Bytes* dst = bytes_of(y);
+    for (int64_t o = 0; o < outer && chunk > 0; ++o) {
+      std::memcpy(dst + o * chunk, src + o * in_row, static_cast<std::size_t>(chunk));
+    }
+    at += chunk;
+  }
+}
+
+void slice_kernel(KernelContext& ctx, const Node& n) {
+  const Tensor& x = ctx.in(0);
+  const int64_t r = static_cast<int64_t>(x.rank());
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (n.attrs.has("starts")) {  // opset < 10
+    starts = n.attrs.get_ints("starts");
+    ends = n.attrs.get_ints("ends");
+    axes = n.attrs.get_ints("axes");
+  } else {
+    starts = ints_of(ctx.input(1));
+    ends = ints_of(ctx.input(2));
+    axes = ints_of(ctx.input(3));
+    steps = ints_of(ctx.input(4));
+  }
+  if (axes.empty()) {
+    for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
+    throw Error("Slice: starts/ends/axes/steps lengths differ");
+  }
+  std::vector<int64_t> begin(r, 0), step(r, 1), count = x.dims();
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    int64_t a = normalize_axis(axes[i], r), d = x.dims()[a], s = steps[i];
+    if (s == 0) throw Error("Slice: step 0");
+    int64_t b = starts[i], e = ends[i];
+    if (b < 0) b += d;
+    if (e < 0) e += d;
+    if (s > 0) {
+      b = std::clamp<int64_t>(b, 0, d);
+      e = std::clamp<int64_t>(e, 0, d);
+      count[a] = e > b ? (e - b + s - 1) / s : 0;
+    } else {
+      b = std::clamp<int64_t>(b, 0, d - 1);
+      e = std::clamp<int64_t>(e, -1, d - 1);
+      count[a] = b > e ? (b - e + (-s) - 1) / (-s) : 0;
+    }
+    begin[a] = b;
+    step[a] = s;
+  }
+  Tensor& y = ctx.output(0, x.dtype(), count);
+  if (y.numel() == 0) return;
+  auto xs = contiguous_strides(x.dims());
+  int64_t off = 0;
+  std::vector<int64_t> strides(r);
+  for (int64_t d = 0; d < r; ++d) {
+    off += begin[d] * xs[d];
+    strides[d] = step[d] * xs[d];
+  }
+  const std::size_t es = dtype_size(x.dtype());
+  strided_copy(bytes_of(x) + off * static_cast<int64_t>(es), bytes_of(y), count, strides, es);
+}
+
+void gather_kernel(KernelContext& ctx, int64_t axis_attr) {
+  const Tensor& x = ctx.in(0);
+  const Tensor& idx = ctx.in(1);
+  const int64_t r = static_cast<int64_t>(x.rank());
+  const int64_t axis = normalize_axis(axis_attr, r);
+  std::vector<int64_t> out(x.dims().begin(), x.dims().begin() + axis);
+  out.insert(out.end(), idx.dims().begin(), idx.dims().end());
+  out.insert(out.end(), x.dims().begin() + axis + 1, x.dims().end());
+  Tensor& y = ctx.output(0, x.dtype(), out);
+  std::vector<int64_t> ind = idx.to_int64s();
+  const int64_t len = x.dims()[axis];
+  for (auto& i : ind) {
+    if (i < -len || i >= len) throw Error("Gather: index " + std::to_string(i) + " out of range for " + x.str());
+    if (i < 0) i += len;
+  }
+  const std::size_t es = dtype_size(x.dtype());
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= x.dims()[d];
+  for (int64_t d = axis + 1; d < r; ++d) inner *= x.dims()[d];
+  const int64_t chunk = inner * static_cast<int64_t>(es), k = static_cast<int64_t>(ind.size());
+  const Bytes* src = bytes_of(x);
+  Bytes* dst = bytes_of(y);
+  parallel_for(outer * k, inner, [&](int64_t b, int64_t e) {
+    for (int64_t j = b; j < e; ++j) {
+      int64_t o = j / k, i = j % k;
+      std::memcpy(dst + j * chunk, src + (o * len + ind[i]) * chunk, static_cast<std::size_t>(chunk));
+    }
+  });
+}
+
+void tile_kernel(KernelContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  auto reps = ints_of(ctx.input(1));
+  if (reps.size() != x.rank()) throw Error("Tile: repeats " + dims_str(reps) + " for " + x.str());
+  std::vector<int64_t> out(x.rank());
+  for (std::size_t d = 0; d < x.rank(); ++d) out[d] = x.dims()[d] * reps[d];
+  Tensor& y = ctx.output(0, x.dtype(), out);
+  // View the output as [reps0, d0, reps1, d1, ...] read from x with stride 0 on reps.
+  auto xs = contiguous_strides(x.dims());
+  std::vector<int64_t> dims, strides;
+  for (std::size_t d = 0; d < x.rank(); ++d) {
+    dims.insert(dims.end(), {reps[d], x.dims()[d]});
+    strides.insert(strides.end(), {0, xs[d]});
+  }
+  if (y.numel()) strided_copy(bytes_of(x), bytes_of(y), dims, strides, dtype_size(x.dtype()));
+}
+
+}  // namespace
+
+void register_data_kernels(KernelTable& t) {
+  t["Transpose"] = [](const Graph&, const Node& n) {
+    auto perm = n.attrs.get_ints("perm");
+    return fn_kernel([perm](KernelContext& ctx) { transpose_kernel(ctx, perm); });
+  };
+  t["Concat"] = [](const Graph&, const Node& n) {
+    int64_t axis = n.attrs.get_int("axis", 0);
+    return fn_kernel([axis](KernelContext& ctx) { concat_kernel(ctx, axis); });
+  };
+  t["Split"] = [](const Graph&, const Node& n) {
+    int64_t axis = n.attrs.get_int("axis", 0);
+    auto split = n.attrs.get_ints("split");
+    return fn_kernel([axis, split](KernelContext& ctx) { split_kernel(ctx, axis, split); });
+  };
+  t["Slice"] = [](const Graph&, const Node& n) {
+    return fn_kernel([n](KernelContext& ctx) { slice_kernel(ctx, n); });
+  };
+  t["Gather"] = [](const Graph&, const Node& n) {
+    int64_t axis = n.attrs.get_int("axis", 0);
+    return fn_kernel([axis](KernelContext& ctx) { gather_kernel(ctx, axis); });
+  };
+  t["Tile"] = [](const Graph&, const Node&) { return fn_kernel(tile_kernel); };
+}
+
 }  // namespace fx

@@ -1,5 +1,188 @@
+// Conv, MatMul and Gemm through oneDNN. Primitives are created for the input dims
+// of the first run and kept until the dims change; constant weights are reordered
+// once into the layout oneDNN prefers for that primitive. Activations stay plain
+// (NCHW / row-major) so that the project kernels around them read them directly.
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "runtime/dnnl_util.h"
+#include "runtime/elementwise_ops.h"
 #include "runtime/kernel_registry.h"
+#include "runtime/kernel_util.h"
 
 namespace fx {
-void register_dnnl_kernels(KernelTable&) {}
+
+dnnl::engine& dnnl_engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+dnnl::stream& dnnl_stream() {
+  thread_local dnnl::stream s(dnnl_engine());
+  return s;
+}
+
+dnnl::memory::dims to_dnnl(const std::vector<int64_t>& dims) {
+  return dnnl::memory::dims(dims.begin(), dims.end());
+}
+
+dnnl::memory::desc plain_f32_desc(const std::vector<int64_t>& dims) {
+  auto strides = contiguous_strides(dims);
+  return dnnl::memory::desc(to_dnnl(dims), dnnl::memory::data_type::f32, to_dnnl(strides));
+}
+
+namespace {
+
+using dt = dnnl::memory::data_type;
+
+void require_f32(const Tensor& t, const char* op) {
+  if (t.dtype() != DType::Float32) {
+    throw Error(std::string(op) + ": only float32 is supported, got " + t.str());
+  }
+}
+
+// Weights in the layout a primitive wants: reordered from the user's plain layout
+// once per primitive (the user layout is the constant's bytes, or this run's input).
+struct PreparedWeights {
+  dnnl::memory::desc want;
+  dnnl::memory mem;
+  bool constant = false;
+
+  void prepare(const dnnl::memory::desc& want_desc, const dnnl::memory::desc& user_desc,
+               const Tensor& w, bool is_constant) {
+    bool same_layout = want_desc == user_desc;
+    if (is_constant && mem && want == want_desc) return;  // already done
+    want = want_desc;
+    constant = is_constant;
+    auto user = dnnl::memory(user_desc, dnnl_engine(), const_cast<void*>(w.raw()));
+    if (same_layout) {
+      mem = user;
+      return;
+    }
+    mem = dnnl::memory(want_desc, dnnl_engine());
+    dnnl::reorder(user, mem).execute(dnnl_stream(), user, mem);
+    dnnl_stream().wait();
+  }
+};
+
+class ConvKernel final : public Kernel {
+ public:
+  ConvKernel(const Graph& g, const Node& n) {
+    group_ = n.attrs.get_int("group", 1);
+    strides_ = n.attrs.get_ints("strides");
+    dilations_ = n.attrs.get_ints("dilations");
+    pads_ = n.attrs.get_ints("pads");
+    kernel_shape_ = n.attrs.get_ints("kernel_shape");
+    auto_pad_ = n.attrs.get_string("auto_pad", "NOTSET");
+    weights_constant_ = constant_input(g, n, 1).has_value();
+    bias_constant_ = n.inputs.size() < 3 || n.inputs[2] == kNoValue || constant_input(g, n, 2);
+  }
+
+  void run(KernelContext& ctx) override {
+    const Tensor& x = ctx.in(0);
+    const Tensor& w = ctx.in(1);
+    const Tensor* b = ctx.input(2);
+    require_f32(x, "Conv");
+    require_f32(w, "Conv");
+    if (x.rank() < 3 || x.rank() > 5 || w.rank() != x.rank()) {
+      throw Error("Conv: unsupported shapes " + x.str() + " * " + w.str());
+    }
+    if (x.dims() != src_dims_ || w.dims() != w_dims_) build(x, w, b != nullptr);
+    else if (!weights_constant_) weights_.prepare(pd_.weights_desc(), user_w_, w, false);
+    Tensor& y = ctx.output(0, DType::Float32, dst_dims_);
+    src_mem_.set_data_handle(const_cast<void*>(x.raw()));
+    dst_mem_.set_data_handle(y.raw());
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_SRC, src_mem_}, {DNNL_ARG_WEIGHTS, weights_.mem}, {DNNL_ARG_DST, dst_mem_}};
+    if (b) {
+      bias_mem_.set_data_handle(const_cast<void*>(b->raw()));
+      args[DNNL_ARG_BIAS] = bias_mem_;
+    }
+    prim_.execute(dnnl_stream(), args);
+    dnnl_stream().wait();
+  }
+
+ private:
+  void build(const Tensor& x, const Tensor& w, bool has_bias) {
+    const std::size_t sp = x.rank() - 2;
+    std::vector<int64_t> k(w.dims().begin() + 2, w.dims().end());
+    auto at = [](const std::vector<int64_t>& v, std::size_t i, int64_t def) {
+      return i < v.size() ? v[i] : def;
+    };
+    if (x.dims()[1] != w.dims()[1] * group_) {
+      throw Error("Conv: input channels of " + x.str() + " do not match weights " + w.str() +
+                  " with group " + std::to_string(group_));
+    }
+    dnnl::memory::dims strides(sp), dil(sp), pl(sp), pr(sp);
+    std::vector<int64_t> out{x.dims()[0], w.dims()[0]};
+    for (std::size_t i = 0; i < sp; ++i) {
+      int64_t in = x.dims()[2 + i], s = at(strides_, i, 1), d = at(dilations_, i, 1);
+      int64_t ek = (k[i] - 1) * d + 1;
+      int64_t p0 = at(pads_, i, 0), p1 = at(pads_, sp + i, 0);
+      if (auto_pad_ == "SAME_UPPER" || auto_pad_ == "SAME_LOWER") {
+        int64_t o = (in + s - 1) / s;
+        int64_t total = std::max<int64_t>(0, (o - 1) * s + ek - in);
+        p0 = auto_pad_ == "SAME_UPPER" ? total / 2 : total - total / 2;
+        p1 = total - p0;
+      } else if (auto_pad_ == "VALID") {
+        p0 = p1 = 0;
+      }
+      int64_t o = (in + p0 + p1 - ek) / s + 1;
+      if (o <= 0) throw Error("Conv: output would be empty for " + x.str());
+      out.push_back(o);
+      strides[i] = s;
+      dil[i] = d - 1;  // oneDNN counts dilation from 0
+      pl[i] = p0;
+      pr[i] = p1;
+    }
+    src_dims_ = x.dims();
+    w_dims_ = w.dims();
+    dst_dims_ = out;
+    auto src_md = plain_f32_desc(x.dims());
+    auto dst_md = plain_f32_desc(out);
+    // Grouped weights are [G, O/G, I/G, k...] for oneDNN.
+    std::vector<int64_t> wd = w.dims();
+    if (group_ > 1) {
+      wd[0] /= group_;
+      wd.insert(wd.begin(), group_);
+    }
+    user_w_ = plain_f32_desc(wd);
+    dnnl::memory::desc w_any(to_dnnl(wd), dt::f32, dnnl::memory::format_tag::any);
+    dnnl::memory::desc b_md({w.dims()[0]}, dt::f32, dnnl::memory::format_tag::a);
+    auto desc = has_bias ? dnnl::convolution_forward::desc(
+                               dnnl::prop_kind::forward_inference,
+                               dnnl::algorithm::convolution_direct, src_md, w_any, b_md, dst_md,
+                               strides, dil, pl, pr)
+                         : dnnl::convolution_forward::desc(
+                               dnnl::prop_kind::forward_inference,
+                               dnnl::algorithm::convolution_direct, src_md, w_any, dst_md,
+                               strides, dil, pl, pr);
+    pd_ = dnnl::convolution_forward::primitive_desc(desc, dnnl_engine());
+    prim_ = dnnl::convolution_forward(pd_);
+    weights_.mem = dnnl::memory();
+    weights_.prepare(pd_.weights_desc(), user_w_, w, weights_constant_);
+    src_mem_ = dnnl::memory(src_md, dnnl_engine(), DNNL_MEMORY_NONE);
+    dst_mem_ = dnnl::memory(dst_md, dnnl_engine(), DNNL_MEMORY_NONE);
+    bias_mem_ = dnnl::memory(b_md, dnnl_engine(), DNNL_MEMORY_NONE);
+  }
+
+  int64_t group_ = 1;
+  std::vector<int64_t> strides_, dilations_, pads_, kernel_shape_;
+  std::string auto_pad_;
+  bool weights_constant_ = false, bias_constant_ = false;
+  std::vector<int64_t> src_dims_, w_dims_, dst_dims_;
+  dnnl::memory::desc user_w_;
+  dnnl::convolution_forward::primitive_desc pd_;
+  dnnl::primitive prim_;
+  PreparedWeights weights_;
+  dnnl::memory src_mem_, dst_mem_, bias_mem_;
+};
+
+}  // namespace
+
+void register_dnnl_kernels(KernelTable& t) {
+  t["Conv"] = [](const Graph& g, const Node& n) { return std::make_shared<ConvKernel>(g, n); };
+  register_matmul_kernels(t);
+}
+
 }  // namespace fx

@@ -13,12 +13,12 @@
 
 namespace fx {
 
-std::vector<Step> make_steps(const Graph& graph) {
+std::vector<Step> make_steps(const Graph& graph, int64_t opset) {
   std::vector<Step> steps;
   steps.reserve(graph.node_count());
   for (NodeId id : graph.topological_order()) {
     const Node& n = graph.node(id);
-    steps.push_back(Step{n.name, n.op_type, {id}, n.inputs, n.outputs, make_kernel(graph, n)});
+    steps.push_back(Step{n.name, n.op_type, {id}, n.inputs, n.outputs, make_kernel(graph, n, opset)});
   }
   return steps;
 }
@@ -139,7 +139,7 @@ int64_t now_ns() {
 }  // namespace
 
 Executor::Executor(const Graph& graph, ExecutorOptions options)
-    : Executor(graph, make_steps(graph), options) {}
+    : Executor(graph, make_steps(graph, options.opset), options) {}
 
 Executor::Executor(const Graph& graph, std::vector<Step> steps, ExecutorOptions options)
     : graph_(std::make_shared<Graph>(graph)), steps_(std::move(steps)) {

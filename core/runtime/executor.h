@@ -29,6 +29,7 @@ namespace fx {
 
 struct ExecutorOptions {
   int threads = 0;  // intra-op threads; 0 = all hardware threads
+  int64_t opset = 0;  // the model's ONNX opset (0: latest), for ops that changed meaning
 };
 
 // One unit of execution: one node, or several nodes replaced by one fused kernel.
@@ -56,7 +57,7 @@ using StepObserver = std::function<void(const StepEvent&)>;
 
 // One step per node of `graph`, with the project's kernel for each op. Throws
 // fx::Error naming the op and node for an unsupported op.
-std::vector<Step> make_steps(const Graph& graph);
+std::vector<Step> make_steps(const Graph& graph, int64_t opset = 0);
 // Replaces the steps covering `fused.nodes` with `fused`; throws fx::Error when a
 // node is not covered by exactly the steps removed (e.g. already fused elsewhere).
 void substitute_step(std::vector<Step>& steps, Step fused);

@@ -24,6 +24,7 @@ const KernelTable& table() {
     register_norm_kernels(k);
     register_pool_kernels(k);
     register_resize_kernels(k);
+    register_pad_kernels(k);
     return k;
   }();
   return t;
@@ -36,16 +37,22 @@ bool is_supported_op(const std::string& domain, const std::string& op_type) {
 
 std::vector<std::string> supported_ops() {
   std::vector<std::string> out;
-  for (const auto& [name, f] : table()) out.push_back(name);
+  for (const auto& [name, f] : table()) {
+    if (name.find('@') == std::string::npos) out.push_back(name);
+  }
   return out;
 }
 
-std::shared_ptr<Kernel> make_kernel(const Graph& graph, const Node& node) {
+std::shared_ptr<Kernel> make_kernel(const Graph& graph, const Node& node, int64_t opset) {
   if (!is_supported_op(node.domain, node.op_type)) {
     throw Error("unsupported op " + node.qualified_op() + " (node '" + node.name + "')");
   }
+  std::string key = node.op_type;
+  if ((key == "Softmax" || key == "LogSoftmax") && opset > 0 && opset < 13) {
+    key += kLegacyOpsetSuffix;
+  }
   try {
-    return table().at(node.op_type)(graph, node);
+    return table().at(key)(graph, node);
   } catch (const Error& e) {
     throw Error(node.op_type + " node '" + node.name + "': " + e.what());
   }

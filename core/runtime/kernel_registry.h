@@ -19,7 +19,10 @@ using KernelFactory = std::function<std::shared_ptr<Kernel>(const Graph&, const 
 using KernelTable = std::map<std::string, KernelFactory>;
 
 // The kernel for `node`; throws fx::Error "unsupported op X (node N)" when none.
-std::shared_ptr<Kernel> make_kernel(const Graph& graph, const Node& node);
+// `opset` is the model's default-domain opset (0: latest); a few ops changed
+// meaning (Softmax before 13): their old form is registered as "<op>@legacy".
+std::shared_ptr<Kernel> make_kernel(const Graph& graph, const Node& node, int64_t opset = 0);
+inline constexpr const char* kLegacyOpsetSuffix = "@legacy";
 bool is_supported_op(const std::string& domain, const std::string& op_type);
 std::vector<std::string> supported_ops();
 
@@ -33,5 +36,7 @@ void register_reduce_kernels(KernelTable& t);
 void register_norm_kernels(KernelTable& t);
 void register_pool_kernels(KernelTable& t);
 void register_resize_kernels(KernelTable& t);
+void register_pad_kernels(KernelTable& t);
+void register_matmul_kernels(KernelTable& t);
 
 }  // namespace fx

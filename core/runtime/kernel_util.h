@@ -61,7 +61,7 @@ void dispatch_all(DType t, const char* what, F&& f) {
     default: throw Error(std::string(what) + ": unsupported dtype " + std::string(dtype_name(t)));
   }
 }
-// Same for numeric types where arithmetic makes sense (float, double, int32, int64).
+// Same for numeric types where arithmetic makes sense (not bool).
 template <class F>
 void dispatch_numeric(DType t, const char* what, F&& f) {
   switch (t) {
@@ -69,6 +69,12 @@ void dispatch_numeric(DType t, const char* what, F&& f) {
     case DType::Float64: f(double{}); break;
     case DType::Int64: f(int64_t{}); break;
     case DType::Int32: f(int32_t{}); break;
+    case DType::Int16: f(int16_t{}); break;
+    case DType::Int8: f(int8_t{}); break;
+    case DType::UInt8: f(uint8_t{}); break;
+    case DType::UInt16: f(uint16_t{}); break;
+    case DType::UInt32: f(uint32_t{}); break;
+    case DType::UInt64: f(uint64_t{}); break;
     default: throw Error(std::string(what) + ": unsupported dtype " + std::string(dtype_name(t)));
   }
 }

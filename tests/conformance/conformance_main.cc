@@ -1,0 +1,199 @@
+// fx_conformance: runs ONNX backend node tests through the runtime.
+//
+//   fx_conformance [--filter SUBSTR] [--threads N] [--verbose] NODE_TEST_DIR
+//
+// For each test directory: load model.onnx, run each test_data_set_* with its
+// input_*.pb, compare with output_*.pb (same dtype and shape; floats within
+// |a - b| <= atol + rtol * |b| with rtol 1e-3, atol 1e-5, NaN equal to NaN;
+// other types exact). Tests with unsupported ops or dtypes, or listed in
+// conformance_skips.cc, are skipped with the reason. Prints the failures, the
+// skips, then "N passed, M failed" alone on a line; exits 1 when M > 0.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "conformance_skips.h"
+#include "ir/graph.h"
+#include "onnx/model_loader.h"
+#include "onnx/tensor_file.h"
+#include "runtime/executor.h"
+#include "runtime/kernel_registry.h"
+#include "util/error.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kRtol = 1e-3, kAtol = 1e-5;
+
+bool runtime_dtype(fx::DType t) {
+  using fx::DType;
+  switch (t) {
+    case DType::Float32: case DType::Int64: case DType::Int32: case DType::Bool:
+    case DType::UInt8: case DType::Int8: case DType::Float64: case DType::Int16:
+    case DType::UInt16: case DType::UInt32: case DType::UInt64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Empty when equal, else the first difference.
+std::string compare(const fx::Tensor& got, const fx::Tensor& want) {
+  if (got.dtype() != want.dtype() || got.dims() != want.dims()) {
+    return "got " + got.str() + ", expected " + want.str();
+  }
+  bool is_float = want.dtype() == fx::DType::Float32 || want.dtype() == fx::DType::Float64;
+  if (is_float) {
+    auto g = got.to_floats(), w = want.to_floats();
+    if (want.dtype() == fx::DType::Float64) {  // keep double precision for the check
+      const double* gd = got.data<double>();
+      const double* wd = want.data<double>();
+      for (std::size_t i = 0; i < g.size(); ++i) {
+        if (std::isnan(gd[i]) && std::isnan(wd[i])) continue;
+        if (!(std::abs(gd[i] - wd[i]) <= kAtol + kRtol * std::abs(wd[i])) && gd[i] != wd[i]) {
+          return "element " + std::to_string(i) + ": " + std::to_string(gd[i]) + " vs " + std::to_string(wd[i]);
+        }
+      }
+      return {};
+    }
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      if (std::isnan(g[i]) && std::isnan(w[i])) continue;
+      if (g[i] == w[i]) continue;  // also equal infinities
+      if (!(std::abs(g[i] - w[i]) <= kAtol + kRtol * std::abs(w[i]))) {
+        return "element " + std::to_string(i) + ": " + std::to_string(g[i]) + " vs " + std::to_string(w[i]);
+      }
+    }
+    return {};
+  }
+  if (std::memcmp(got.raw(), want.raw(), want.byte_size()) != 0) return "values differ";
+  return {};
+}
+
+struct Outcome {
+  enum Kind { Pass, Fail, Skip } kind;
+  std::string reason;
+};
+
+std::vector<fs::path> sorted_entries(const fs::path& dir, const std::string& prefix) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().rfind(prefix, 0) == 0) out.push_back(e.path());
+  }
+  // input_10 after input_9
+  std::sort(out.begin(), out.end(), [](const fs::path& a, const fs::path& b) {
+    auto sa = a.filename().string(), sb = b.filename().string();
+    return sa.size() != sb.size() ? sa.size() < sb.size() : sa < sb;
+  });
+  return out;
+}
+
+Outcome run_test(const fs::path& dir, int threads) {
+  const std::string name = dir.filename().string();
+  auto skip = fxconf::known_skips().find(name);
+  if (skip != fxconf::known_skips().end()) return {Outcome::Skip, skip->second};
+  fx::LoadedModel m;
+  try {
+    m = fx::load_onnx((dir / "model.onnx").string());
+  } catch (const fx::Error& e) {
+    return {Outcome::Skip, std::string("model does not load: ") + e.what()};
+  }
+  const fx::Graph& g = m.graph;
+  for (const auto& n : g.nodes()) {
+    if (!fx::is_supported_op(n.domain, n.op_type)) {
+      return {Outcome::Skip, "unsupported op " + n.qualified_op()};
+    }
+  }
+  for (const auto& v : g.values()) {
+    if (v.dtype != fx::DType::Undefined && !runtime_dtype(v.dtype)) {
+      return {Outcome::Skip, "needs dtype " + std::string(fx::dtype_name(v.dtype))};
+    }
+  }
+  int64_t opset = 0;
+  for (const auto& [domain, version] : m.info.opsets) {
+    if (domain == "ai.onnx") opset = version;
+  }
+  try {
+    fx::Executor ex(g, fx::ExecutorOptions{threads, opset});
+    auto sets = sorted_entries(dir, "test_data_set_");
+    if (sets.empty()) return {Outcome::Skip, "no test data"};
+    for (const auto& set : sets) {
+      std::map<std::string, fx::Tensor> inputs;
+      auto in_files = sorted_entries(set, "input_");
+      auto rt_inputs = g.runtime_inputs();
+      // Inputs are positional over the graph's inputs (initializers excluded).
+      for (std::size_t i = 0; i < in_files.size() && i < rt_inputs.size(); ++i) {
+        inputs[g.value(rt_inputs[i]).name] =
+            fx::Tensor::from_data(fx::read_tensor_file(in_files[i].string()));
+      }
+      auto outs = ex.run(inputs);
+      auto out_files = sorted_entries(set, "output_");
+      if (out_files.size() != outs.size()) {
+        return {Outcome::Fail, std::to_string(outs.size()) + " outputs, expected " +
+                                   std::to_string(out_files.size())};
+      }
+      for (std::size_t i = 0; i < outs.size(); ++i) {
+        auto want = fx::Tensor::from_data(fx::read_tensor_file(out_files[i].string()));
+        auto diff = compare(outs[i], want);
+        if (!diff.empty()) {
+          return {Outcome::Fail, set.filename().string() + " output " + std::to_string(i) + ": " + diff};
+        }
+      }
+    }
+  } catch (const std::exception& e) {
+    return {Outcome::Fail, e.what()};
+  }
+  return {Outcome::Pass, {}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir, filter;
+  int threads = 2;
+  bool verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--filter" && i + 1 < argc) filter = argv[++i];
+    else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
+    else if (a == "--verbose") verbose = true;
+    else dir = a;
+  }
+  if (dir.empty() || !fs::is_directory(dir)) {
+    std::fprintf(stderr, "usage: fx_conformance [--filter S] [--threads N] [--verbose] NODE_TEST_DIR\n");
+    return 2;
+  }
+  std::vector<fs::path> tests;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.is_directory() && e.path().filename().string().find(filter) != std::string::npos) {
+      tests.push_back(e.path());
+    }
+  }
+  std::sort(tests.begin(), tests.end());
+  int passed = 0, failed = 0;
+  std::vector<std::pair<std::string, std::string>> skipped;
+  for (const auto& t : tests) {
+    Outcome o = run_test(t, threads);
+    const std::string name = t.filename().string();
+    if (o.kind == Outcome::Pass) {
+      ++passed;
+      if (verbose) std::printf("PASS %s\n", name.c_str());
+    } else if (o.kind == Outcome::Fail) {
+      ++failed;
+      std::printf("FAIL %s: %s\n", name.c_str(), o.reason.c_str());
+    } else {
+      skipped.emplace_back(name, o.reason);
+    }
+    std::fflush(stdout);
+  }
+  std::printf("skipped %zu tests:\n", skipped.size());
+  for (const auto& [name, reason] : skipped) std::printf("  SKIP %s: %s\n", name.c_str(), reason.c_str());
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
