@@ -11,5 +11,7 @@ namespace fxc {
 using Runner = std::function<int()>;
 
 void register_inspect(CLI::App& app, Runner& run);
+// analyze, why, calibrate, bench-synthetic (cmd_analyze.cc)
+void register_analyze(CLI::App& app, Runner& run);
 
 }  // namespace fxc

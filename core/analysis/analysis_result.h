@@ -14,15 +14,15 @@ namespace fx {
 
 // Savings of one group against its members run one by one, on `profile`.
 struct GroupEstimate {
-  bool known = true;             // false when a member's shape is not static
-  int64_t bytes_before = 0;      // sum of members' DRAM traffic
-  int64_t bytes_after = 0;       // the fused kernel's traffic
+  bool known = true;         // false when a member's shape is not static
+  int64_t bytes_before = 0;  // sum of members' DRAM traffic
+  int64_t bytes_after = 0;   // the fused kernel's traffic
   int launches_before = 0;
   int launches_after = 0;
   double time_before_s = 0;
   double time_after_s = 0;
-  int64_t footprint_bytes = 0;   // on-chip working set of the fused kernel
-  std::string profile;           // DeviceProfile name behind the times
+  int64_t footprint_bytes = 0;  // on-chip working set of the fused kernel
+  std::string profile;          // DeviceProfile name behind the times
 
   int64_t bytes_saved() const { return bytes_before - bytes_after; }
   int launches_saved() const { return launches_before - launches_after; }
@@ -36,30 +36,30 @@ struct GroupEstimate {
 enum class GroupStatus { Candidate, Accepted, Rejected };
 
 struct FusionGroup {
-  std::string id;                 // stable: derived from the member names
-  std::vector<std::string> nodes; // member node names, topological order
-  std::vector<std::string> ops;   // op types, same order
-  std::string pattern;            // "conv_bn_act", "layer_norm", "auto_vertical", ...
+  std::string id;                  // stable: derived from the member names
+  std::vector<std::string> nodes;  // member node names, topological order
+  std::vector<std::string> ops;    // op types, same order
+  std::string pattern;             // "conv_bn_act", "layer_norm", "auto_vertical", ...
   GroupStatus status = GroupStatus::Candidate;
-  std::string reason;             // why accepted/rejected (user text or rule)
+  std::string reason;  // why accepted/rejected (user text or rule)
   GroupEstimate estimate;
-  std::vector<NodeId> node_ids;   // same order as nodes; not serialized
+  std::vector<NodeId> node_ids;  // same order as nodes; not serialized
 };
 
 // Why two adjacent ops (producer -> consumer) ended up in different kernels.
 enum class NotFusedReason {
-  OpaqueOp,         // one of them cannot be fused at all (unknown/custom/data-dependent)
-  ControlFlow,      // If/Loop/Scan
-  WouldCreateCycle, // contracting both would make a cycle through another group
-  OverCapacity,     // fused footprint > 0.8 x on-chip capacity
-  BelowThreshold,   // traffic reduction < threshold, or no net time saved
-  DtypeMismatch,    // the value between them changes dtype/layout
-  OutsideConsumer,  // level 1: an intermediate is used outside the pattern
-  UnknownShape,     // no static shape, no estimate
-  KindRule,         // two anchors, reduce->reduce, anchor->injective/reduction, ...
-  GroupTooLarge,    // more than max_group_nodes
-  TooFar,           // the cycle check would scan too much of the graph
-  OptLevel,         // not attempted at this opt level (0: off; 1: no seed pattern)
+  OpaqueOp,          // one of them cannot be fused at all (unknown/custom/data-dependent)
+  ControlFlow,       // If/Loop/Scan
+  WouldCreateCycle,  // contracting both would make a cycle through another group
+  OverCapacity,      // fused footprint > 0.8 x on-chip capacity
+  BelowThreshold,    // traffic reduction < threshold, or no net time saved
+  DtypeMismatch,     // the value between them changes dtype/layout
+  OutsideConsumer,   // level 1: an intermediate is used outside the pattern
+  UnknownShape,      // no static shape, no estimate
+  KindRule,          // two anchors, reduce->reduce, anchor->injective/reduction, ...
+  GroupTooLarge,     // more than max_group_nodes
+  TooFar,            // the cycle check would scan too much of the graph
+  OptLevel,          // not attempted at this opt level (0: off; 1: no seed pattern)
 };
 std::string_view not_fused_reason_name(NotFusedReason r);  // "opaque_op", ...
 
@@ -69,7 +69,7 @@ struct NotFused {
   NodeId producer_id = kNoNode;  // valid for the analysed Graph only
   NodeId consumer_id = kNoNode;
   NotFusedReason reason = NotFusedReason::OptLevel;
-  std::string text;              // one sentence naming the ops and numbers involved
+  std::string text;  // one sentence naming the ops and numbers involved
 };
 
 struct AnalysisResult {

@@ -25,7 +25,7 @@ namespace fx {
 
 struct FusionOptions {
   int opt_level = 2;
-  double threshold = 0.30;     // minimum traffic reduction of a group
+  double threshold = 0.30;  // minimum traffic reduction of a group
   int max_group_nodes = 64;
   double capacity_fraction = 0.8;
   // Bound on the groups one cycle check may visit before giving up (reason TooFar).

@@ -20,8 +20,8 @@
 namespace fx {
 
 struct PatternMatch {
-  std::string pattern;          // e.g. "conv_bn_act"
-  std::vector<NodeId> nodes;    // members, any order
+  std::string pattern;        // e.g. "conv_bn_act"
+  std::vector<NodeId> nodes;  // members, any order
   // Level 1's guard: the values inside the match used outside it. A non-empty list
   // blocks the match at level 1 (reason OutsideConsumer).
   std::vector<ValueId> escaping;
@@ -40,7 +40,7 @@ class PatternContext {
   OpKind kind(NodeId id) const { return classes_[static_cast<std::size_t>(id)].kind; }
   bool claimed(NodeId id) const { return claimed_[static_cast<std::size_t>(id)] != 0; }
   bool is(NodeId id, std::string_view op) const;  // default domain op type check
-  NodeId producer(ValueId v) const;                // kNoNode for inputs/constants
+  NodeId producer(ValueId v) const;               // kNoNode for inputs/constants
   // The only distinct consumer of v, or kNoNode (also kNoNode when v is a graph output).
   NodeId sole_consumer(ValueId v) const;
   // Distinct consumers of v.

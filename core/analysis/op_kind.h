@@ -19,7 +19,14 @@
 
 namespace fx {
 
-enum class OpKind { Elementwise = 0, Broadcast = 1, Injective = 2, Reduction = 3, Anchor = 4, Opaque = 5 };
+enum class OpKind {
+  Elementwise = 0,
+  Broadcast = 1,
+  Injective = 2,
+  Reduction = 3,
+  Anchor = 4,
+  Opaque = 5
+};
 
 struct OpClass {
   OpKind kind = OpKind::Opaque;
@@ -33,9 +40,13 @@ struct OpClass {
 OpClass classify_node(const Graph& g, const Node& n);
 // Kind from the op type alone (default domain; other domains are Opaque).
 OpClass classify_op(std::string_view domain, std::string_view op_type);
-inline OpKind classify(const Graph& g, const Node& n) { return classify_node(g, n).kind; }
+inline OpKind classify(const Graph& g, const Node& n) {
+  return classify_node(g, n).kind;
+}
 
-inline OpKind combine(OpKind a, OpKind b) { return a > b ? a : b; }
+inline OpKind combine(OpKind a, OpKind b) {
+  return a > b ? a : b;
+}
 // "elementwise", "broadcast", "injective", "reduction", "anchor", "opaque".
 std::string_view op_kind_name(OpKind k);
 

@@ -1,0 +1,231 @@
+// fxc analyze / why / calibrate / bench-synthetic: the fusion analysis from the command
+// line. Wiring only: everything is computed by core/analysis.
+
+#include <fmt/format.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "analysis/analysis_json.h"
+#include "analysis/cpu_calibration.h"
+#include "analysis/fusion_finder.h"
+#include "analysis/fusion_plan.h"
+#include "analysis/synthetic_graph.h"
+#include "commands.h"
+#include "onnx/model_loader.h"
+#include "util/error.h"
+#include "util/stopwatch.h"
+
+namespace fxc {
+namespace {
+
+struct AnalyzeOptions {
+  std::string model;
+  std::string device = "cpu-host";
+  int opt_level = 2;
+  double threshold = 0.30;
+  bool json = false;
+  std::string plan_out;
+  bool accept_all = false;
+  std::vector<std::string> dims;
+  std::string why;  // "A,B"
+  std::string node_a, node_b;
+  int synthetic_nodes = 100000;
+};
+
+std::string human_bytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (std::abs(b) >= 1024 && u < 4) b /= 1024, ++u;
+  return u == 0 ? fmt::format("{:.0f} B", b) : fmt::format("{:.1f} {}", b, units[u]);
+}
+
+std::string human_time(double s) {
+  if (s < 1e-3) return fmt::format("{:.2f} us", s * 1e6);
+  if (s < 1) return fmt::format("{:.2f} ms", s * 1e3);
+  return fmt::format("{:.2f} s", s);
+}
+
+std::string device_line(const fx::DeviceProfile& p) {
+  return fmt::format("{} ({}): {}/s, {:.1f} GFLOP/s, launch {}, on-chip {} ({})", p.name, p.source,
+                     human_bytes(p.memory_bandwidth_bytes_per_s), p.peak_flops / 1e9,
+                     human_time(p.launch_overhead_s), human_bytes(double(p.onchip_capacity_bytes)),
+                     p.capacity_note);
+}
+
+fx::AnalysisResult analyze(const AnalyzeOptions& o, const fx::Graph& g,
+                           const fx::DeviceProfile& p) {
+  fx::FusionOptions fo;
+  fo.opt_level = o.opt_level;
+  fo.threshold = o.threshold;
+  return fx::analyze_fusion(g, p, fo);
+}
+
+fx::LoadedModel load(const AnalyzeOptions& o) {
+  fx::LoadOptions lo;
+  for (const auto& d : o.dims) fx::parse_dim_binding(d, lo);
+  return fx::load_onnx(o.model, lo);
+}
+
+void print_table(const fx::AnalysisResult& r, const fx::DeviceProfile& p, const AnalyzeOptions& o) {
+  fmt::print("Device   {}\n", device_line(p));
+  fmt::print("Model    {}  (opt level {}, threshold {:.0f}%, analysis {:.1f} ms)\n", o.model,
+             r.opt_level, r.threshold * 100, r.analysis_ms);
+  double cut =
+      r.bytes_before ? 100.0 * double(r.bytes_before - r.bytes_after) / double(r.bytes_before) : 0;
+  fmt::print("Kernels  {} -> {}   DRAM traffic {} -> {} (-{:.1f}%)   est. time {} -> {}\n",
+             r.kernels_before, r.kernels_after, human_bytes(double(r.bytes_before)),
+             human_bytes(double(r.bytes_after)), cut, human_time(r.time_before_s),
+             human_time(r.time_after_s));
+  if (r.unknown_cost_nodes)
+    fmt::print("Unknown  {} nodes without static shapes are left out of the totals (try --dim)\n",
+               r.unknown_cost_nodes);
+  fmt::print("\n{:<12} {:<22} {:<40} {:>11} {:>8} {:>11}  {}\n", "group", "pattern", "ops",
+             "bytes saved", "launches", "est. saved", "status");
+  for (const auto& gr : r.groups) {
+    std::string ops;
+    for (const auto& op : gr.ops) ops += (ops.empty() ? "" : ",") + op;
+    if (ops.size() > 40) ops = ops.substr(0, 37) + "...";
+    const auto& e = gr.estimate;
+    fmt::print("{:<12} {:<22} {:<40} {:>11} {:>8} {:>11}  {}\n", gr.id, gr.pattern, ops,
+               human_bytes(double(e.bytes_saved())), e.launches_saved(),
+               human_time(e.time_saved_s()), fx::group_status_name(gr.status));
+  }
+  std::map<std::string, int> reasons;
+  for (const auto& nf : r.not_fused) reasons[std::string(fx::not_fused_reason_name(nf.reason))]++;
+  fmt::print("\n{} adjacent pairs not fused:", r.not_fused.size());
+  for (const auto& [k, v] : reasons) fmt::print(" {} {};", k, v);
+  fmt::print("\n(times estimated on {}; 'fxc why MODEL A B' explains a pair, --json lists all)\n",
+             p.name);
+}
+
+int run_analyze(const AnalyzeOptions& o) {
+  auto m = load(o);
+  fx::DeviceProfile p = fx::resolve_device(o.device);
+  fx::AnalysisResult r = analyze(o, m.graph, p);
+  if (!o.why.empty()) {
+    auto comma = o.why.find(',');
+    if (comma == std::string::npos) throw fx::Error("--why expects NODE_A,NODE_B");
+    fmt::print("{}\n", fx::explain_pair(r, o.why.substr(0, comma), o.why.substr(comma + 1)));
+    return 0;
+  }
+  if (!o.plan_out.empty()) {
+    fx::FusionPlan plan(r, o.model);
+    if (o.accept_all) plan.accept_all_above(o.threshold);
+    plan.save(o.plan_out);
+    r.groups = plan.groups();  // statuses as saved
+  }
+  if (o.json) {
+    nlohmann::json j = fx::to_json(r);
+    j["model"] = o.model;
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    print_table(r, p, o);
+  }
+  return 0;
+}
+
+int run_why(const AnalyzeOptions& o) {
+  auto m = load(o);
+  for (const auto& n : {o.node_a, o.node_b})
+    if (m.graph.find_node(n) == fx::kNoNode)
+      throw fx::Error(o.model + ": no node named '" + n + "'");
+  fx::DeviceProfile p = fx::resolve_device(o.device);
+  fmt::print("{}\n", fx::explain_pair(analyze(o, m.graph, p), o.node_a, o.node_b));
+  return 0;
+}
+
+int run_calibrate(const std::string& out) {
+  fx::DeviceProfile p = fx::calibrate_cpu_host(out);
+  fmt::print("{}\nwritten to {}\n", device_line(p), out.empty() ? fx::cpu_host_cache_path() : out);
+  return 0;
+}
+
+int run_bench_synthetic(const AnalyzeOptions& o) {
+  fx::Stopwatch gen;
+  fx::SyntheticGraphOptions so;
+  so.node_count = o.synthetic_nodes;
+  fx::Graph g = fx::make_synthetic_graph(so);
+  double gen_ms = gen.elapsed_ms();
+  fx::DeviceProfile p = fx::resolve_device(o.device);
+  fx::AnalysisResult r = analyze(o, g, p);
+  nlohmann::json j{{"nodes", g.node_count()},
+                   {"generate_ms", gen_ms},
+                   {"analysis_ms", r.analysis_ms},
+                   {"opt_level", r.opt_level},
+                   {"device", r.device},
+                   {"groups", r.groups.size()},
+                   {"kernels_before", r.kernels_before},
+                   {"kernels_after", r.kernels_after},
+                   {"bytes_before", r.bytes_before},
+                   {"bytes_after", r.bytes_after}};
+  if (o.json)
+    fmt::print("{}\n", j.dump(2));
+  else
+    fmt::print("{} nodes: analysis {:.1f} ms (generation {:.1f} ms), {} groups, kernels {} -> {}\n",
+               g.node_count(), r.analysis_ms, gen_ms, r.groups.size(), r.kernels_before,
+               r.kernels_after);
+  return 0;
+}
+
+void add_common(CLI::App* cmd, AnalyzeOptions& o) {
+  cmd->add_option("--device", o.device,
+                  "Device profile: cpu-host, nvidia-h100, ascend-910b or FILE.json")
+      ->capture_default_str();
+  cmd->add_option("--opt-level", o.opt_level,
+                  "0 off, 1 seed patterns, 2 + automatic vertical, 3 + horizontal")
+      ->check(CLI::Range(0, 3))
+      ->capture_default_str();
+  cmd->add_option("--threshold", o.threshold, "Minimum memory-traffic reduction of a group (0..1)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+}
+
+}  // namespace
+
+void register_analyze(CLI::App& app, Runner& run) {
+  auto o = std::make_shared<AnalyzeOptions>();
+  auto* cmd = app.add_subcommand("analyze", "Find fusion candidates with estimated savings");
+  cmd->add_option("model", o->model, "ONNX model file")->required();
+  add_common(cmd, *o);
+  cmd->add_option("--dim", o->dims, "Bind a symbolic dimension, NAME=N (repeatable)");
+  cmd->add_flag("--json", o->json, "Print one JSON object instead of the table");
+  cmd->add_option("--plan-out", o->plan_out, "Write the fusion plan (JSON) here");
+  cmd->add_flag("--accept-all", o->accept_all,
+                "In the written plan, accept every group above --threshold");
+  cmd->add_option("--why", o->why, "Explain why NODE_A,NODE_B were not fused, and stop");
+  cmd->footer(
+      "Examples:\n"
+      "  fxc analyze resnet18.onnx\n"
+      "  fxc analyze gpt2.onnx --dim batch=1 --dim seq=128 --device nvidia-h100 --opt-level 3 "
+      "--json\n"
+      "  fxc analyze resnet18.onnx --plan-out plan.json --accept-all\n"
+      "  fxc analyze resnet18.onnx --why /layer1/0/conv1/Conv,/maxpool/MaxPool");
+  cmd->callback([o, &run] { run = [o] { return run_analyze(*o); }; });
+
+  auto w = std::make_shared<AnalyzeOptions>();
+  auto* why = app.add_subcommand("why", "Explain why two adjacent ops were not fused");
+  why->add_option("model", w->model, "ONNX model file")->required();
+  why->add_option("node_a", w->node_a, "Producer node name")->required();
+  why->add_option("node_b", w->node_b, "Consumer node name")->required();
+  add_common(why, *w);
+  why->add_option("--dim", w->dims, "Bind a symbolic dimension, NAME=N (repeatable)");
+  why->footer("Example:\n  fxc why tiny_cnn.onnx conv1 bn1 --opt-level 1");
+  why->callback([w, &run] { run = [w] { return run_why(*w); }; });
+
+  auto out = std::make_shared<std::string>();
+  auto* cal = app.add_subcommand("calibrate", "Re-measure the cpu-host device profile (under 1 s)");
+  cal->add_option("--out", *out, "Write the profile here instead of the user cache");
+  cal->footer("Example:\n  fxc calibrate && fxc analyze model.onnx --device cpu-host");
+  cal->callback([out, &run] { run = [out] { return run_calibrate(*out); }; });
+
+  auto s = std::make_shared<AnalyzeOptions>();
+  auto* bs = app.add_subcommand("bench-synthetic", "Time the analysis of a generated graph");
+  bs->add_option("--nodes", s->synthetic_nodes, "Approximate node count")->capture_default_str();
+  add_common(bs, *s);
+  bs->add_flag("--json", s->json, "Print one JSON object");
+  bs->footer("Example:\n  fxc bench-synthetic --nodes 100000 --opt-level 3 --json");
+  bs->callback([s, &run] { run = [s] { return run_bench_synthetic(*s); }; });
+}
+
+}  // namespace fxc

@@ -1,0 +1,253 @@
+#include "analysis/cost_model.h"
+
+#include <algorithm>
+
+namespace fx {
+namespace {
+
+int64_t prod(const std::vector<int64_t>& d, std::size_t from = 0, std::size_t to = SIZE_MAX) {
+  int64_t p = 1;
+  for (std::size_t i = from; i < std::min(to, d.size()); ++i) p *= d[i];
+  return p;
+}
+
+std::vector<int64_t> dims_of(const Graph& g, ValueId v) {
+  if (v == kNoValue) return {};
+  const Shape& s = g.value(v).shape;
+  return s.is_static() ? s.static_dims() : std::vector<int64_t>{};
+}
+
+int64_t numel_of(const Graph& g, ValueId v) {
+  if (v == kNoValue) return 0;
+  return g.value(v).shape.numel().value_or(0);
+}
+
+ValueId input(const Node& n, std::size_t i) {
+  return i < n.inputs.size() ? n.inputs[i] : kNoValue;
+}
+ValueId output0(const Node& n) {
+  return n.outputs.empty() ? kNoValue : n.outputs[0];
+}
+
+int64_t elem_size(const Graph& g, const Node& n) {
+  ValueId o = output0(n);
+  std::size_t s = o == kNoValue ? 0 : dtype_size(g.value(o).dtype);
+  return s ? static_cast<int64_t>(s) : 4;
+}
+
+std::size_t norm_axis(int64_t axis, std::size_t rank) {
+  if (axis < 0) axis += static_cast<int64_t>(rank);
+  return static_cast<std::size_t>(std::clamp<int64_t>(axis, 0, rank ? int64_t(rank) - 1 : 0));
+}
+
+// Elements of the rows a reduction needs whole in one tile.
+int64_t reduced_row(const Graph& g, const Node& n) {
+  auto in = dims_of(g, input(n, 0));
+  if (in.empty()) return 1;
+  const std::string& op = n.op_type;
+  const std::size_t r = in.size();
+  if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax" || op == "ArgMax" ||
+      op == "ArgMin" || op == "CumSum" || op == "LpNormalization")
+    return in[norm_axis(n.attrs.get_int("axis", -1), r)];
+  if (op == "LayerNormalization") return prod(in, norm_axis(n.attrs.get_int("axis", -1), r));
+  if (op == "InstanceNormalization" || op.rfind("Global", 0) == 0) return prod(in, 2);
+  if (op == "GroupNormalization") {
+    int64_t groups = std::max<int64_t>(1, n.attrs.get_int("num_groups", 1));
+    return (r > 1 ? in[1] / groups : 1) * prod(in, 2);
+  }
+  // Reduce* ops: axes from the attribute, or from a constant second input (opset 18).
+  std::vector<int64_t> axes = n.attrs.get_ints("axes");
+  ValueId ax = input(n, 1);
+  if (axes.empty() && ax != kNoValue && g.value(ax).is_constant())
+    axes = g.value(ax).data->to_int64s();
+  if (op == "MeanVarianceNormalization" && axes.empty()) axes = {0, 2, 3};
+  if (axes.empty()) return prod(in);  // reduce everything
+  int64_t row = 1;
+  for (int64_t a : axes) row *= in[norm_axis(a, r)];
+  return row;
+}
+
+}  // namespace
+
+double CostModel::node_flops(const Graph& g, const Node& n, OpKind kind) {
+  const std::string& op = n.op_type;
+  const double out = static_cast<double>(numel_of(g, output0(n)));
+  if (op == "Conv" || op == "ConvInteger" || op == "QLinearConv") {
+    auto w = dims_of(g, input(n, op == "QLinearConv" ? 3 : 1));
+    double macs = out * static_cast<double>(w.size() > 1 ? prod(w, 1) : 1);
+    return 2 * macs + (input(n, 2) != kNoValue && op == "Conv" ? out : 0);
+  }
+  if (op == "ConvTranspose") {
+    auto w = dims_of(g, input(n, 1));
+    return 2.0 * double(numel_of(g, input(n, 0))) * double(w.size() > 1 ? prod(w, 1) : 1);
+  }
+  if (op == "MatMul" || op == "MatMulInteger" || op == "Gemm" || op == "QLinearMatMul") {
+    auto a = dims_of(g, input(n, 0));
+    if (a.empty()) return 0;
+    int64_t k = a.back();
+    if (op == "Gemm" && n.attrs.get_int("transA", 0) != 0 && a.size() == 2) k = a[0];
+    double f = 2.0 * out * double(k);
+    if (op == "Gemm" && input(n, 2) != kNoValue) f += out;
+    return f;
+  }
+  if (op == "AveragePool" || op == "MaxPool" || op == "LpPool")
+    return out * double(prod(n.attrs.get_ints("kernel_shape", {1})));
+  if (op == "Softmax" || op == "LogSoftmax") return 5 * out;  // max, sub, exp, sum, div
+  if (op == "LayerNormalization" || op == "InstanceNormalization" || op == "GroupNormalization" ||
+      op == "MeanVarianceNormalization")
+    return 8 * out;  // mean, centre, square, mean, rsqrt, scale, shift
+  if (op == "BatchNormalization") return 2 * out;  // folded scale and shift
+  switch (kind) {
+    case OpKind::Elementwise:
+    case OpKind::Broadcast: return out;
+    case OpKind::Reduction: return double(numel_of(g, input(n, 0)));
+    case OpKind::Anchor: return out;  // Einsum, RoiAlign, ...: at least one op per output
+    default: return 0;                // injective ops move data only
+  }
+}
+
+int64_t CostModel::node_tile_bytes(const Graph& g, const Node& n, OpKind kind) {
+  const int64_t es = elem_size(g, n);
+  const std::string& op = n.op_type;
+  if (op == "Conv" || op == "ConvTranspose" || op == "MatMul" || op == "Gemm") {
+    auto out = dims_of(g, output0(n));
+    auto w = dims_of(g, input(n, 1));
+    auto a = dims_of(g, input(n, 0));
+    int64_t m = 1, nn = 1, k = 1;
+    if (op == "MatMul" || op == "Gemm") {
+      if (out.size() >= 2) m = out[out.size() - 2];
+      if (!out.empty()) nn = out.back();
+      if (!a.empty()) k = a.back();
+    } else if (out.size() >= 2) {
+      m = out[0] * prod(out, 2);  // output pixels
+      nn = out[1];                // output channels
+      k = w.size() > 1 ? prod(w, 1) : 1;
+    }
+    m = std::min(m, kAnchorTile), nn = std::min(nn, kAnchorTile), k = std::min(k, kAnchorDepth);
+    return (m * k + k * nn + m * nn) * es;  // two input panels and the output tile
+  }
+  if (kind == OpKind::Reduction) {
+    int64_t row = std::max<int64_t>(1, reduced_row(g, n));
+    return std::max(row, kElementTile) * es * 2;  // input rows and their result
+  }
+  int64_t operands = 0;
+  for (ValueId v : n.inputs) operands += v != kNoValue;
+  for (ValueId v : n.outputs) operands += v != kNoValue;
+  return kElementTile * es * std::max<int64_t>(1, operands);
+}
+
+CostModel::CostModel(const Graph& g, DeviceProfile profile) : g_(g), profile_(std::move(profile)) {
+  nodes_.resize(g.node_count());
+  classes_.resize(g.node_count());
+  for (std::size_t i = 0; i < g.node_count(); ++i) {
+    const Node& n = g.node(static_cast<NodeId>(i));
+    OpClass c = classify_node(g, n);
+    classes_[i] = c;
+    Cost& cost = nodes_[i];
+    cost.profile = profile_.name;
+    if (c.no_kernel) {
+      cost.launches = 0;
+      continue;
+    }
+    // Shape and Size read only metadata, not the tensor.
+    const bool metadata_only = n.op_type == "Shape" || n.op_type == "Size";
+    std::vector<ValueId> seen;
+    for (ValueId v : n.inputs) {
+      if (v == kNoValue || metadata_only) continue;
+      if (std::find(seen.begin(), seen.end(), v) != seen.end()) continue;
+      seen.push_back(v);
+      auto b = g.value(v).byte_size();
+      if (!b) {
+        cost.known = false;
+        cost.unknown_reason = "input '" + g.value(v).name + "' has shape " + g.value(v).shape.str();
+        break;
+      }
+      cost.bytes_read += *b;
+    }
+    for (ValueId v : n.outputs) {
+      if (v == kNoValue || !cost.known) continue;
+      auto b = g.value(v).byte_size();
+      if (!b) {
+        cost.known = false;
+        cost.unknown_reason =
+            "output '" + g.value(v).name + "' has shape " + g.value(v).shape.str();
+        break;
+      }
+      cost.bytes_written += *b;
+    }
+    if (!cost.known) {
+      cost.bytes_read = cost.bytes_written = 0;
+      continue;
+    }
+    cost.flops = node_flops(g, n, c.kind);
+    cost.footprint_bytes = node_tile_bytes(g, n, c.kind);
+    cost.time_s = time(double(cost.bytes()), cost.flops, cost.launches);
+  }
+}
+
+double CostModel::time(double bytes, double flops, int launches) const {
+  return std::max(bytes / profile_.memory_bandwidth_bytes_per_s, flops / profile_.peak_flops) +
+         launches * profile_.launch_overhead_s;
+}
+
+Cost CostModel::unfused(std::span<const NodeId> members) const {
+  Cost sum;
+  sum.profile = profile_.name;
+  sum.launches = 0;
+  for (NodeId m : members) {
+    const Cost& c = node(m);
+    if (!c.known && sum.known) sum.known = false, sum.unknown_reason = c.unknown_reason;
+    sum.bytes_read += c.bytes_read;
+    sum.bytes_written += c.bytes_written;
+    sum.flops += c.flops;
+    sum.launches += c.launches;
+    sum.time_s += c.time_s;
+    sum.footprint_bytes = std::max(sum.footprint_bytes, c.footprint_bytes);
+  }
+  return sum;
+}
+
+Cost CostModel::group(std::span<const NodeId> members) const {
+  auto inside = [&](NodeId n) {
+    return n != kNoNode && std::find(members.begin(), members.end(), n) != members.end();
+  };
+  Cost c;
+  c.profile = profile_.name;
+  c.launches = 0;
+  std::vector<ValueId> inputs;
+  int64_t internal = 0, tile = 0, es = 4;
+  for (NodeId m : members) {
+    const Cost& nc = node(m);
+    if (!nc.known && c.known) c.known = false, c.unknown_reason = nc.unknown_reason;
+    if (!classes_[static_cast<std::size_t>(m)].no_kernel) c.launches = 1;
+    c.flops += nc.flops;
+    tile = std::max(tile, nc.footprint_bytes);
+    const Node& n = g_.node(m);
+    es = std::max(es, elem_size(g_, n));
+    const bool metadata_only = n.op_type == "Shape" || n.op_type == "Size";
+    for (ValueId v : n.inputs) {
+      if (v == kNoValue || metadata_only || inside(g_.value(v).producer)) continue;
+      if (std::find(inputs.begin(), inputs.end(), v) == inputs.end()) inputs.push_back(v);
+    }
+    for (ValueId v : n.outputs) {
+      if (v == kNoValue) continue;
+      const Value& val = g_.value(v);
+      bool leaves = val.is_graph_output;
+      for (NodeId u : val.consumers) leaves = leaves || !inside(u);
+      if (leaves)
+        c.bytes_written += val.byte_size().value_or(0);
+      else if (!val.consumers.empty())
+        ++internal;  // kept on chip, one tile
+    }
+  }
+  for (ValueId v : inputs) c.bytes_read += g_.value(v).byte_size().value_or(0);
+  if (!c.known) {
+    c.bytes_read = c.bytes_written = 0;
+    return c;
+  }
+  c.footprint_bytes = tile + internal * kElementTile * es;
+  c.time_s = time(double(c.bytes()), c.flops, c.launches);
+  return c;
+}
+
+}  // namespace fx

@@ -1,0 +1,155 @@
+#include "analysis/cpu_calibration.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "util/stopwatch.h"
+
+namespace fx {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Copy bandwidth over a 64 MiB buffer (beyond any L3 here); best of a few passes.
+double measure_bandwidth(double budget_s) {
+  const std::size_t bytes = 64u << 20;
+  std::vector<char> a(bytes, 1), b(bytes, 0);  // touched, so no page faults are timed
+  double best = 0;
+  auto start = Clock::now();
+  for (int pass = 0; pass < 6 && (pass < 2 || seconds_since(start) < budget_s); ++pass) {
+    auto t0 = Clock::now();
+    std::memcpy(b.data(), a.data(), bytes);
+    double s = seconds_since(t0);
+    a[static_cast<std::size_t>(pass)] = b[bytes - 1 - static_cast<std::size_t>(pass)];
+    if (s > 0) best = std::max(best, 2.0 * double(bytes) / s);  // read + write
+  }
+  return best;
+}
+
+// Single-precision multiply-add throughput of a 4x16 register-blocked kernel over an
+// L1-resident block, on every hardware thread.
+double gemm_flops_one_thread(double budget_s) {
+  constexpr int M = 64, N = 64, K = 64;
+  std::vector<float> A(M * K, 0.5f), B(K * N, 0.25f), C(M * N, 0.f);
+  long long iters = 0;
+  auto start = Clock::now();
+  do {
+    for (int i = 0; i < M; i += 4)
+      for (int j = 0; j < N; j += 16) {
+        float acc[4][16] = {};
+        for (int k = 0; k < K; ++k)
+          for (int ii = 0; ii < 4; ++ii) {
+            float a = A[(i + ii) * K + k];
+            for (int jj = 0; jj < 16; ++jj) acc[ii][jj] += a * B[k * N + j + jj];
+          }
+        for (int ii = 0; ii < 4; ++ii)
+          for (int jj = 0; jj < 16; ++jj) C[(i + ii) * N + j + jj] += acc[ii][jj];
+      }
+    ++iters;
+  } while (seconds_since(start) < budget_s);
+  volatile float sink = C[0];
+  (void)sink;
+  return 2.0 * M * N * K * double(iters) / seconds_since(start);
+}
+
+double measure_flops(double budget_s) {
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<double> per(threads, 0);
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&per, t, budget_s] { per[t] = gemm_flops_one_thread(budget_s); });
+  for (auto& th : pool) th.join();
+  double sum = 0;
+  for (double f : per) sum += f;
+  return sum;
+}
+
+// Round trip of an empty task to a waiting worker: the cost of one dispatch.
+double measure_dispatch(double budget_s) {
+  std::mutex m;
+  std::condition_variable cv;
+  long long posted = 0, done = 0;
+  bool stop = false;
+  std::thread worker([&] {
+    std::unique_lock lk(m);
+    while (true) {
+      cv.wait(lk, [&] { return stop || posted > done; });
+      if (stop) return;
+      ++done;  // the empty task
+      cv.notify_all();
+    }
+  });
+  auto start = Clock::now();
+  long long n = 0;
+  while (n < 200 || (seconds_since(start) < budget_s && n < 200000)) {
+    std::unique_lock lk(m);
+    ++posted;
+    cv.notify_all();
+    cv.wait(lk, [&] { return done == posted; });
+    ++n;
+  }
+  double s = seconds_since(start);
+  {
+    std::lock_guard lk(m);
+    stop = true;
+  }
+  cv.notify_all();
+  worker.join();
+  return s / double(n);
+}
+
+int64_t l2_per_core_bytes() {
+  std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index2/size");
+  std::string s;
+  if (!(in >> s) || s.empty()) return 256 * 1024;
+  int64_t v = std::atoll(s.c_str());
+  char unit = s.back();
+  if (unit == 'K') v *= 1024;
+  if (unit == 'M') v *= 1024 * 1024;
+  return v > 0 ? v : 256 * 1024;
+}
+
+std::string today() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+DeviceProfile measure_cpu_host(const CalibrationOptions& o) {
+  double budget = std::max(0.05, o.time_budget_s);
+  DeviceProfile p;
+  p.name = "cpu-host";
+  p.description = "This machine's CPU (" + std::to_string(std::thread::hardware_concurrency()) +
+                  " hardware threads), fp32";
+  p.source = "measured on this host " + today();
+  p.memory_bandwidth_bytes_per_s = measure_bandwidth(budget * 0.4);
+  p.peak_flops = measure_flops(budget * 0.3);
+  p.launch_overhead_s = measure_dispatch(budget * 0.1);
+  p.onchip_capacity_bytes = l2_per_core_bytes();
+  p.capacity_note = "L2 cache per core";
+  std::ifstream l3("/sys/devices/system/cpu/cpu0/cache/index3/size");
+  std::string s;
+  if (l3 >> s) p.l2_bytes = std::atoll(s.c_str()) * (s.back() == 'M' ? 1 << 20 : 1024);
+  return p;
+}
+
+DeviceProfile calibrate_cpu_host(const std::string& path) {
+  DeviceProfile p = measure_cpu_host();
+  save_device_profile(p, path.empty() ? cpu_host_cache_path() : path);
+  return p;
+}
+
+}  // namespace fx

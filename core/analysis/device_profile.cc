@@ -1,0 +1,156 @@
+#include "analysis/device_profile.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "analysis/cpu_calibration.h"
+#include "util/error.h"
+
+namespace fx {
+
+void DeviceProfile::check() const {
+  auto bad = [&](const char* field) {
+    throw Error("device profile '" + name + "': " + field + " must be a positive number");
+  };
+  if (name.empty()) throw Error("device profile without a name");
+  if (!(memory_bandwidth_bytes_per_s > 0)) bad("memory_bandwidth_bytes_per_s");
+  if (!(peak_flops > 0)) bad("peak_flops");
+  if (!(launch_overhead_s >= 0)) bad("launch_overhead_s");
+  if (onchip_capacity_bytes <= 0) bad("onchip_capacity_bytes");
+}
+
+nlohmann::json to_json(const DeviceProfile& p) {
+  return {{"schema_version", 1},
+          {"name", p.name},
+          {"description", p.description},
+          {"source", p.source},
+          {"memory_bandwidth_bytes_per_s", p.memory_bandwidth_bytes_per_s},
+          {"peak_flops", p.peak_flops},
+          {"launch_overhead_s", p.launch_overhead_s},
+          {"onchip_capacity_bytes", p.onchip_capacity_bytes},
+          {"l2_bytes", p.l2_bytes},
+          {"capacity_note", p.capacity_note}};
+}
+
+DeviceProfile device_profile_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw Error("device profile: expected a JSON object");
+  DeviceProfile p;
+  try {
+    p.name = j.at("name").get<std::string>();
+    p.description = j.value("description", "");
+    p.source = j.value("source", "user profile, unverified");
+    p.memory_bandwidth_bytes_per_s = j.at("memory_bandwidth_bytes_per_s").get<double>();
+    p.peak_flops = j.at("peak_flops").get<double>();
+    p.launch_overhead_s = j.at("launch_overhead_s").get<double>();
+    p.onchip_capacity_bytes = j.at("onchip_capacity_bytes").get<int64_t>();
+    p.l2_bytes = j.value("l2_bytes", int64_t{0});
+    p.capacity_note = j.value("capacity_note", "");
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("device profile: ") + e.what());
+  }
+  p.check();
+  return p;
+}
+
+DeviceProfile load_device_profile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw FileError(path, "cannot open device profile");
+  try {
+    return device_profile_from_json(nlohmann::json::parse(in));
+  } catch (const nlohmann::json::exception& e) {
+    throw FileError(path, std::string("not valid JSON: ") + e.what());
+  } catch (const FileError&) {
+    throw;
+  } catch (const Error& e) {
+    throw FileError(path, e.what());
+  }
+}
+
+void save_device_profile(const DeviceProfile& p, const std::string& path) {
+  std::error_code ec;
+  auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  std::ofstream out(path);
+  if (!out) throw FileError(path, "cannot write device profile");
+  out << to_json(p).dump(2) << "\n";
+  if (!out) throw FileError(path, "write failed");
+}
+
+DeviceProfile preset_nvidia_h100() {
+  DeviceProfile p;
+  p.name = "nvidia-h100";
+  p.description = "NVIDIA H100 SXM5 80 GB: HBM3, dense FP16 tensor cores";
+  p.source = "vendor datasheet";
+  p.memory_bandwidth_bytes_per_s = 3.0e12;
+  p.peak_flops = 700e12;
+  p.launch_overhead_s = 5e-6;
+  p.onchip_capacity_bytes = 228 * 1024;
+  p.l2_bytes = 50LL * 1024 * 1024;
+  p.capacity_note = "shared memory per SM";
+  return p;
+}
+
+DeviceProfile preset_ascend_910b() {
+  DeviceProfile p;
+  p.name = "ascend-910b";
+  p.description = "Huawei Ascend 910B: HBM2e, FP16 cube units";
+  p.source = "public figures, unverified";
+  p.memory_bandwidth_bytes_per_s = 1.6e12;
+  p.peak_flops = 320e12;
+  p.launch_overhead_s = 10e-6;
+  p.onchip_capacity_bytes = 192 * 1024;
+  p.l2_bytes = 192LL * 1024 * 1024;
+  p.capacity_note = "Unified Buffer (UB) per AI core";
+  return p;
+}
+
+std::vector<std::string> device_preset_names() {
+  return {"cpu-host", "nvidia-h100", "ascend-910b"};
+}
+
+std::string device_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    return std::string(x) + "/fusion-explorer";
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return std::string(h) + "/.cache/fusion-explorer";
+  return (std::filesystem::temp_directory_path() / "fusion-explorer").string();
+}
+
+std::string cpu_host_cache_path() {
+  return device_cache_dir() + "/cpu-host.json";
+}
+
+DeviceProfile resolve_device(const std::string& name_or_path) {
+  const std::string& s = name_or_path;
+  bool is_path = s.find('/') != std::string::npos ||
+                 (s.size() > 5 && s.compare(s.size() - 5, 5, ".json") == 0);
+  if (is_path) return load_device_profile(s);
+  if (s == "nvidia-h100") return preset_nvidia_h100();
+  if (s == "ascend-910b") return preset_ascend_910b();
+  if (s == "cpu-host") {
+    std::string path = cpu_host_cache_path();
+    if (std::filesystem::exists(path)) {
+      try {
+        return load_device_profile(path);
+      } catch (const Error& e) {
+        spdlog::warn("ignoring cached cpu-host profile: {}; measuring again", e.what());
+      }
+    }
+    try {
+      return calibrate_cpu_host(path);
+    } catch (const FileError& e) {
+      // An unwritable cache must not stop the analysis: use the measurement uncached.
+      spdlog::warn("{}", e.what());
+      return measure_cpu_host();
+    }
+  }
+  std::string names;
+  for (const auto& n : device_preset_names()) names += (names.empty() ? "" : ", ") + n;
+  throw Error("unknown device '" + s + "' (presets: " + names + ", or a path to a .json profile)");
+}
+
+}  // namespace fx

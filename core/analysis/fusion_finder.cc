@@ -1,0 +1,323 @@
+// The finder runs the levels in order over one FusionState:
+//   level 1: seed patterns, node by node in topological order, in the explicit pattern
+//            order of seed_patterns(); a match is contracted all-or-nothing.
+//   level 2: greedy vertical merging. Every producer->consumer edge between groups is
+//            scored by the bytes its contraction saves; a max-heap pops the best (ties:
+//            the closest pair in program order). Scores go stale when a group grows, so
+//            entries carry the versions of both groups and are re-scored on pop. Rounds
+//            repeat until one merges nothing (at most 10), like TorchInductor.
+//   level 3: horizontal merging of same-type consumers of a shared value.
+// Then every adjacent pair left apart gets its recorded reason.
+#include "analysis/fusion_finder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <queue>
+
+#include "analysis/fusion_pattern.h"
+#include "analysis/fusion_state.h"
+#include "util/error.h"
+#include "util/stopwatch.h"
+
+namespace fx {
+namespace {
+
+std::vector<NodeId> distinct_consumers(const Graph& g, ValueId v) {
+  std::vector<NodeId> out;
+  for (NodeId c : g.value(v).consumers)
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  return out;
+}
+
+void apply_patterns(const Graph& g, FusionState& st, const CostModel& cost,
+                    const FusionOptions& opt, const std::vector<NodeId>& topo) {
+  std::vector<OpClass> classes(g.node_count());
+  for (std::size_t i = 0; i < classes.size(); ++i) classes[i] = cost.op_class(NodeId(i));
+  std::vector<char> claimed(g.node_count(), 0);
+  PatternContext ctx(g, classes, claimed);
+  auto patterns = seed_patterns();
+  std::erase_if(patterns, [&](const auto& p) {
+    return std::find(opt.disabled_patterns.begin(), opt.disabled_patterns.end(), p->name()) !=
+           opt.disabled_patterns.end();
+  });
+  // Pattern-major, like ORT's ordered transformer list: an earlier pattern sees the whole
+  // graph before a later one (MatMul+Add+GELU claims its MatMul before LayerNorm joins it).
+  for (const auto& p : patterns) {
+    const auto targets = p->target_ops();
+    for (NodeId n : topo) {
+      if (claimed[std::size_t(n)] || !g.node(n).domain.empty()) continue;
+      if (std::find(targets.begin(), targets.end(), g.node(n).op_type) == targets.end()) continue;
+      if (!p->condition(ctx, n)) continue;
+      auto m = p->match(ctx, n);
+      if (!m) continue;
+      if (std::any_of(m->nodes.begin(), m->nodes.end(),
+                      [&](NodeId x) { return claimed[std::size_t(x)] != 0; }))
+        continue;
+      if (opt.opt_level == 1 && !m->escaping.empty()) {
+        // ORT's guard: an intermediate used outside the pattern would have to be
+        // materialized, which level 1 does not do.
+        for (ValueId v : m->escaping) {
+          NodeId prod = g.value(v).producer;
+          std::string users;
+          for (NodeId c : distinct_consumers(g, v))
+            if (std::find(m->nodes.begin(), m->nodes.end(), c) == m->nodes.end())
+              users += (users.empty() ? "'" : ", '") + g.node(c).name + "'";
+          if (g.value(v).is_graph_output)
+            users += users.empty() ? "the graph output" : " and the graph output";
+          Verdict why{false, NotFusedReason::OutsideConsumer,
+                      fmt::format("{}: '{}' is also used by {} (level 1 keeps no intermediate)",
+                                  p->name(), g.value(v).name, users)};
+          for (NodeId c : distinct_consumers(g, v))
+            if (std::find(m->nodes.begin(), m->nodes.end(), c) != m->nodes.end())
+              st.record(prod, c, why);
+        }
+        continue;
+      }
+      std::vector<NodeId> nodes = m->nodes;
+      Verdict v;
+      if (m->join != kNoNode) {
+        auto with = nodes;
+        with.push_back(m->join);
+        v = st.merge_set(with, std::string(p->name()));
+        if (!v.ok) {
+          for (NodeId x : nodes) st.record(x, m->join, v);
+          v = st.merge_set(nodes, std::string(p->name()));
+        }
+      } else {
+        v = st.merge_set(nodes, std::string(p->name()));
+      }
+      if (!v.ok) {
+        st.record_inside(nodes, v);
+        continue;
+      }
+      for (NodeId x : st.groups().members(st.groups().find(n))) claimed[std::size_t(x)] = 1;
+    }
+  }
+}
+
+struct Candidate {
+  int64_t score;
+  int64_t distance;
+  NodeId producer, consumer;
+  uint32_t version_a, version_b;
+  bool operator<(const Candidate& o) const {  // max-heap: more bytes, then closer
+    if (score != o.score) return score < o.score;
+    return distance > o.distance;
+  }
+};
+
+void vertical_fusion(const Graph& g, FusionState& st, const std::vector<NodeId>& topo) {
+  auto& gg = st.groups();
+  std::vector<int64_t> order(g.node_count());
+  for (std::size_t i = 0; i < topo.size(); ++i) order[std::size_t(topo[i])] = int64_t(i);
+  std::vector<uint32_t> version(g.node_count(), 0);
+  std::vector<char> ok(g.node_count());
+  for (std::size_t i = 0; i < ok.size(); ++i) ok[i] = st.fusable(NodeId(i)).ok;
+  auto bytes_after = [&](const std::vector<NodeId>& m) { return st.estimate(m).bytes_after; };
+  auto score = [&](NodeId a, NodeId b) {
+    std::vector<NodeId> all = gg.members(a);
+    all.insert(all.end(), gg.members(b).begin(), gg.members(b).end());
+    return bytes_after(gg.members(a)) + bytes_after(gg.members(b)) - bytes_after(all);
+  };
+  for (int round = 0; round < 10; ++round) {
+    std::priority_queue<Candidate> heap;
+    for (NodeId p : topo) {
+      if (!ok[std::size_t(p)]) continue;
+      for (ValueId v : g.node(p).outputs) {
+        if (v == kNoValue) continue;
+        for (NodeId c : distinct_consumers(g, v)) {
+          if (!ok[std::size_t(c)]) continue;
+          NodeId a = gg.find(p), b = gg.find(c);
+          if (a == b) continue;
+          heap.push({score(a, b), order[std::size_t(c)] - order[std::size_t(p)], p, c,
+                     version[std::size_t(a)], version[std::size_t(b)]});
+        }
+      }
+    }
+    int merged = 0;
+    while (!heap.empty()) {
+      Candidate top = heap.top();
+      heap.pop();
+      NodeId a = gg.find(top.producer), b = gg.find(top.consumer);
+      if (a == b) continue;
+      if (top.version_a != version[std::size_t(a)] || top.version_b != version[std::size_t(b)]) {
+        top.score = score(a, b);
+        top.version_a = version[std::size_t(a)];
+        top.version_b = version[std::size_t(b)];
+        heap.push(top);
+        continue;
+      }
+      Verdict v = st.try_merge(a, b, MergeKind::Vertical);
+      if (!v.ok) {
+        st.record(top.producer, top.consumer, v);
+        continue;
+      }
+      ++merged;
+      ++version[std::size_t(gg.find(a))];
+    }
+    if (merged == 0) break;
+  }
+}
+
+void horizontal_fusion(const Graph& g, FusionState& st) {
+  auto& gg = st.groups();
+  for (std::size_t vi = 0; vi < g.value_count(); ++vi) {
+    const Value& val = g.value(ValueId(vi));
+    if (val.is_constant() || val.consumers.size() < 2) continue;
+    auto users = distinct_consumers(g, ValueId(vi));
+    for (std::size_t i = 0; i < users.size(); ++i) {
+      if (!st.fusable(users[i]).ok) continue;
+      for (std::size_t j = i + 1; j < users.size(); ++j) {
+        if (g.node(users[j]).op_type != g.node(users[i]).op_type) continue;
+        NodeId a = gg.find(users[i]), b = gg.find(users[j]);
+        if (a != b) st.try_merge(a, b, MergeKind::Horizontal);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+FusionFinder::FusionFinder(const Graph& g, const DeviceProfile& profile, FusionOptions options)
+    : g_(g), cost_(g, profile), opt_(std::move(options)) {}
+
+AnalysisResult FusionFinder::run() {
+  if (opt_.opt_level < 0 || opt_.opt_level > 3)
+    throw Error(fmt::format("opt level {} is not one of 0, 1, 2, 3", opt_.opt_level));
+  Stopwatch sw;
+  const auto topo = g_.topological_order();
+  FusionState st(g_, cost_, opt_, topo);
+  if (opt_.opt_level >= 1) apply_patterns(g_, st, cost_, opt_, topo);
+  if (opt_.opt_level >= 2) vertical_fusion(g_, st, topo);
+  if (opt_.opt_level >= 3) horizontal_fusion(g_, st);
+
+  AnalysisResult r;
+  r.device = cost_.profile().name;
+  r.device_source = cost_.profile().source;
+  r.opt_level = opt_.opt_level;
+  r.threshold = opt_.threshold;
+  for (std::size_t i = 0; i < g_.node_count(); ++i) {
+    const Cost& c = cost_.node(NodeId(i));
+    r.kernels_before += c.launches;
+    if (!c.known) {
+      ++r.unknown_cost_nodes;
+      continue;
+    }
+    r.bytes_before += c.bytes();
+    r.time_before_s += c.time_s;
+  }
+  std::vector<int64_t> order(g_.node_count());
+  for (std::size_t i = 0; i < topo.size(); ++i) order[std::size_t(topo[i])] = int64_t(i);
+  const auto& gg = st.groups();
+  int64_t launches_saved = 0, bytes_saved = 0;
+  double time_saved = 0;
+  for (std::size_t i = 0; i < g_.node_count(); ++i) {
+    NodeId root = NodeId(i);
+    if (gg.find(root) != root || gg.members(root).size() < 2) continue;
+    FusionGroup fg;
+    fg.node_ids = gg.members(root);
+    std::sort(fg.node_ids.begin(), fg.node_ids.end(),
+              [&](NodeId x, NodeId y) { return order[std::size_t(x)] < order[std::size_t(y)]; });
+    for (NodeId n : fg.node_ids) {
+      fg.nodes.push_back(g_.node(n).name);
+      fg.ops.push_back(g_.node(n).op_type);
+    }
+    fg.id = group_id_for(fg.nodes);
+    fg.pattern = st.pattern(root);
+    fg.estimate = st.estimate(fg.node_ids);
+    launches_saved += fg.estimate.launches_saved();
+    bytes_saved += fg.estimate.bytes_saved();
+    time_saved += fg.estimate.time_saved_s();
+    r.groups.push_back(std::move(fg));
+  }
+  std::sort(r.groups.begin(), r.groups.end(), [&](const auto& x, const auto& y) {
+    return order[std::size_t(x.node_ids[0])] < order[std::size_t(y.node_ids[0])];
+  });
+  r.kernels_after = r.kernels_before - launches_saved;
+  r.bytes_after = r.bytes_before - bytes_saved;
+  r.time_after_s = r.time_before_s - time_saved;
+
+  for (NodeId p : topo) {
+    if (!st.is_kernel(p)) continue;
+    for (ValueId v : g_.node(p).outputs) {
+      if (v == kNoValue) continue;
+      for (NodeId c : distinct_consumers(g_, v)) {
+        if (!st.is_kernel(c) || gg.find(p) == gg.find(c)) continue;
+        Verdict why;
+        if (const Verdict* rec = st.recorded(p, c)) {
+          why = *rec;
+        } else if (Verdict f = st.fusable(p); !f.ok) {
+          why = f;
+        } else if (Verdict f2 = st.fusable(c); !f2.ok) {
+          why = f2;
+        } else if (opt_.opt_level == 0) {
+          why = {false, NotFusedReason::OptLevel, "fusion is off at opt level 0"};
+        } else if (opt_.opt_level == 1) {
+          why = {false, NotFusedReason::OptLevel,
+                 "no seed pattern covers this pair (automatic fusion starts at level 2)"};
+        } else {
+          why = st.check(gg.find(p), gg.find(c), MergeKind::Vertical);
+          if (why.ok)
+            why = {false, NotFusedReason::BelowThreshold, "not chosen by the greedy search"};
+        }
+        r.not_fused.push_back({g_.node(p).name, g_.node(c).name, p, c, why.reason, why.text});
+      }
+    }
+  }
+  r.analysis_ms = sw.elapsed_ms();
+  return r;
+}
+
+AnalysisResult analyze_fusion(const Graph& g, const DeviceProfile& profile,
+                              const FusionOptions& options) {
+  return FusionFinder(g, profile, options).run();
+}
+
+std::string group_id_for(const std::vector<std::string>& node_names) {
+  std::vector<std::string> sorted = node_names;
+  std::sort(sorted.begin(), sorted.end());
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  for (const auto& s : sorted) {
+    for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ULL;
+    h = (h ^ 0x0a) * 1099511628211ULL;
+  }
+  return fmt::format("fg-{:08x}", uint32_t(h ^ (h >> 32)));
+}
+
+std::string explain_pair(const AnalysisResult& r, const std::string& a, const std::string& b) {
+  for (const auto& gr : r.groups) {
+    bool ha = std::find(gr.nodes.begin(), gr.nodes.end(), a) != gr.nodes.end();
+    bool hb = std::find(gr.nodes.begin(), gr.nodes.end(), b) != gr.nodes.end();
+    if (ha && hb)
+      return fmt::format("'{}' and '{}' are fused together in {} ({})", a, b, gr.id, gr.pattern);
+  }
+  for (const auto& nf : r.not_fused)
+    if ((nf.producer == a && nf.consumer == b) || (nf.producer == b && nf.consumer == a))
+      return fmt::format("'{}' -> '{}' not fused: {}: {}", nf.producer, nf.consumer,
+                         not_fused_reason_name(nf.reason), nf.text);
+  return fmt::format(
+      "'{}' and '{}' are not adjacent (neither consumes the other's output), or "
+      "one of them is not in the model",
+      a, b);
+}
+
+std::string_view not_fused_reason_name(NotFusedReason r) {
+  switch (r) {
+    case NotFusedReason::OpaqueOp: return "opaque_op";
+    case NotFusedReason::ControlFlow: return "control_flow";
+    case NotFusedReason::WouldCreateCycle: return "would_create_cycle";
+    case NotFusedReason::OverCapacity: return "over_capacity";
+    case NotFusedReason::BelowThreshold: return "below_threshold";
+    case NotFusedReason::DtypeMismatch: return "dtype_mismatch";
+    case NotFusedReason::OutsideConsumer: return "outside_consumer";
+    case NotFusedReason::UnknownShape: return "unknown_shape";
+    case NotFusedReason::KindRule: return "kind_rule";
+    case NotFusedReason::GroupTooLarge: return "group_too_large";
+    case NotFusedReason::TooFar: return "too_far";
+    case NotFusedReason::OptLevel: return "opt_level";
+  }
+  return "opt_level";
+}
+
+}  // namespace fx

@@ -1,0 +1,237 @@
+#include "analysis/fusion_state.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace fx {
+namespace {
+
+std::string label(const Graph& g, NodeId n) {
+  return fmt::format("'{}' ({})", g.node(n).name, g.node(n).op_type);
+}
+
+// Name of a merged group: "conv_bn_act" + an automatic merge -> "conv_bn_act+auto_vertical".
+std::string join_patterns(std::string a, std::string b, const std::string& dflt) {
+  if (a.empty()) a = dflt;
+  if (b.empty()) b = dflt;
+  if (a.empty() || a == b) return b;
+  if (b.empty() || a.find(b) != std::string::npos) return a;
+  if (b.find(a) != std::string::npos) return b;
+  return a + "+" + b;
+}
+
+}  // namespace
+
+FusionState::FusionState(const Graph& g, const CostModel& cost, const FusionOptions& opt,
+                         const std::vector<NodeId>& topo)
+    : g_(g), cost_(cost), opt_(opt), groups_(g, topo), pattern_(g.node_count()) {}
+
+Verdict FusionState::fusable(NodeId n) const {
+  const OpClass& c = cost_.op_class(n);
+  if (c.control_flow)
+    return {false, NotFusedReason::ControlFlow,
+            label(g_, n) + " is control flow; its body is not analysed"};
+  if (c.kind == OpKind::Opaque) {
+    const Node& node = g_.node(n);
+    std::string why = !c.known ? (node.domain.empty() || node.domain == "ai.onnx"
+                                      ? "an op the analysis does not know"
+                                      : "a custom-domain op (" + node.domain + ")")
+                               : "opaque (data-dependent shape, randomness or recurrence)";
+    return {false, NotFusedReason::OpaqueOp, label(g_, n) + " is " + why};
+  }
+  if (c.no_kernel)
+    return {false, NotFusedReason::OpaqueOp, label(g_, n) + " produces a constant, no kernel"};
+  if (!cost_.node(n).known)
+    return {false, NotFusedReason::UnknownShape,
+            label(g_, n) + ": no estimate, " + cost_.node(n).unknown_reason};
+  return {};
+}
+
+GroupEstimate FusionState::estimate(const std::vector<NodeId>& members) const {
+  Cost f = cost_.group(members), u = cost_.unfused(members);
+  GroupEstimate e;
+  e.known = f.known && u.known;
+  e.bytes_before = u.bytes();
+  e.bytes_after = f.bytes();
+  e.launches_before = u.launches;
+  e.launches_after = f.launches;
+  e.time_before_s = u.time_s;
+  e.time_after_s = f.time_s;
+  e.footprint_bytes = f.footprint_bytes;
+  e.profile = cost_.profile().name;
+  return e;
+}
+
+Verdict FusionState::benefit(const std::vector<NodeId>& members) const {
+  if (static_cast<int>(members.size()) > opt_.max_group_nodes)
+    return {false, NotFusedReason::GroupTooLarge,
+            fmt::format("the group would have {} nodes (limit {})", members.size(),
+                        opt_.max_group_nodes)};
+  GroupEstimate e = estimate(members);
+  if (!e.known) return {false, NotFusedReason::UnknownShape, "a member has no static shape"};
+  const auto& p = cost_.profile();
+  double limit = opt_.capacity_fraction * double(p.onchip_capacity_bytes);
+  if (double(e.footprint_bytes) > limit)
+    return {false, NotFusedReason::OverCapacity,
+            fmt::format("on-chip footprint {} B > {:.0f}% of {} {} B on {}", e.footprint_bytes,
+                        opt_.capacity_fraction * 100, p.capacity_note, p.onchip_capacity_bytes,
+                        p.name)};
+  if (e.time_saved_s() <= 0)
+    return {false, NotFusedReason::BelowThreshold,
+            fmt::format("no net time saved on {} ({:.3f} us fused vs {:.3f} us apart)", p.name,
+                        e.time_after_s * 1e6, e.time_before_s * 1e6)};
+  if (e.traffic_reduction() < opt_.threshold)
+    return {false, NotFusedReason::BelowThreshold,
+            fmt::format("traffic reduction {:.1f}% < threshold {:.1f}% ({} of {} B saved)",
+                        e.traffic_reduction() * 100, opt_.threshold * 100, e.bytes_saved(),
+                        e.bytes_before)};
+  return {};
+}
+
+Verdict FusionState::rules_vertical(NodeId a, NodeId b) const {
+  int anchors_a = 0, anchors_b = 0, red_a = 0, red_b = 0;
+  NodeId anchor = kNoNode, red_node_a = kNoNode, red_node_b = kNoNode;
+  for (NodeId m : groups_.members(a)) {
+    OpKind k = cost_.op_class(m).kind;
+    if (k == OpKind::Anchor) ++anchors_a, anchor = m;
+    if (k == OpKind::Reduction) ++red_a, red_node_a = m;
+  }
+  for (NodeId m : groups_.members(b)) {
+    OpKind k = cost_.op_class(m).kind;
+    if (k == OpKind::Anchor) ++anchors_b, anchor = anchor == kNoNode ? m : anchor;
+    if (k == OpKind::Reduction) ++red_b, red_node_b = m;
+  }
+  for (NodeId u : groups_.members(a))
+    for (ValueId v : g_.node(u).outputs) {
+      if (v == kNoValue) continue;
+      for (NodeId c : g_.value(v).consumers) {
+        if (groups_.find(c) != b) continue;
+        const Node& cn = g_.node(c);
+        if (cost_.op_class(c).kind == OpKind::Anchor)
+          return {false, NotFusedReason::KindRule,
+                  label(g_, c) + " is an anchor: it starts a kernel, nothing fuses into its input"};
+        DType dv = g_.value(v).dtype;
+        DType dc = cn.outputs.empty() ? dv : g_.value(cn.outputs[0]).dtype;
+        if (dv != dc && cn.op_type != "Cast" && dv != DType::Bool)
+          return {false, NotFusedReason::DtypeMismatch,
+                  fmt::format("'{}' is {} but {} computes in {}", g_.value(v).name, dtype_name(dv),
+                              label(g_, c), dtype_name(dc))};
+      }
+    }
+  if (anchors_a + anchors_b > 1)
+    return {false, NotFusedReason::KindRule, "the group would hold two anchors (Conv/MatMul/Gemm)"};
+  if (red_a > 0 && red_b > 0)
+    return {
+        false, NotFusedReason::KindRule,
+        fmt::format("reduce -> reduce: {} feeds {}", label(g_, red_node_a), label(g_, red_node_b))};
+  if (anchors_a > 0)
+    for (NodeId m : groups_.members(b))
+      if (cost_.op_class(m).kind > OpKind::Broadcast)
+        return {false, NotFusedReason::KindRule,
+                fmt::format("anchor {} takes only an elementwise epilogue; {} is {}",
+                            label(g_, anchor), label(g_, m), op_kind_name(cost_.op_class(m).kind))};
+  return {};
+}
+
+Verdict FusionState::check(NodeId a, NodeId b, MergeKind kind) const {
+  for (NodeId r : {a, b})
+    if (groups_.members(r).size() == 1)
+      if (Verdict v = fusable(r); !v.ok) return v;
+  if (kind == MergeKind::Vertical)
+    if (Verdict v = rules_vertical(a, b); !v.ok) return v;
+  std::vector<NodeId> all = groups_.members(a);
+  all.insert(all.end(), groups_.members(b).begin(), groups_.members(b).end());
+  if (static_cast<int>(all.size()) > opt_.max_group_nodes)
+    return {
+        false, NotFusedReason::GroupTooLarge,
+        fmt::format("the group would have {} nodes (limit {})", all.size(), opt_.max_group_nodes)};
+  switch (groups_.check(a, b, opt_.max_cycle_check_visits)) {
+    case MergeCheck::Cycle:
+      return {false, NotFusedReason::WouldCreateCycle,
+              "a path between them leaves through another kernel and comes back: fusing "
+              "would create a cycle"};
+    case MergeCheck::TooFar:
+      return {false, NotFusedReason::TooFar,
+              fmt::format("more than {} kernels lie between them", opt_.max_cycle_check_visits)};
+    case MergeCheck::Ok: break;
+  }
+  return benefit(all);
+}
+
+Verdict FusionState::try_merge(NodeId a, NodeId b, MergeKind kind) {
+  Verdict v = check(a, b, kind);
+  if (!v.ok) return v;
+  std::string name = join_patterns(pattern_[idx(a)], pattern_[idx(b)],
+                                   kind == MergeKind::Horizontal ? "horizontal" : "auto_vertical");
+  NodeId root = groups_.merge(a, b);
+  pattern_[idx(root)] = std::move(name);
+  return v;
+}
+
+Verdict FusionState::merge_set(const std::vector<NodeId>& nodes, const std::string& pattern) {
+  std::vector<NodeId> roots, all;
+  for (NodeId n : nodes) {
+    if (Verdict v = fusable(n); !v.ok) return v;
+    NodeId r = groups_.find(n);
+    if (std::find(roots.begin(), roots.end(), r) == roots.end()) roots.push_back(r);
+  }
+  for (NodeId r : roots)
+    all.insert(all.end(), groups_.members(r).begin(), groups_.members(r).end());
+  std::sort(roots.begin(), roots.end(),
+            [&](NodeId x, NodeId y) { return groups_.position(x) < groups_.position(y); });
+  // The set must be convex: no path may leave it and come back in.
+  const int64_t hi = groups_.position(roots.back());
+  std::unordered_set<NodeId> in(roots.begin(), roots.end()), seen;
+  std::vector<NodeId> stack;
+  for (NodeId r : roots)
+    for (NodeId s : groups_.successors(r))
+      if (!in.count(s) && groups_.position(s) < hi && seen.insert(s).second) stack.push_back(s);
+  while (!stack.empty()) {
+    NodeId x = stack.back();
+    stack.pop_back();
+    if (static_cast<int>(seen.size()) > opt_.max_cycle_check_visits)
+      return {false, NotFusedReason::TooFar, "the match spans too much of the graph"};
+    for (NodeId s : groups_.successors(x)) {
+      if (in.count(s))
+        return {false, NotFusedReason::WouldCreateCycle,
+                label(g_, x) + " lies on a path that leaves the match and re-enters it"};
+      if (groups_.position(s) < hi && seen.insert(s).second) stack.push_back(s);
+    }
+  }
+  if (Verdict v = benefit(all); !v.ok) return v;
+  NodeId acc = roots[0];
+  std::string name = pattern_[idx(acc)];
+  for (std::size_t i = 1; i < roots.size(); ++i) {
+    name = join_patterns(name, pattern_[idx(roots[i])], "");
+    if (groups_.check(acc, roots[i], 0) != MergeCheck::Ok) {
+      spdlog::warn("pattern {}: unexpected cycle while contracting a convex set", pattern);
+      break;
+    }
+    acc = groups_.merge(acc, roots[i]);
+  }
+  pattern_[idx(acc)] = join_patterns(name, pattern, pattern);
+  return {};
+}
+
+void FusionState::record(NodeId producer, NodeId consumer, const Verdict& v) {
+  if (!v.ok) reasons_[key(producer, consumer)] = v;
+}
+
+void FusionState::record_inside(const std::vector<NodeId>& nodes, const Verdict& v) {
+  for (NodeId p : nodes)
+    for (ValueId out : g_.node(p).outputs) {
+      if (out == kNoValue) continue;
+      for (NodeId c : g_.value(out).consumers)
+        if (std::find(nodes.begin(), nodes.end(), c) != nodes.end()) record(p, c, v);
+    }
+}
+
+const Verdict* FusionState::recorded(NodeId producer, NodeId consumer) const {
+  auto it = reasons_.find(key(producer, consumer));
+  return it == reasons_.end() ? nullptr : &it->second;
+}
+
+}  // namespace fx
