@@ -28,26 +28,29 @@ OPSET = 14
 
 # ----------------------------------------------------------------- GPT-2-small-like
 class Gpt2Attention(nn.Module):
-    def __init__(self, d, heads, max_pos):
+    def __init__(self, d, heads):
         super().__init__()
-        self.heads = heads
+        self.d, self.heads = d, heads
         self.c_attn = nn.Linear(d, 3 * d)  # fused QKV projection, as in GPT-2
         self.c_proj = nn.Linear(d, d)
-        mask = torch.tril(torch.ones(max_pos, max_pos, dtype=torch.bool))
-        self.register_buffer("bias", mask.view(1, 1, max_pos, max_pos), persistent=False)
 
     def forward(self, x):
-        b, t, d = x.shape
-        q, k, v = self.c_attn(x).split(d, dim=2)
-        hd = d // self.heads
+        b, t, _ = x.shape
+        # Python ints for the split and head sizes: taken from x.shape they would export
+        # as Shape->Div->Slice chains that ONNX 1.12 shape inference cannot follow.
+        q, k, v = self.c_attn(x).split(self.d, dim=2)
+        hd = self.d // self.heads
         q = q.view(b, t, self.heads, hd).transpose(1, 2)
         k = k.view(b, t, self.heads, hd).transpose(1, 2)
         v = v.view(b, t, self.heads, hd).transpose(1, 2)
         w = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(hd)
-        causal = self.bias[:, :, :t, :t]
+        # Causal mask from positions (key <= query) rather than a sliced [1024, 1024]
+        # buffer, for the same reason.
+        pos = torch.arange(t, device=x.device)
+        causal = pos.unsqueeze(0) <= pos.unsqueeze(1)
         w = torch.where(causal, w, torch.tensor(-1e4, dtype=w.dtype))
         w = torch.softmax(w, dim=-1)
-        o = torch.matmul(w, v).transpose(1, 2).reshape(b, t, d)
+        o = torch.matmul(w, v).transpose(1, 2).reshape(b, t, self.d)
         return self.c_proj(o)
 
 
@@ -57,10 +60,10 @@ def gelu_new(x):
 
 
 class Gpt2Block(nn.Module):
-    def __init__(self, d, heads, max_pos):
+    def __init__(self, d, heads):
         super().__init__()
         self.ln_1 = nn.LayerNorm(d)
-        self.attn = Gpt2Attention(d, heads, max_pos)
+        self.attn = Gpt2Attention(d, heads)
         self.ln_2 = nn.LayerNorm(d)
         self.mlp_fc = nn.Linear(d, 4 * d)
         self.mlp_proj = nn.Linear(4 * d, d)
@@ -75,7 +78,7 @@ class Gpt2(nn.Module):
         super().__init__()
         self.wte = nn.Embedding(vocab, d)
         self.wpe = nn.Embedding(max_pos, d)
-        self.h = nn.ModuleList([Gpt2Block(d, heads, max_pos) for _ in range(layers)])
+        self.h = nn.ModuleList([Gpt2Block(d, heads) for _ in range(layers)])
         self.ln_f = nn.LayerNorm(d)
 
     def forward(self, input_ids):
@@ -104,7 +107,7 @@ MODELS = {
     "gpt2_small": dict(
         make=lambda: (Gpt2(), torch.randint(0, 50257, (1, 128)), "input_ids"),
         dynamic={"input_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}},
-        dims={"batch": 1, "seq": 128}),
+        dims={"batch": 1, "seq": 128}, int_max=50257),
 }
 
 
@@ -170,7 +173,8 @@ def describe(name, spec, path):
         inputs.append(dict(name=i.name, dtype=onnx.TensorProto.DataType.Name(tt.elem_type),
                            shape=[d.dim_param or d.dim_value for d in tt.shape.dim]))
     return dict(name=name, file=os.path.basename(path), bytes=os.path.getsize(path),
-                nodes=len(m.graph.node), ops=ops, inputs=inputs, dims=spec.get("dims", {}))
+                nodes=len(m.graph.node), ops=ops, inputs=inputs, dims=spec.get("dims", {}),
+                int_max=spec.get("int_max", 100))
 
 
 def main():
