@@ -11,6 +11,8 @@ namespace fxc {
 using Runner = std::function<int()>;
 
 void register_inspect(CLI::App& app, Runner& run);
+// run (cmd_run.cc)
+void register_run(CLI::App& app, Runner& run);
 // analyze, why, calibrate, bench-synthetic (cmd_analyze.cc)
 void register_analyze(CLI::App& app, Runner& run);
 
