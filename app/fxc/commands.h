@@ -16,4 +16,7 @@ void register_run(CLI::App& app, Runner& run);
 // analyze, why, calibrate, bench-synthetic (cmd_analyze.cc)
 void register_analyze(CLI::App& app, Runner& run);
 
+// profile, trace-import (cmd_profile.cc)
+void register_profile(CLI::App& app, Runner& run);
+
 }  // namespace fxc

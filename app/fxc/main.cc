@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   fxc::Runner run;
   fxc::register_inspect(app, run);
   fxc::register_run(app, run);
+  fxc::register_profile(app, run);
   fxc::register_analyze(app, run);
 
   try {

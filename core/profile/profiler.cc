@@ -1,0 +1,202 @@
+#include "profile/profiler.h"
+
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+#include <set>
+
+#include "profile/flop_counter.h"
+#include "profile/random_inputs.h"
+#include "util/error.h"
+#include "util/stopwatch.h"
+
+namespace fx {
+namespace {
+
+// What a step does, taken once from its actual tensors.
+struct StepRecord {
+  bool captured = false;
+  int64_t bytes_read = 0;
+  int64_t bytes_written = 0;
+  int64_t flops = 0;
+  std::string input_shapes;
+  std::string output_shapes;
+};
+
+// What a timed run records per step: only the clock.
+struct Sample {
+  int step;
+  int thread;
+  int64_t start_ns;
+  int64_t end_ns;
+};
+
+bool views_into(const Tensor& out, const Tensor& in) {
+  if (!out.raw() || !in.raw()) return false;
+  auto* o = static_cast<const std::byte*>(out.raw());
+  auto* i = static_cast<const std::byte*>(in.raw());
+  return o >= i && o < i + std::max<std::size_t>(in.byte_size(), 1);
+}
+
+std::string shapes_text(std::span<const Tensor* const> tensors) {
+  std::string s;
+  for (const Tensor* t : tensors) {
+    if (!s.empty()) s += ", ";
+    s += t && t->defined() ? t->str() : "-";
+  }
+  return s;
+}
+
+DimsList dims_of(std::span<const Tensor* const> tensors) {
+  DimsList d;
+  for (const Tensor* t : tensors)
+    d.push_back(t && t->defined() ? t->dims() : std::vector<int64_t>{});
+  return d;
+}
+
+// FLOPs of a node inside a fused step, from the graph's inferred static shapes.
+int64_t node_flops_from_graph(const Graph& g, const Node& n) {
+  auto dims = [&](const std::vector<ValueId>& ids, DimsList& out) {
+    for (ValueId id : ids) {
+      if (id == kNoValue) {
+        out.emplace_back();
+        continue;
+      }
+      const Shape& s = g.value(id).shape;
+      if (!s.is_static()) return false;
+      out.push_back(s.static_dims());
+    }
+    return true;
+  };
+  DimsList in, out;
+  if (!dims(n.inputs, in) || !dims(n.outputs, out)) return 0;
+  return count_flops(n.op_type, n.attrs, in, out);
+}
+
+void capture(StepRecord& rec, const Step& step, const Graph& g, const StepEvent& e) {
+  rec.captured = true;
+  // An output that is a view of an input (Reshape, Squeeze, ...) moves no bytes,
+  // and neither does the input it views; an input used twice is read once.
+  std::set<const Tensor*> viewed;
+  for (const Tensor* out : e.outputs) {
+    if (!out || !out->defined()) continue;
+    bool is_view = false;
+    for (const Tensor* in : e.inputs)
+      if (in && views_into(*out, *in)) viewed.insert(in), is_view = true;
+    if (!is_view) rec.bytes_written += static_cast<int64_t>(out->byte_size());
+  }
+  std::set<const void*> seen;
+  for (const Tensor* in : e.inputs) {
+    if (!in || !in->defined() || viewed.count(in) || !seen.insert(in->raw()).second) continue;
+    rec.bytes_read += static_cast<int64_t>(in->byte_size());
+  }
+  if (step.nodes.size() == 1) {
+    const Node& n = g.node(step.nodes[0]);
+    rec.flops = count_flops(n.op_type, n.attrs, dims_of(e.inputs), dims_of(e.outputs));
+  } else {
+    for (NodeId id : step.nodes) rec.flops += node_flops_from_graph(g, g.node(id));
+  }
+  rec.input_shapes = shapes_text(e.inputs);
+  rec.output_shapes = shapes_text(e.outputs);
+}
+
+KernelEvent make_event(const Step& step, const Graph& g, const StepRecord& rec) {
+  KernelEvent k;
+  k.name = step.name;
+  for (NodeId id : step.nodes) {
+    k.op_types.push_back(g.node(id).op_type);
+    k.nodes.push_back(g.node(id).name);
+  }
+  if (k.op_types.empty()) k.op_types.push_back(step.op_type);
+  k.bytes_read = rec.bytes_read;
+  k.bytes_written = rec.bytes_written;
+  k.flops = rec.flops;
+  k.args["inputs"] = rec.input_shapes;
+  k.args["outputs"] = rec.output_shapes;
+  return k;
+}
+
+}  // namespace
+
+std::string cpu_device_name(int threads) {
+  std::string model = "unknown cpu";
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) model = line.substr(line.find_first_not_of(" \t", colon + 1));
+      break;
+    }
+  return "cpu: " + model + ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+}
+
+Timeline ProfileResult::representative_timeline() const {
+  return timeline.single_run(representative_run(timeline));
+}
+
+ProfileResult Profiler::profile(const Graph& graph) const {
+  return profile(graph, make_steps(graph, options_.opset));
+}
+
+ProfileResult Profiler::profile(const Graph& graph, std::vector<Step> steps,
+                                std::map<std::string, Tensor> inputs) const {
+  if (options_.runs < 1) throw Error("profile: --runs must be at least 1");
+  if (options_.warmup < 0) throw Error("profile: --warmup must not be negative");
+  if (inputs.empty()) inputs = random_inputs(graph, options_.seed);
+
+  Executor ex(graph, std::move(steps), ExecutorOptions{options_.threads, options_.opset});
+  const auto& ex_steps = ex.steps();
+  std::vector<StepRecord> records(ex_steps.size());
+  std::vector<Sample> samples;
+  samples.reserve(ex_steps.size() * static_cast<std::size_t>(options_.runs));
+  bool timing = false;
+  ex.set_step_observer([&](const StepEvent& e) {
+    auto s = static_cast<std::size_t>(e.step);
+    if (s >= records.size()) return;
+    if (!records[s].captured) capture(records[s], ex_steps[s], graph, e);
+    if (timing) samples.push_back({e.step, e.thread, e.start_ns, e.end_ns});
+  });
+
+  ProfileResult r;
+  for (int i = 0; i < options_.warmup; ++i) ex.run(inputs);
+  timing = true;
+  std::vector<std::size_t> run_begin;  // first sample of each run
+  for (int i = 0; i < options_.runs; ++i) {
+    run_begin.push_back(samples.size());
+    Stopwatch sw;
+    r.outputs = ex.run(inputs);
+    r.run_ms.push_back(sw.elapsed_ms());
+  }
+  run_begin.push_back(samples.size());
+
+  r.threads = ex.threads();
+  r.runs = options_.runs;
+  r.warmup = options_.warmup;
+  r.device = cpu_device_name(r.threads);
+  r.timeline.source = options_.source;
+  r.timeline.device = r.device;
+  r.timeline.lane_names[0] = "executor";
+  const int64_t t0 = samples.empty() ? 0 : samples.front().start_ns;
+  for (int run = 0; run < options_.runs; ++run) {
+    for (std::size_t i = run_begin[run]; i < run_begin[run + 1]; ++i) {
+      const Sample& s = samples[i];
+      const auto step = static_cast<std::size_t>(s.step);
+      KernelEvent k = make_event(ex_steps[step], graph, records[step]);
+      k.run = run;
+      k.lane = s.thread;
+      k.start_us = static_cast<double>(s.start_ns - t0) / 1e3;
+      k.duration_us = static_cast<double>(s.end_ns - s.start_ns) / 1e3;
+      r.timeline.events.push_back(std::move(k));
+    }
+  }
+  r.kernels = aggregate_kernels(r.timeline);
+  r.median_ms = median(r.run_ms);
+  r.peak_activation_bytes = ex.peak_activation_bytes();
+  r.total_activation_bytes = ex.total_activation_bytes();
+  r.inputs = std::move(inputs);
+  spdlog::debug("profiled {} steps x {} runs: median {:.3f} ms", ex_steps.size(), r.runs,
+                r.median_ms);
+  return r;
+}
+
+}  // namespace fx
