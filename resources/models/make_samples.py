@@ -149,13 +149,13 @@ def make_tiny_transformer():
     wte = b.weight("transformer.wte.weight", [VOCAB, D], scale=0.02)
     wpe = b.weight("transformer.wpe.weight", [MAX_POS, D], scale=0.01)
     tok = b.node("Gather", "/wte/Gather", [wte, ids], axis=0)
-    # Positions 0..seq-1 as cumsum(ones_like(ids)) - 1, so shape inference keeps [batch, seq].
+    # Positions 0..seq-1 from Range over the input's seq dim, as torch.arange exports.
     shape = b.node("Shape", "/Shape", [ids])
-    ones = b.node("ConstantOfShape", "/ConstantOfShape", [shape],
-                  value=numpy_helper.from_array(np.array([1], np.int64)))
-    pos = b.node("CumSum", "/CumSum", [ones, b.const("axis_1", np.array(1, np.int64))])
-    pos = b.node("Sub", "/Sub", [pos, b.const("one_i64", np.array(1, np.int64))])
-    pos_emb = b.node("Gather", "/wpe/Gather", [wpe, pos], axis=0)
+    seq = b.node("Gather", "/Gather", [shape, b.const("index_1", np.array(1, np.int64))], axis=0)
+    pos = b.node("Range", "/Range", [b.const("start_0", np.array(0, np.int64)), seq,
+                                     b.const("step_1", np.array(1, np.int64))])
+    pos_row = b.node("Unsqueeze", "/Unsqueeze", [pos, b.const("axes_0", np.array([0], np.int64))])
+    pos_emb = b.node("Gather", "/wpe/Gather", [wpe, pos_row], axis=0)
     h = b.node("Add", "/Add", [tok, pos_emb])
 
     a = "h.0.attn"
@@ -172,12 +172,10 @@ def make_tiny_transformer():
     scale = b.const(f"{a}.scale", np.array(np.sqrt(hd), np.float32))
     s = b.node("Div", "/h.0/attn/Div", [s, scale])
     # Causal mask: key position > query position gets -1e4, added to the scores.
-    axes_2 = b.const("axes_2", np.array([2], np.int64))
     axes_1 = b.const("axes_1", np.array([1], np.int64))
-    qpos = b.node("Unsqueeze", "/h.0/attn/Unsqueeze", [pos, axes_2])
-    kpos = b.node("Unsqueeze", "/h.0/attn/Unsqueeze_1", [pos, axes_1])
+    qpos = b.node("Unsqueeze", "/h.0/attn/Unsqueeze", [pos, axes_1])
+    kpos = b.node("Unsqueeze", "/h.0/attn/Unsqueeze_1", [pos, "axes_0"])
     future = b.node("Greater", "/h.0/attn/Greater", [kpos, qpos])
-    future = b.node("Unsqueeze", "/h.0/attn/Unsqueeze_2", [future, axes_1])
     neg = b.const(f"{a}.masked_bias", np.array(-1e4, np.float32))
     zero_f = b.const("zero_f", np.array(0.0, np.float32))
     m = b.node("Where", "/h.0/attn/Where", [future, neg, zero_f])
@@ -213,16 +211,37 @@ def make_tiny_transformer():
         f"seq <= {MAX_POS}) with decomposed LayerNorm and GELU.")
 
 
-def check(model, path):
-    checker.check_model(model, full_check=True)
+def unshaped_outputs(model, static):
+    """Node outputs that shape inference gives no shape (or, if static, no fixed size)."""
     inferred = shape_inference.infer_shapes(model, check_type=True, strict_mode=True,
                                             data_prop=True)
-    shaped = {vi.name for vi in inferred.graph.value_info
-              if vi.type.tensor_type.HasField("shape")}
-    shaped |= {o.name for o in model.graph.output}
-    unknown = [o for n in model.graph.node for o in n.output if o not in shaped]
+    infos = list(inferred.graph.value_info) + list(inferred.graph.output)
+    shaped = {vi.name for vi in infos if vi.type.tensor_type.HasField("shape") and
+              (not static or all(d.HasField("dim_value") for d in vi.type.tensor_type.shape.dim))}
+    return [o for n in model.graph.node for o in n.output if o not in shaped]
+
+
+def check(model, path, bind=None, range_derived=()):
+    checker.check_model(model, full_check=True)
+    unknown = unshaped_outputs(model, static=False)
     if unknown:
         raise SystemExit(f"{path}: no inferred shape for {unknown}")
+    if bind:
+        # With the symbolic dims bound (fxc --dim), every intermediate must be static, except
+        # what hangs off Range: ONNX 1.12 cannot size a Range output (nor can it in torch's
+        # exports of arange); the Adds that consume them are static again.
+        bound = onnx.ModelProto()
+        bound.CopyFrom(model)
+        for i in bound.graph.input:
+            for d in i.type.tensor_type.shape.dim:
+                if d.dim_param in bind:
+                    d.dim_value = bind[d.dim_param]
+        for o in bound.graph.output:
+            o.type.tensor_type.ClearField("shape")
+        allowed = {o for n in model.graph.node if n.name in range_derived for o in n.output}
+        unknown = [o for o in unshaped_outputs(bound, static=True) if o not in allowed]
+        if unknown:
+            raise SystemExit(f"{path}: with {bind}, no static shape for {unknown}")
     onnx.save(model, path)
     print(f"{path}: {len(model.graph.node)} nodes, {os.path.getsize(path)} bytes")
 
@@ -230,7 +249,10 @@ def check(model, path):
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     check(make_tiny_cnn(), os.path.join(out, "tiny_cnn.onnx"))
-    check(make_tiny_transformer(), os.path.join(out, "tiny_transformer.onnx"))
+    check(make_tiny_transformer(), os.path.join(out, "tiny_transformer.onnx"),
+          bind={"batch": 2, "seq": 16},
+          range_derived={"/Range", "/Unsqueeze", "/wpe/Gather", "/h.0/attn/Unsqueeze",
+                         "/h.0/attn/Unsqueeze_1", "/h.0/attn/Greater", "/h.0/attn/Where"})
 
 
 if __name__ == "__main__":
