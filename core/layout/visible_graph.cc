@@ -1,5 +1,6 @@
 #include "layout/visible_graph.h"
 
+#include <deque>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -65,6 +66,28 @@ LevelGraph level_graph(const Graph& graph, const ScopeTree& tree, GroupId group)
 
 void Expansion::reveal(const ScopeTree& tree, NodeId n) {
   for (GroupId g : tree.ancestors_of(n)) set_open(g, true);
+}
+
+Expansion initial_expansion(const ScopeTree& tree, int max_boxes) {
+  Expansion e(tree.group_count());
+  auto visible = int(tree.group(kRootGroup).children.size());
+  std::deque<GroupId> queue;
+  auto push_children = [&](GroupId g) {
+    for (const Item& it : tree.group(g).children)
+      if (it.kind == Item::Group) queue.push_back(it.id);
+  };
+  push_children(kRootGroup);
+  while (!queue.empty()) {
+    const GroupId g = queue.front();
+    queue.pop_front();
+    // Opening replaces one box by its children; the frame stays as well.
+    const auto added = int(tree.group(g).children.size());
+    if (visible + added > max_boxes) continue;
+    e.set_open(g, true);
+    visible += added;
+    push_children(g);
+  }
+  return e;
 }
 
 VisibleGraph visible_graph(const Graph& graph, const ScopeTree& tree, const Expansion& expansion) {

@@ -51,6 +51,11 @@ class Expansion {
   std::vector<bool> open_;
 };
 
+// The expansion a model opens with: groups opened breadth-first, in data-flow order,
+// as long as the boxes on screen stay within max_boxes, so that a small model opens
+// fully expanded and a large one shows its outline.
+Expansion initial_expansion(const ScopeTree& tree, int max_boxes = 60);
+
 struct VisibleBox {
   Item item;
   GroupId parent = kRootGroup;  // the open group it is drawn in

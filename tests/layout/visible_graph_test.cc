@@ -104,3 +104,23 @@ TEST(VisibleGraph, RevealOpensEveryAncestor) {
 
 }  // namespace
 }  // namespace fx::layout
+
+namespace fx::layout {
+namespace {
+
+TEST(InitialExpansion, OpensSmallModelsFullyAndLargeOnesWithinTheBudget) {
+  Graph small = testing::repeated_blocks(2);
+  ScopeTree ts(small);
+  Expansion es = initial_expansion(ts, 60);
+  for (GroupId g = 1; g < GroupId(ts.group_count()); ++g) EXPECT_TRUE(es.is_open(g)) << g;
+
+  Graph big = testing::repeated_blocks(40);
+  ScopeTree tb(big);
+  Expansion eb = initial_expansion(tb, 30);
+  const VisibleGraph vg = visible_graph(big, tb, eb);
+  EXPECT_LE(vg.boxes.size(), 30u);
+  EXPECT_GT(vg.boxes.size(), 2u);  // opened something: head at least
+}
+
+}  // namespace
+}  // namespace fx::layout

@@ -1,0 +1,135 @@
+// fusion-explorer [MODEL]: the desktop explorer.
+//
+//   --screenshot FILE   open MODEL, wait for the graph, save the window as a PNG, quit
+//   --measure           open MODEL, print time to first painted graph and the longest
+//                       UI-thread stall as JSON, quit (for docs/benchmarks.md)
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QIcon>
+#include <QTimer>
+
+#include <cstdio>
+
+#include "util/log.h"
+#include "util/version.h"
+#include "views/graph_view.h"
+#include "views/main_window.h"
+#include "views/stall_meter.h"
+
+using fx::views::MainWindow;
+
+int main(int argc, char** argv) {
+  QElapsedTimer since_start;
+  since_start.start();
+  QApplication app(argc, argv);
+  QApplication::setApplicationName(QStringLiteral("fusion-explorer"));
+  QApplication::setOrganizationName(QStringLiteral("FusionExplorer"));
+  QApplication::setApplicationVersion(QString::fromLatin1(fx::kVersion));
+  QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/fusion-explorer.svg")));
+  QApplication::setStyle(QStringLiteral("Fusion"));
+
+  QCommandLineParser cli;
+  cli.setApplicationDescription(
+      QStringLiteral("Find, review and measure operator fusions in ONNX models."));
+  cli.addHelpOption();
+  cli.addVersionOption();
+  cli.addPositionalArgument(QStringLiteral("model"), QStringLiteral("ONNX model to open"),
+                            QStringLiteral("[MODEL]"));
+  QCommandLineOption screenshot(
+      QStringLiteral("screenshot"),
+      QStringLiteral("Save the window to FILE once the graph is shown, then quit."),
+      QStringLiteral("FILE"));
+  QCommandLineOption measure(QStringLiteral("measure"),
+                             QStringLiteral("Print start-up figures as JSON, then quit."));
+  QCommandLineOption device(QStringLiteral("device"),
+                            QStringLiteral("Device profile (preset or JSON file)."),
+                            QStringLiteral("NAME"));
+  QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark palette."));
+  QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size WxH."),
+                          QStringLiteral("WxH"));
+  QCommandLineOption overlay(QStringLiteral("overlay"),
+                             QStringLiteral("Colour nodes by bytes or flops."),
+                             QStringLiteral("KIND"));
+  QCommandLineOption accept(
+      QStringLiteral("accept-above"),
+      QStringLiteral("Accept groups at or above this traffic reduction (0-1) after opening."),
+      QStringLiteral("T"));
+  QCommandLineOption find(QStringLiteral("find"),
+                          QStringLiteral("Reveal the first node matching TEXT after opening."),
+                          QStringLiteral("TEXT"));
+  for (const auto* o : {&screenshot, &measure, &device, &dark, &size, &overlay, &accept, &find})
+    cli.addOption(*o);
+  cli.process(app);
+  fx::setup_logging(fx::LogLevel::Normal);
+
+  MainWindow window;
+  if (cli.isSet(device)) {
+    fx::views::AnalysisSettings s;
+    s.device = cli.value(device);
+    window.set_analysis_settings(s);
+  }
+  if (cli.isSet(dark)) window.set_dark(true);
+  if (cli.isSet(size)) {
+    const QStringList wh = cli.value(size).split(QLatin1Char('x'));
+    if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
+  }
+  window.show();
+
+  const QStringList args = cli.positionalArguments();
+  const bool scripted = cli.isSet(screenshot) || cli.isSet(measure);
+  if (scripted && args.isEmpty()) {
+    std::fprintf(stderr, "fusion-explorer: --screenshot and --measure need a MODEL\n");
+    return 2;
+  }
+  fx::views::StallMeter stalls;
+  double first_paint_ms = -1;
+  if (scripted) {
+    QObject::connect(&window, &MainWindow::failed, &app, [&](const QString& m) {
+      std::fprintf(stderr, "fusion-explorer: %s\n", qPrintable(m));
+      QApplication::exit(2);
+    });
+    QObject::connect(window.view(), &fx::views::GraphView::first_graph_painted, &app, [&] {
+      if (first_paint_ms >= 0) return;
+      first_paint_ms = double(since_start.nsecsElapsed()) / 1e6;
+      // Let queued work (status bar, table) settle, then act.
+      QTimer::singleShot(cli.isSet(measure) ? 300 : 150, &app, [&] {
+        if (cli.isSet(overlay)) {
+          // Applied through the menu action so the checkmark follows.
+          for (QAction* a : window.findChildren<QAction*>())
+            if (a->text().contains(cli.value(overlay) == QLatin1String("flops")
+                                       ? QStringLiteral("FLOPs")
+                                       : QStringLiteral("Bytes moved")))
+              a->trigger();
+        }
+        if (cli.isSet(accept)) window.accept_above(cli.value(accept).toDouble());
+        auto finish = [&] {
+          if (cli.isSet(screenshot)) {
+            if (!window.grab().save(cli.value(screenshot))) return QApplication::exit(3);
+          }
+          if (cli.isSet(measure)) {
+            std::printf(
+                "{\"model\": \"%s\", \"nodes\": %zu, \"first_paint_ms\": %.1f, "
+                "\"longest_stall_ms\": %.1f}\n",
+                qPrintable(QFileInfo(args.front()).fileName()),
+                window.document() ? window.document()->graph().node_count() : 0, first_paint_ms,
+                stalls.longest_ms());
+          }
+          QApplication::exit(0);
+        };
+        if (cli.isSet(find)) {
+          QObject::connect(&window, &MainWindow::layout_shown, &app,
+                           [&] { QTimer::singleShot(150, &app, finish); });
+          window.reveal_node(window.document()->graph().find_node(cli.value(find).toStdString()));
+          if (!window.is_busy()) QTimer::singleShot(150, &app, finish);
+        } else {
+          finish();
+        }
+      });
+    });
+    stalls.start();
+  }
+  if (!args.isEmpty()) window.open_model(args.front());
+  return app.exec();
+}

@@ -1,0 +1,113 @@
+#include "views/candidate_model.h"
+
+#include <QColor>
+
+#include "views/op_style.h"
+
+namespace fx::views {
+
+CandidateModel::CandidateModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void CandidateModel::set_plan(const FusionPlan* plan) {
+  beginResetModel();
+  plan_ = plan;
+  endResetModel();
+}
+
+void CandidateModel::plan_changed() {
+  if (rowCount() == 0) return;
+  emit dataChanged(index(0, 0), index(rowCount() - 1, Count - 1));
+}
+
+int CandidateModel::rowCount(const QModelIndex& parent) const {
+  if (parent.isValid() || !plan_) return 0;
+  return int(plan_->groups().size());
+}
+
+int CandidateModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : Count;
+}
+
+QVariant CandidateModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || !plan_ || index.row() >= rowCount()) return {};
+  const FusionGroup& g = plan_->groups()[std::size_t(index.row())];
+  const GroupEstimate& e = g.estimate;
+  switch (role) {
+    case PlanIndexRole: return index.row();
+    case GroupIdRole: return QString::fromStdString(g.id);
+    case BenefitRole: return e.traffic_reduction();
+    case Qt::ToolTipRole:
+      return g.reason.empty() ? QVariant() : QVariant(QString::fromStdString(g.reason));
+    case Qt::TextAlignmentRole:
+      if (index.column() >= BytesSaved && index.column() <= TimeSaved)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+      return {};
+    case Qt::ForegroundRole:
+      if (index.column() == Status) return status_color(g.status).darker(120);
+      return {};
+    case Qt::DisplayRole:
+    case SortRole: {
+      const bool sort = role == SortRole;
+      switch (Column(index.column())) {
+        case Group: return QString::fromStdString(g.id);
+        case Pattern: return QString::fromStdString(g.pattern);
+        case Ops: {
+          QStringList ops;
+          for (const auto& op : g.ops) ops << QString::fromStdString(op);
+          return ops.join(QLatin1Char('+'));
+        }
+        case BytesSaved:
+          if (!e.known) return sort ? QVariant(-1.0) : QVariant(tr("unknown"));
+          return sort ? QVariant(double(e.bytes_saved()))
+                      : QVariant(format_bytes(double(e.bytes_saved())));
+        case LaunchesSaved: return e.launches_saved();
+        case TimeSaved:
+          if (!e.known) return sort ? QVariant(-1.0) : QVariant(tr("unknown"));
+          return sort ? QVariant(e.time_saved_s()) : QVariant(format_seconds(e.time_saved_s()));
+        case Device: return QString::fromStdString(e.profile);
+        case Status: return QString::fromLatin1(group_status_name(g.status));
+        case Count: break;
+      }
+      return {};
+    }
+    default: return {};
+  }
+}
+
+QVariant CandidateModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  switch (Column(section)) {
+    case Group: return tr("Group");
+    case Pattern: return tr("Pattern");
+    case Ops: return tr("Ops");
+    case BytesSaved: return tr("Bytes saved");
+    case LaunchesSaved: return tr("Launches saved");
+    case TimeSaved: return tr("Est. time saved");
+    case Device: return tr("Device");
+    case Status: return tr("Status");
+    case Count: break;
+  }
+  return {};
+}
+
+CandidateProxy::CandidateProxy(QObject* parent) : QSortFilterProxyModel(parent) {
+  setSortRole(CandidateModel::SortRole);
+  setFilterCaseSensitivity(Qt::CaseInsensitive);
+  setFilterKeyColumn(-1);  // any column
+  setDynamicSortFilter(true);
+}
+
+void CandidateProxy::set_status_filter(std::optional<GroupStatus> status) {
+  status_ = status;
+  invalidateFilter();
+}
+
+bool CandidateProxy::filterAcceptsRow(int row, const QModelIndex& parent) const {
+  if (status_) {
+    const QString s = sourceModel()->index(row, CandidateModel::Status, parent).data().toString();
+    if (s != QString::fromLatin1(group_status_name(*status_))) return false;
+  }
+  return QSortFilterProxyModel::filterAcceptsRow(row, parent);
+}
+
+}  // namespace fx::views

@@ -1,0 +1,118 @@
+#include "views/candidate_panel.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace fx::views {
+
+CandidatePanel::CandidatePanel(CandidateModel* model, QWidget* parent)
+    : QWidget(parent), model_(model), proxy_(new CandidateProxy(this)) {
+  proxy_->setSourceModel(model);
+
+  filter_ = new QLineEdit(this);
+  filter_->setPlaceholderText(tr("Filter groups, patterns, ops…"));
+  filter_->setClearButtonEnabled(true);
+  status_ = new QComboBox(this);
+  status_->addItems({tr("All"), tr("Candidates"), tr("Accepted"), tr("Rejected")});
+  auto* accept = new QPushButton(tr("&Accept"), this);
+  auto* reject = new QPushButton(tr("Re&ject"), this);
+  auto* reset = new QPushButton(tr("Reset"), this);
+  accept->setToolTip(tr("Accept the selected groups (A)"));
+  reject->setToolTip(tr("Reject the selected groups (R)"));
+  accept->setShortcut(Qt::Key_A);
+  reject->setShortcut(Qt::Key_R);
+  threshold_ = new QDoubleSpinBox(this);
+  threshold_->setRange(0, 100);
+  threshold_->setSuffix(QStringLiteral(" %"));
+  threshold_->setValue(30);
+  threshold_->setToolTip(tr("Minimum share of memory traffic a group removes"));
+  auto* accept_above = new QPushButton(tr("Accept all ≥"), this);
+  summary_ = new QLabel(this);
+
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(filter_, 2);
+  bar->addWidget(status_);
+  bar->addWidget(accept);
+  bar->addWidget(reject);
+  bar->addWidget(reset);
+  bar->addSpacing(12);
+  bar->addWidget(accept_above);
+  bar->addWidget(threshold_);
+  bar->addStretch(1);
+  bar->addWidget(summary_);
+
+  table_ = new QTableView(this);
+  table_->setModel(proxy_);
+  table_->setSortingEnabled(true);
+  table_->sortByColumn(CandidateModel::TimeSaved, Qt::DescendingOrder);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setAlternatingRowColors(true);
+  table_->verticalHeader()->hide();
+  table_->verticalHeader()->setDefaultSectionSize(22);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->horizontalHeader()->setSectionResizeMode(CandidateModel::Ops, QHeaderView::Stretch);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(bar);
+  layout->addWidget(table_);
+
+  connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+  connect(status_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    static const std::optional<GroupStatus> map[] = {std::nullopt, GroupStatus::Candidate,
+                                                     GroupStatus::Accepted, GroupStatus::Rejected};
+    proxy_->set_status_filter(map[std::clamp(i, 0, 3)]);
+  });
+  connect(accept, &QPushButton::clicked, this, [this] { emit accept_requested(selected_ids()); });
+  connect(reject, &QPushButton::clicked, this, [this] { emit reject_requested(selected_ids()); });
+  connect(reset, &QPushButton::clicked, this, [this] { emit reset_requested(selected_ids()); });
+  connect(accept_above, &QPushButton::clicked, this,
+          [this] { emit accept_above_requested(threshold_->value() / 100.0); });
+  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          &CandidatePanel::on_current_changed);
+}
+
+void CandidatePanel::set_summary(const QString& text) {
+  summary_->setText(text);
+}
+
+QStringList CandidatePanel::selected_ids() const {
+  QStringList ids;
+  for (const QModelIndex& i : table_->selectionModel()->selectedRows())
+    ids << i.data(CandidateModel::GroupIdRole).toString();
+  return ids;
+}
+
+void CandidatePanel::on_current_changed() {
+  if (selecting_) return;
+  const QModelIndex cur = table_->currentIndex();
+  if (cur.isValid()) emit group_activated(cur.data(CandidateModel::PlanIndexRole).toInt());
+}
+
+void CandidatePanel::select_plan_group(int plan_index) {
+  selecting_ = true;
+  if (plan_index < 0) {
+    table_->clearSelection();
+  } else {
+    const QModelIndex src = model_->index(plan_index, 0);
+    const QModelIndex idx = proxy_->mapFromSource(src);
+    if (idx.isValid()) {
+      table_->selectionModel()->setCurrentIndex(
+          idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+      table_->scrollTo(idx);
+    }
+  }
+  selecting_ = false;
+}
+
+}  // namespace fx::views

@@ -1,0 +1,171 @@
+#include "views/graph_items.h"
+
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+#include <cmath>
+
+namespace fx::views {
+namespace {
+
+QPointF qt(const layout::Point& p) {
+  return {p.x, p.y};
+}
+
+// Arrow head pointing from `from` to `tip`.
+QPolygonF arrow_head(QPointF from, QPointF tip, double size = 7) {
+  QLineF line(tip, from);
+  if (line.length() < 1e-6) return {};
+  const double a = std::atan2(line.dy(), line.dx());
+  QPointF left = tip + QPointF(std::cos(a + 0.45) * size, std::sin(a + 0.45) * size);
+  QPointF right = tip + QPointF(std::cos(a - 0.45) * size, std::sin(a - 0.45) * size);
+  return QPolygonF({tip, left, right});
+}
+
+}  // namespace
+
+BoxItem::BoxItem(const layout::SceneBox& box, int index, QStringList lines, OpStyle style,
+                 int repeat_count)
+    : box_(box),
+      index_(index),
+      lines_(std::move(lines)),
+      style_(style),
+      repeat_count_(repeat_count) {
+  setPos(box.x, box.y);
+  setZValue(box.open ? box.depth : 100 + box.depth);
+  setFlag(ItemIsSelectable, !box.open);
+  setAcceptHoverEvents(true);
+  setCursor(Qt::PointingHandCursor);
+}
+
+QRectF BoxItem::boundingRect() const {
+  // Room for the stacked cards of a repeat box and the selection outline.
+  return QRectF(-3, -3, box_.width + 10, box_.height + 10);
+}
+
+void BoxItem::set_overlay(std::optional<QColor> color) {
+  overlay_ = color;
+  update();
+}
+void BoxItem::set_highlighted(bool on) {
+  highlighted_ = on;
+  update();
+}
+void BoxItem::set_match(bool on) {
+  match_ = on;
+  update();
+}
+
+void BoxItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const QRectF r(0, 0, box_.width, box_.height);
+  const double lod = option->levelOfDetailFromTransform(p->worldTransform());
+  p->setRenderHint(QPainter::Antialiasing, lod > 0.3);
+  QColor fill = overlay_.value_or(style_.fill);
+  QPen pen(style_.border, 1.2);
+  if (isSelected() || highlighted_) pen = QPen(QColor(30, 120, 255), 2.6);
+  if (match_) pen = QPen(QColor(255, 140, 0), 3);
+  if (box_.open) {
+    // A frame: title bar on top, translucent body, drawn under its children.
+    QColor body = fill;
+    body.setAlpha(90);
+    p->setPen(pen);
+    p->setBrush(body);
+    p->drawRoundedRect(r, 6, 6);
+    p->setPen(style_.text);
+    p->drawText(r.adjusted(8, 2, -8, 0), Qt::AlignLeft | Qt::AlignTop,
+                lines_.join(QStringLiteral("  ·  ")));
+    return;
+  }
+  if (repeat_count_ > 1) {
+    // Two cards peeking out behind: this box stands for several identical blocks.
+    p->setPen(QPen(style_.border, 1));
+    p->setBrush(fill.darker(108));
+    p->drawRoundedRect(r.translated(6, 6), 5, 5);
+    p->drawRoundedRect(r.translated(3, 3), 5, 5);
+  }
+  p->setPen(pen);
+  p->setBrush(fill);
+  p->drawRoundedRect(r, 5, 5);
+  if (lod < 0.25) return;  // text is unreadable this far out; skip the cost
+  p->setPen(overlay_ ? QColor(20, 20, 20) : style_.text);
+  QFont f = p->font();
+  f.setBold(box_.item.kind == layout::Item::Group);
+  p->setFont(f);
+  p->drawText(r, Qt::AlignCenter, lines_.join(QLatin1Char('\n')));
+}
+
+EdgeItem::EdgeItem(const layout::SceneEdge& e, QString label, QColor color)
+    : label_(std::move(label)), color_(color) {
+  const auto& pts = e.points;
+  if (!pts.empty()) {
+    path_.moveTo(qt(pts[0]));
+    for (std::size_t i = 1; i + 2 < pts.size(); i += 3)
+      path_.cubicTo(qt(pts[i]), qt(pts[i + 1]), qt(pts[i + 2]));
+    const QPointF end = qt(pts.back());
+    if (e.has_arrow) {
+      arrow_ = arrow_head(end, qt(e.arrow_tip));
+      path_.lineTo(qt(e.arrow_tip));
+    } else if (pts.size() >= 2) {
+      arrow_ = arrow_head(qt(pts[pts.size() - 2]), end);
+    }
+    label_pos_ = path_.pointAtPercent(0.5) + QPointF(5, 0);
+  }
+  setZValue(50);
+  bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-4, -4, 4, 4);
+  if (!label_.isEmpty())
+    bounds_ = bounds_.united(QRectF(label_pos_, QSizeF(8.0 * label_.size(), 16)));
+}
+
+QRectF EdgeItem::boundingRect() const {
+  return bounds_;
+}
+
+QPainterPath EdgeItem::shape() const {
+  QPainterPathStroker s;
+  s.setWidth(6);
+  return s.createStroke(path_);
+}
+
+void EdgeItem::set_internal(std::optional<QColor> c) {
+  internal_ = c;
+  update();
+}
+
+void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const double lod = option->levelOfDetailFromTransform(p->worldTransform());
+  p->setRenderHint(QPainter::Antialiasing, lod > 0.3);
+  QPen pen(internal_.value_or(color_), internal_ ? 2.2 : 1.1);
+  if (internal_) pen.setStyle(Qt::DashLine);  // traffic a fused kernel keeps on chip
+  p->setPen(pen);
+  p->setBrush(Qt::NoBrush);
+  p->drawPath(path_);
+  p->setPen(Qt::NoPen);
+  p->setBrush(pen.color());
+  p->drawPolygon(arrow_);
+  if (lod > 0.6 && !label_.isEmpty()) {
+    QFont f = p->font();
+    f.setPointSizeF(f.pointSizeF() * 0.8);
+    p->setFont(f);
+    p->setPen(color_);
+    p->drawText(QRectF(label_pos_, QSizeF(8.0 * label_.size(), 16)),
+                Qt::AlignLeft | Qt::AlignVCenter, label_);
+  }
+}
+
+HullItem::HullItem(int plan_group, const QPainterPath& outline, QColor color, double benefit)
+    : QGraphicsPathItem(outline), plan_group_(plan_group), color_(color), benefit_(benefit) {
+  setZValue(80);  // above frames, below boxes and edges
+  setFlag(ItemIsSelectable, true);
+}
+
+void HullItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
+  p->setRenderHint(QPainter::Antialiasing, true);
+  QColor fill = color_;
+  // The more traffic the group removes, the stronger its tint.
+  fill.setAlphaF(0.12f + 0.33f * float(std::clamp(benefit_, 0.0, 1.0)));
+  p->setBrush(fill);
+  p->setPen(QPen(color_.darker(isSelected() ? 160 : 110), isSelected() ? 3.5 : 1.8));
+  p->drawPath(path());
+}
+
+}  // namespace fx::views

@@ -1,0 +1,84 @@
+#pragma once
+// The items of the graph scene, painted by Qt from the Graphviz layout:
+//
+//   BoxItem   an op node, a closed group (a stacked card when it stands for repeated
+//             blocks) or the frame of an open group, with its label lines
+//   EdgeItem  a data edge: the dot spline (or a connector into an open group), an
+//             arrow head, and the tensor shape as a label once zoomed in enough
+//   HullItem  a fusion group: a rounded outline around its members' boxes, coloured
+//             by status, its fill strength by estimated benefit
+
+#include <QGraphicsItem>
+#include <QGraphicsPathItem>
+#include <QStringList>
+
+#include <optional>
+
+#include "layout/hierarchical_layout.h"
+#include "views/op_style.h"
+
+namespace fx::views {
+
+class BoxItem : public QGraphicsItem {
+ public:
+  enum { Type = UserType + 1 };
+  BoxItem(const layout::SceneBox& box, int index, QStringList lines, OpStyle style,
+          int repeat_count);
+  int type() const override { return Type; }
+  QRectF boundingRect() const override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+  const layout::Item& item() const { return box_.item; }
+  bool is_open() const { return box_.open; }
+  int index() const { return index_; }
+  void set_overlay(std::optional<QColor> color);
+  void set_highlighted(bool on);
+  void set_match(bool on);  // search hit
+
+ private:
+  layout::SceneBox box_;
+  int index_;
+  QStringList lines_;
+  OpStyle style_;
+  int repeat_count_;
+  std::optional<QColor> overlay_;
+  bool highlighted_ = false;
+  bool match_ = false;
+};
+
+class EdgeItem : public QGraphicsItem {
+ public:
+  enum { Type = UserType + 2 };
+  EdgeItem(const layout::SceneEdge& edge, QString label, QColor color);
+  int type() const override { return Type; }
+  QRectF boundingRect() const override;
+  QPainterPath shape() const override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+  // An edge inside a fusion group: its traffic stays on chip.
+  void set_internal(std::optional<QColor> group_color);
+
+ private:
+  QPainterPath path_;
+  QPolygonF arrow_;
+  QString label_;
+  QPointF label_pos_;
+  QColor color_;
+  std::optional<QColor> internal_;
+  QRectF bounds_;
+};
+
+class HullItem : public QGraphicsPathItem {
+ public:
+  enum { Type = UserType + 3 };
+  HullItem(int plan_group, const QPainterPath& outline, QColor color, double benefit);
+  int type() const override { return Type; }
+  int plan_group() const { return plan_group_; }
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+ private:
+  int plan_group_;
+  QColor color_;
+  double benefit_;  // 0..1: share of traffic removed
+};
+
+}  // namespace fx::views

@@ -1,0 +1,268 @@
+#include "views/graph_scene.h"
+
+#include <QGraphicsSceneMouseEvent>
+#include <QPainterPath>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+#include "views/graph_items.h"
+
+namespace fx::views {
+
+GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
+  // Items never move after a layout; a BSP index only costs time on rebuild.
+  setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+  connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::on_selection_changed);
+}
+
+void GraphScene::set_document(std::shared_ptr<ModelDocument> doc) {
+  doc_ = std::move(doc);
+  clear();
+  boxes_.clear();
+  edges_.clear();
+  hulls_.clear();
+  layout_ = {};
+}
+
+void GraphScene::set_dark(bool dark) {
+  dark_ = dark;
+  setBackgroundBrush(dark ? QColor(36, 38, 43) : QColor(252, 252, 253));
+  if (doc_ && !layout_.boxes.empty()) show_layout(layout::SceneLayout(layout_));
+}
+
+QString GraphScene::edge_label(const layout::SceneEdge& e) const {
+  if (e.value == kNoValue) return {};
+  const Value& v = doc_->graph().value(e.value);
+  QString s = QString::fromStdString(v.shape.str());
+  if (e.count > 1) s += QStringLiteral("  ×") + QString::number(e.count);
+  return s;
+}
+
+void GraphScene::show_layout(const layout::SceneLayout& layout) {
+  clear();  // deletes the items
+  boxes_.clear();
+  edges_.clear();
+  hulls_.clear();
+  layout_ = layout;
+  if (!doc_) return;
+  const Graph& g = doc_->graph();
+  const layout::ScopeTree& tree = *doc_->tree;
+  boxes_.reserve(layout.boxes.size());
+  for (std::size_t i = 0; i < layout.boxes.size(); ++i) {
+    const layout::SceneBox& b = layout.boxes[i];
+    QStringList lines;
+    for (const auto& l : layout::box_lines(g, tree, b.item)) lines << QString::fromStdString(l);
+    OpStyle style = group_box_style(dark_);
+    int repeats = 0;
+    QString tip;
+    if (b.item.kind == layout::Item::Node) {
+      const Node& n = g.node(b.item.id);
+      style = op_style(classify_op(n.domain, n.op_type).kind, dark_);
+      tip = QString::fromStdString(n.name) + QLatin1Char('\n') + QString::fromStdString(n.op_type);
+    } else {
+      const layout::Group& grp = tree.group(b.item.id);
+      repeats = grp.repeat_count;
+      tip = QString::fromStdString(grp.path.empty() ? grp.name : grp.path) + QLatin1Char('\n') +
+            QString::fromStdString(tree.summary(b.item.id)) +
+            (b.open ? tr("\nDouble-click to collapse") : tr("\nDouble-click to expand"));
+    }
+    auto* item = new BoxItem(b, int(i), lines, style, repeats);
+    item->setToolTip(tip);
+    addItem(item);
+    boxes_.push_back(item);
+  }
+  const QColor edge_color = dark_ ? QColor(170, 175, 185) : QColor(90, 95, 105);
+  for (const auto& e : layout.edges) {
+    auto* item = new EdgeItem(e, edge_label(e), edge_color);
+    if (e.value != kNoValue) {
+      const Value& v = g.value(e.value);
+      item->setToolTip(
+          QString::fromStdString(v.name) + QLatin1Char('\n') +
+          QString::fromLatin1(dtype_name(v.dtype)) + QLatin1Char(' ') +
+          QString::fromStdString(v.shape.str()) +
+          (e.bytes > 0 ? QStringLiteral("\n") + format_bytes(double(e.bytes)) : QString()));
+    }
+    addItem(item);
+    edges_.push_back(item);
+  }
+  setSceneRect(QRectF(-40, -40, layout.size.width + 80, layout.size.height + 80));
+  refresh_fusion();
+  apply_overlay();
+}
+
+void GraphScene::refresh_fusion() {
+  for (HullItem* h : hulls_) {
+    removeItem(h);
+    delete h;
+  }
+  hulls_.clear();
+  if (!doc_) return;
+  const auto& groups = doc_->plan.groups();
+  // Each plan group: the union of its members' visible boxes, grown by a margin.
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    std::unordered_set<int> shown;
+    for (const std::string& name : groups[gi].nodes) {
+      const NodeId n = doc_->graph().find_node(name);
+      if (n == kNoNode || std::size_t(n) >= layout_.box_of_node.size()) continue;
+      const int b = layout_.box_of_node[std::size_t(n)];
+      if (b >= 0) shown.insert(b);
+    }
+    // A group entirely inside one closed box is not drawn: it would hide the box.
+    if (shown.size() < 2) continue;
+    QPainterPath outline;
+    outline.setFillRule(Qt::WindingFill);
+    for (int b : shown) {
+      const auto& sb = layout_.boxes[std::size_t(b)];
+      outline.addRoundedRect(QRectF(sb.x - 7, sb.y - 7, sb.width + 14, sb.height + 14), 9, 9);
+    }
+    // Bridge consecutive members so that the hull reads as one shape.
+    std::vector<int> order(shown.begin(), shown.end());
+    std::sort(order.begin(), order.end());
+    for (std::size_t k = 0; k + 1 < order.size(); ++k) {
+      const auto& a = layout_.boxes[std::size_t(order[k])];
+      const auto& c = layout_.boxes[std::size_t(order[k + 1])];
+      QPolygonF bridge({QPointF(a.x + a.width / 2 - 8, a.y + a.height / 2),
+                        QPointF(a.x + a.width / 2 + 8, a.y + a.height / 2),
+                        QPointF(c.x + c.width / 2 + 8, c.y + c.height / 2),
+                        QPointF(c.x + c.width / 2 - 8, c.y + c.height / 2)});
+      outline.addPolygon(bridge);
+    }
+    const FusionGroup& fg = groups[gi];
+    auto* hull = new HullItem(int(gi), outline.simplified(), status_color(fg.status),
+                              fg.estimate.traffic_reduction());
+    hull->setToolTip(QString::fromStdString(fg.id + "  " + fg.pattern) + QLatin1Char('\n') +
+                     tr("saves %1, %2 launches")
+                         .arg(format_bytes(double(fg.estimate.bytes_saved())))
+                         .arg(fg.estimate.launches_saved()));
+    addItem(hull);
+    hulls_.push_back(hull);
+  }
+  // Edges between two members of one group: their tensor stays on chip.
+  for (std::size_t i = 0; i < edges_.size(); ++i) {
+    const auto& e = layout_.edges[i];
+    std::optional<QColor> internal;
+    const auto& a = layout_.boxes[std::size_t(e.from)];
+    const auto& b = layout_.boxes[std::size_t(e.to)];
+    if (a.item.kind == layout::Item::Node && b.item.kind == layout::Item::Node) {
+      const int ga = doc_->group_of_node(a.item.id);
+      if (ga >= 0 && ga == doc_->group_of_node(b.item.id))
+        internal = status_color(groups[std::size_t(ga)].status).darker(130);
+    }
+    edges_[i]->set_internal(internal);
+  }
+}
+
+void GraphScene::set_overlay(Overlay overlay) {
+  overlay_ = overlay;
+  apply_overlay();
+}
+
+void GraphScene::apply_overlay() {
+  overlay_max_ = 0;
+  if (!doc_ || !doc_->cost || overlay_ == Overlay::None) {
+    for (BoxItem* b : boxes_) b->set_overlay(std::nullopt);
+    return;
+  }
+  // A closed group shows the sum over the nodes it holds.
+  std::vector<double> value(boxes_.size(), 0.0);
+  for (std::size_t n = 0; n < layout_.box_of_node.size(); ++n) {
+    const int b = layout_.box_of_node[n];
+    if (b < 0) continue;
+    const Cost& c = doc_->cost->node(NodeId(n));
+    if (!c.known) continue;
+    value[std::size_t(b)] += overlay_ == Overlay::Bytes ? double(c.bytes()) : c.flops;
+  }
+  for (std::size_t i = 0; i < boxes_.size(); ++i)
+    if (!boxes_[i]->is_open()) overlay_max_ = std::max(overlay_max_, value[i]);
+  for (std::size_t i = 0; i < boxes_.size(); ++i) {
+    if (boxes_[i]->is_open() || overlay_max_ <= 0) {
+      boxes_[i]->set_overlay(std::nullopt);
+      continue;
+    }
+    // Log scale: costs span orders of magnitude between a Reshape and a Conv.
+    const double t = value[i] > 0 ? std::log1p(value[i]) / std::log1p(overlay_max_) : 0;
+    boxes_[i]->set_overlay(heat_color(t));
+  }
+}
+
+BoxItem* GraphScene::box_of_node(NodeId n) const {
+  if (n < 0 || std::size_t(n) >= layout_.box_of_node.size()) return nullptr;
+  const int b = layout_.box_of_node[std::size_t(n)];
+  return b >= 0 ? boxes_[std::size_t(b)] : nullptr;
+}
+
+void GraphScene::select_fusion_group(int plan_group) {
+  selecting_ = true;
+  clearSelection();
+  for (HullItem* h : hulls_)
+    if (h->plan_group() == plan_group) h->setSelected(true);
+  for (BoxItem* b : boxes_) {
+    bool in = false;
+    if (plan_group >= 0 && b->item().kind == layout::Item::Node)
+      in = doc_->group_of_node(b->item().id) == plan_group;
+    b->set_highlighted(in);
+  }
+  selecting_ = false;
+}
+
+void GraphScene::select_node(NodeId n) {
+  selecting_ = true;
+  clearSelection();
+  if (BoxItem* b = box_of_node(n)) b->setSelected(true);
+  selecting_ = false;
+}
+
+std::vector<NodeId> GraphScene::search(const QString& text) {
+  std::vector<NodeId> hits;
+  for (BoxItem* b : boxes_) b->set_match(false);
+  if (!doc_ || text.isEmpty()) return hits;
+  const std::string needle = text.toLower().toStdString();
+  auto contains = [&](std::string hay) {
+    std::transform(hay.begin(), hay.end(), hay.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    return hay.find(needle) != std::string::npos;
+  };
+  const Graph& g = doc_->graph();
+  for (std::size_t n = 0; n < g.node_count(); ++n)
+    if (contains(g.nodes()[n].name) || contains(g.nodes()[n].op_type)) hits.push_back(NodeId(n));
+  std::sort(hits.begin(), hits.end(), [&](NodeId a, NodeId b) {
+    return doc_->tree->topo_position(a) < doc_->tree->topo_position(b);
+  });
+  for (NodeId n : hits)
+    if (BoxItem* b = box_of_node(n)) b->set_match(true);
+  return hits;
+}
+
+void GraphScene::on_selection_changed() {
+  if (selecting_) return;
+  const auto items = selectedItems();
+  if (items.isEmpty()) return;
+  if (auto* box = qgraphicsitem_cast<BoxItem*>(items.front())) {
+    if (box->item().kind == layout::Item::Node)
+      emit node_selected(box->item().id);
+    else
+      emit group_box_selected(box->item().id);
+  } else if (auto* hull = qgraphicsitem_cast<HullItem*>(items.front())) {
+    emit fusion_group_selected(hull->plan_group());
+  }
+}
+
+void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
+  for (QGraphicsItem* it : items(event->scenePos())) {
+    auto* box = qgraphicsitem_cast<BoxItem*>(it);
+    if (!box) continue;
+    // The innermost box under the cursor decides: an op does nothing, a group
+    // (closed box or open frame) toggles.
+    if (box->item().kind == layout::Item::Group) {
+      emit toggle_requested(box->item().id);
+      event->accept();
+      return;
+    }
+    break;
+  }
+  QGraphicsScene::mouseDoubleClickEvent(event);
+}
+
+}  // namespace fx::views

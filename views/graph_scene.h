@@ -1,0 +1,74 @@
+#pragma once
+// The graph of one document as Qt items: builds BoxItem/EdgeItem/HullItem from a
+// SceneLayout computed elsewhere (never lays out itself), recolours for overlays and
+// plan changes, and turns clicks into signals the window routes to the inspector,
+// the candidate table and the expansion state.
+
+#include <QGraphicsScene>
+#include <QHash>
+
+#include <memory>
+#include <vector>
+
+#include "layout/hierarchical_layout.h"
+#include "views/model_document.h"
+
+namespace fx::views {
+
+class BoxItem;
+class EdgeItem;
+class HullItem;
+
+enum class Overlay { None, Bytes, Flops };
+
+class GraphScene : public QGraphicsScene {
+  Q_OBJECT
+ public:
+  explicit GraphScene(QObject* parent = nullptr);
+
+  void set_document(std::shared_ptr<ModelDocument> doc);
+  // Replaces every item with the given layout (the document's current expansion).
+  void show_layout(const layout::SceneLayout& layout);
+  const layout::SceneLayout& current_layout() const { return layout_; }
+  void set_dark(bool dark);
+  void set_overlay(Overlay overlay);
+  Overlay overlay() const { return overlay_; }
+  // Largest overlay value on screen (the legend's top), 0 when no overlay.
+  double overlay_max() const { return overlay_max_; }
+  // Redraws the fusion hulls and internal edges after the plan changed.
+  void refresh_fusion();
+  // Selects the hull of a plan group (and nothing else); -1 clears.
+  void select_fusion_group(int plan_group);
+  void select_node(NodeId n);
+  // Marks boxes whose node name or op type contains `text`; returns the matching
+  // nodes in topological order (all of them, visible or not).
+  std::vector<NodeId> search(const QString& text);
+  BoxItem* box_of_node(NodeId n) const;
+  int box_count() const { return int(boxes_.size()); }
+
+ signals:
+  void node_selected(fx::NodeId node);
+  void group_box_selected(int group);  // a scope/repeat/artificial group box
+  void fusion_group_selected(int plan_group);
+  void toggle_requested(int group);  // double-click on a group box or frame
+
+ protected:
+  void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
+
+ private:
+  void on_selection_changed();
+  void apply_overlay();
+  QString edge_label(const layout::SceneEdge& e) const;
+
+  std::shared_ptr<ModelDocument> doc_;
+  layout::SceneLayout layout_;
+  std::vector<BoxItem*> boxes_;
+  std::vector<EdgeItem*> edges_;
+  std::vector<HullItem*> hulls_;
+  Overlay overlay_ = Overlay::None;
+  double overlay_max_ = 0;
+  bool dark_ = false;
+  bool selecting_ = false;  // re-entrancy guard for programmatic selection
+};
+
+}  // namespace fx::views

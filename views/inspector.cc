@@ -1,0 +1,200 @@
+#include "views/inspector.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QHeaderView>
+#include <QKeyEvent>
+
+#include <set>
+
+#include "views/op_style.h"
+
+namespace fx::views {
+namespace {
+
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+QString value_text(const Graph& g, ValueId v) {
+  if (v == kNoValue) return QObject::tr("(omitted)");
+  const Value& val = g.value(v);
+  QString s = QString::fromLatin1(dtype_name(val.dtype)) + QLatin1Char(' ') + qs(val.shape.str());
+  if (val.is_constant()) s += QObject::tr("  constant");
+  return s;
+}
+
+}  // namespace
+
+Inspector::Inspector(QWidget* parent) : QTreeWidget(parent) {
+  setColumnCount(2);
+  setHeaderLabels({tr("Property"), tr("Value")});
+  header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  setAlternatingRowColors(true);
+  setSelectionMode(QAbstractItemView::ExtendedSelection);
+  setWordWrap(true);
+  setUniformRowHeights(false);
+}
+
+QTreeWidgetItem* Inspector::section(const QString& title) {
+  auto* item = new QTreeWidgetItem(this, {title});
+  QFont f = item->font(0);
+  f.setBold(true);
+  item->setFont(0, f);
+  item->setFirstColumnSpanned(true);
+  item->setExpanded(true);
+  return item;
+}
+
+void Inspector::row(QTreeWidgetItem* parent, const QString& key, const QString& value) {
+  auto* item = new QTreeWidgetItem(parent, {key, value});
+  item->setToolTip(1, value);
+}
+
+void Inspector::show_nothing() {
+  clear();
+}
+
+void Inspector::show_node(const ModelDocument& doc, NodeId id) {
+  clear();
+  const Graph& g = doc.graph();
+  if (id < 0 || std::size_t(id) >= g.node_count()) return;
+  const Node& n = g.node(id);
+  const OpClass cls = classify_node(g, n);
+  auto* s = section(tr("Node"));
+  row(s, tr("Name"), qs(n.name));
+  row(s, tr("Op"), qs(n.qualified_op()));
+  row(s, tr("Op kind"), op_kind_label(cls.kind) + (cls.known ? QString() : tr(" (unknown op)")));
+  row(s, tr("Scope"), qs(n.scope));
+  if (!n.attrs.all().empty()) {
+    auto* a = section(tr("Attributes"));
+    for (const auto& [name, value] : n.attrs.all())
+      row(a, qs(name), qs(attribute_to_string(value)));
+  }
+  auto* in = section(tr("Inputs"));
+  for (ValueId v : n.inputs)
+    row(in, v == kNoValue ? QString() : qs(g.value(v).name), value_text(g, v));
+  auto* out = section(tr("Outputs"));
+  for (ValueId v : n.outputs) row(out, qs(g.value(v).name), value_text(g, v));
+  if (doc.cost) {
+    const Cost& c = doc.cost->node(id);
+    auto* cs = section(tr("Cost (%1)").arg(qs(doc.cost->profile().name)));
+    if (!c.known) {
+      row(cs, tr("Estimate"), tr("unknown: %1").arg(qs(c.unknown_reason)));
+    } else {
+      row(cs, tr("Bytes read"), format_bytes(double(c.bytes_read)));
+      row(cs, tr("Bytes written"), format_bytes(double(c.bytes_written)));
+      row(cs, tr("FLOPs"), format_flops(c.flops));
+      row(cs, tr("Est. time"), format_seconds(c.time_s));
+    }
+  }
+  const int pg = doc.group_of_node(id);
+  auto* f = section(tr("Fusion"));
+  if (pg >= 0) {
+    const FusionGroup& grp = doc.plan.groups()[std::size_t(pg)];
+    row(f, tr("Group"), qs(grp.id) + QStringLiteral(" (") + qs(grp.pattern) + QLatin1Char(')'));
+    row(f, tr("Status"), QString::fromLatin1(group_status_name(grp.status)));
+  } else {
+    row(f, tr("Group"), tr("none"));
+  }
+  not_fused_rows(doc, {n.name});
+}
+
+void Inspector::show_scope_group(const ModelDocument& doc, layout::GroupId id) {
+  clear();
+  const layout::Group& grp = doc.tree->group(id);
+  auto* s = section(tr("Group"));
+  row(s, tr("Name"), qs(grp.name));
+  if (!grp.path.empty()) row(s, tr("Scope"), qs(grp.path));
+  row(s, tr("Contents"), qs(doc.tree->summary(id)));
+  row(s, tr("Children"), QString::number(grp.children.size()));
+  if (doc.cost) {
+    // Sum over the ops below, by walking the group.
+    int64_t bytes = 0;
+    double flops = 0;
+    std::vector<layout::GroupId> stack{id};
+    while (!stack.empty()) {
+      const auto g = stack.back();
+      stack.pop_back();
+      for (const auto& it : doc.tree->group(g).children) {
+        if (it.kind == layout::Item::Group) {
+          stack.push_back(it.id);
+        } else if (const Cost& c = doc.cost->node(it.id); c.known) {
+          bytes += c.bytes();
+          flops += c.flops;
+        }
+      }
+    }
+    row(s, tr("Bytes moved"), format_bytes(double(bytes)));
+    row(s, tr("FLOPs"), format_flops(flops));
+  }
+}
+
+void Inspector::show_fusion_group(const ModelDocument& doc, int pg) {
+  clear();
+  if (pg < 0 || std::size_t(pg) >= doc.plan.groups().size()) return;
+  const FusionGroup& grp = doc.plan.groups()[std::size_t(pg)];
+  const GroupEstimate& e = grp.estimate;
+  auto* s = section(tr("Fusion group"));
+  row(s, tr("Id"), qs(grp.id));
+  row(s, tr("Pattern"), qs(grp.pattern));
+  row(s, tr("Status"), QString::fromLatin1(group_status_name(grp.status)));
+  if (!grp.reason.empty()) row(s, tr("Reason"), qs(grp.reason));
+  auto* members = section(tr("Members"));
+  for (std::size_t i = 0; i < grp.nodes.size(); ++i)
+    row(members, qs(grp.nodes[i]), i < grp.ops.size() ? qs(grp.ops[i]) : QString());
+  auto* est = section(tr("Estimate (%1)").arg(qs(e.profile)));
+  if (!e.known) {
+    row(est, tr("Estimate"), tr("unknown: a member's shape is not static"));
+  } else {
+    row(est, tr("Bytes in+out before"), format_bytes(double(e.bytes_before)));
+    row(est, tr("Bytes in+out after"), format_bytes(double(e.bytes_after)));
+    row(est, tr("Bytes saved"),
+        format_bytes(double(e.bytes_saved())) +
+            QStringLiteral(" (%1%)").arg(e.traffic_reduction() * 100, 0, 'f', 1));
+    row(est, tr("Launches"),
+        QStringLiteral("%1 → %2").arg(e.launches_before).arg(e.launches_after));
+    row(est, tr("Est. time"),
+        format_seconds(e.time_before_s) + QStringLiteral(" → ") + format_seconds(e.time_after_s));
+    QString footprint = format_bytes(double(e.footprint_bytes));
+    if (doc.cost && doc.cost->profile().onchip_capacity_bytes > 0) {
+      const double cap = double(doc.cost->profile().onchip_capacity_bytes);
+      footprint += tr(" of %1 on-chip (%2%, limit 80%)")
+                       .arg(format_bytes(cap))
+                       .arg(100.0 * double(e.footprint_bytes) / cap, 0, 'f', 0);
+    }
+    row(est, tr("Footprint"), footprint);
+  }
+  not_fused_rows(doc, grp.nodes);
+}
+
+void Inspector::not_fused_rows(const ModelDocument& doc, const std::vector<std::string>& members) {
+  if (!doc.analysis) return;
+  const std::set<std::string> in(members.begin(), members.end());
+  QTreeWidgetItem* sec = nullptr;
+  for (const NotFused& nf : doc.analysis->not_fused) {
+    const bool p = in.count(nf.producer) > 0, c = in.count(nf.consumer) > 0;
+    if (p == c) continue;  // both inside, or unrelated
+    if (!sec) sec = section(tr("Neighbours not fused"));
+    row(sec, qs(p ? nf.consumer : nf.producer),
+        QString::fromLatin1(not_fused_reason_name(nf.reason)) + QStringLiteral(": ") + qs(nf.text));
+  }
+}
+
+QString Inspector::value_of(const QString& key) const {
+  const auto found = findItems(key, Qt::MatchExactly | Qt::MatchRecursive, 0);
+  return found.isEmpty() ? QString() : found.front()->text(1);
+}
+
+void Inspector::keyPressEvent(QKeyEvent* event) {
+  if (event->matches(QKeySequence::Copy)) {
+    QStringList lines;
+    for (QTreeWidgetItem* item : selectedItems())
+      lines << item->text(0) + QLatin1Char('\t') + item->text(1);
+    QApplication::clipboard()->setText(lines.join(QLatin1Char('\n')));
+    return;
+  }
+  QTreeWidget::keyPressEvent(event);
+}
+
+}  // namespace fx::views

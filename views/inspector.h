@@ -1,0 +1,33 @@
+#pragma once
+// The inspector dock: what is known about the selected node, scope group or fusion
+// group, as a two-column tree (copyable with Ctrl+C).
+
+#include <QTreeWidget>
+
+#include "views/model_document.h"
+
+namespace fx::views {
+
+class Inspector : public QTreeWidget {
+  Q_OBJECT
+ public:
+  explicit Inspector(QWidget* parent = nullptr);
+
+  void show_node(const ModelDocument& doc, NodeId node);
+  void show_scope_group(const ModelDocument& doc, layout::GroupId group);
+  void show_fusion_group(const ModelDocument& doc, int plan_group);
+  void show_nothing();
+  // The value of the first row whose first column is `key`, searching all levels
+  // (for tests and for copying).
+  QString value_of(const QString& key) const;
+
+ protected:
+  void keyPressEvent(QKeyEvent* event) override;
+
+ private:
+  QTreeWidgetItem* section(const QString& title);
+  void row(QTreeWidgetItem* parent, const QString& key, const QString& value);
+  void not_fused_rows(const ModelDocument& doc, const std::vector<std::string>& members);
+};
+
+}  // namespace fx::views

@@ -1,0 +1,151 @@
+#pragma once
+// The explorer's main window: graph view in the centre; inspector, minimap and
+// candidate table in docks that the user rearranges (restored on the next start);
+// device and opt-level selectors; status bar with model stats and a progress bar with
+// Cancel. Opening, analysis and layout run in worker threads, one job of each kind at
+// a time; the UI thread only builds scene items from finished results.
+//
+// Split over main_window.cc (widgets, menus, settings), main_window_jobs.cc (workers)
+// and main_window_plan.cc (decisions, plan files, autosave, export).
+
+#include <QFutureWatcher>
+#include <QMainWindow>
+#include <QPointer>
+
+#include <memory>
+
+#include "layout/visible_graph.h"
+#include "views/model_document.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QMenu;
+class QAction;
+class QTimer;
+
+namespace fx::views {
+
+class GraphScene;
+class GraphView;
+class Minimap;
+class Inspector;
+class CandidateModel;
+class CandidatePanel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Starts opening a model in the background (asks first when the plan is unsaved).
+  void open_model(const QString& path);
+  bool is_busy() const;
+  void cancel_jobs();
+  void set_analysis_settings(const AnalysisSettings& s);
+  void set_dark(bool dark);
+  void set_autosave_dir(const QString& dir) { autosave_dir_ = dir; }
+
+  // Plan decisions (also what the candidate panel's buttons call).
+  void accept_groups(const QStringList& ids);
+  void reject_groups(const QStringList& ids);
+  void reset_groups(const QStringList& ids);
+  void accept_above(double threshold);
+  void undo();
+  void redo();
+  bool save_plan(const QString& path);
+  bool load_plan(const QString& path);
+  bool export_view(const QString& path);  // .png or .svg by suffix
+  void toggle_group(int group);           // expand/collapse a hierarchy group
+  void reveal_node(NodeId node);          // opens its groups, selects and centres it
+
+  const ModelDocument* document() const { return doc_.get(); }
+  GraphScene* scene() const { return scene_; }
+  GraphView* view() const { return view_; }
+  Inspector* inspector() const { return inspector_; }
+  CandidateModel* candidate_model() const { return candidates_; }
+  CandidatePanel* candidate_panel() const { return panel_; }
+  QString last_error() const { return last_error_; }
+
+ signals:
+  void model_opened();  // document set and first layout in the scene
+  void layout_shown();
+  void failed(const QString& message);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  // main_window.cc
+  void build_actions();
+  void build_docks();
+  void restore_settings();
+  void save_settings();
+  void update_title();
+  void update_status();
+  void update_recent_menu();
+  void add_recent(const QString& path);
+  void show_error(const QString& title, const QString& message);
+  bool maybe_save();
+  void on_search();
+  // main_window_jobs.cc
+  void start_layout();
+  void start_analysis();
+  void on_open_finished();
+  void on_layout_finished();
+  void on_analysis_finished();
+  void show_progress(const QString& text, int value, int maximum);
+  void hide_progress();
+  // main_window_plan.cc
+  void plan_changed(bool modified = true);
+  void autosave();
+  QString autosave_path() const;
+  void select_fusion_group(int plan_index);
+
+  struct OpenResult;
+  std::shared_ptr<ModelDocument> doc_;
+  layout::Expansion expansion_;
+  QString plan_path_;
+  QString autosave_dir_;
+  QString last_error_;
+  QString search_text_;
+  std::vector<NodeId> search_hits_;
+  std::size_t search_pos_ = 0;
+  bool layout_pending_ = false;
+  bool fit_after_layout_ = false;
+  int focus_group_ = -1;                       // keep this group in view after the next layout
+  NodeId focus_node_ = kNoNode;                // select and centre this node after the next layout
+  const ModelDocument* layout_for_ = nullptr;  // the document a running job works on
+  const ModelDocument* analysis_for_ = nullptr;
+  std::shared_ptr<QString> layout_error_;
+  bool dark_ = false;
+
+  GraphScene* scene_;
+  GraphView* view_;
+  Minimap* minimap_ = nullptr;
+  Inspector* inspector_ = nullptr;
+  CandidateModel* candidates_ = nullptr;
+  CandidatePanel* panel_ = nullptr;
+  QComboBox* device_box_ = nullptr;
+  QComboBox* level_box_ = nullptr;
+  QLineEdit* search_ = nullptr;
+  QLabel* stats_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QPushButton* cancel_ = nullptr;
+  QMenu* recent_menu_ = nullptr;
+  QMenu* view_menu_ = nullptr;
+  QAction* undo_ = nullptr;
+  QAction* redo_ = nullptr;
+  QTimer* autosave_timer_ = nullptr;
+
+  QFutureWatcher<std::shared_ptr<OpenResult>> open_job_;
+  QFutureWatcher<std::shared_ptr<layout::SceneLayout>> layout_job_;
+  QFutureWatcher<std::shared_ptr<AnalysisOutput>> analysis_job_;
+};
+
+}  // namespace fx::views

@@ -1,0 +1,263 @@
+// MainWindow's background work: opening a model, re-running the analysis, laying out
+// after an expand. Each job captures what it needs by value (the document by shared
+// pointer), runs in the global thread pool, and hands a finished result back to the
+// UI thread, which only builds items from it. A result for a document that is no
+// longer shown is dropped.
+#include <QComboBox>
+#include <QFontMetricsF>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPromise>
+#include <QPushButton>
+#include <QStatusBar>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <spdlog/spdlog.h>
+
+#include "views/candidate_model.h"
+#include "views/candidate_panel.h"
+#include "views/graph_items.h"
+#include "views/graph_scene.h"
+#include "views/graph_view.h"
+#include "views/inspector.h"
+#include "views/main_window.h"
+#include "views/op_style.h"
+
+namespace fx::views {
+
+struct MainWindow::OpenResult {
+  std::shared_ptr<ModelDocument> doc;
+  std::shared_ptr<layout::SceneLayout> layout;
+  layout::Expansion expansion;
+  QString error;
+};
+
+namespace {
+
+// Box sizes come from the font the scene paints with (group titles are bold).
+layout::LabelMetrics label_metrics(const QFont& font) {
+  QFont bold = font;
+  bold.setBold(true);
+  const QFontMetricsF fm(bold);
+  layout::LabelMetrics m;
+  m.char_width = fm.horizontalAdvance(QStringLiteral("LayerNormalization")) / 18.0 * 1.08;
+  m.line_height = fm.height() + 2;
+  m.padding = 10;
+  return m;
+}
+
+}  // namespace
+
+bool MainWindow::is_busy() const {
+  return open_job_.isRunning() || layout_job_.isRunning() || analysis_job_.isRunning();
+}
+
+void MainWindow::cancel_jobs() {
+  if (open_job_.isRunning()) open_job_.cancel();
+  layout_pending_ = false;
+  hide_progress();
+}
+
+void MainWindow::show_progress(const QString& text, int value, int maximum) {
+  progress_->setRange(0, maximum);
+  progress_->setValue(value);
+  progress_->setFormat(text.isEmpty() ? QStringLiteral("%p%") : text);
+  progress_->show();
+  cancel_->setVisible(open_job_.isRunning());
+}
+
+void MainWindow::hide_progress() {
+  progress_->hide();
+  cancel_->hide();
+}
+
+void MainWindow::open_model(const QString& path) {
+  if (!maybe_save()) return;
+  cancel_jobs();
+  AnalysisSettings settings;
+  settings.device = device_box_->currentText();
+  settings.opt_level = level_box_->currentIndex();
+  const layout::LabelMetrics metrics = label_metrics(view_->font());
+  show_progress(open_step_text(OpenStep::Parsing), 0, int(OpenStep::Done));
+  statusBar()->showMessage(tr("Opening %1…").arg(path));
+  open_job_.setFuture(QtConcurrent::run([path, settings,
+                                         metrics](QPromise<std::shared_ptr<OpenResult>>& promise) {
+    auto res = std::make_shared<OpenResult>();
+    promise.setProgressRange(0, int(OpenStep::Done));
+    try {
+      OpenCallbacks cb;
+      cb.step = [&](OpenStep s) { promise.setProgressValueAndText(int(s), open_step_text(s)); };
+      cb.cancelled = [&] { return promise.isCanceled(); };
+      res->doc = open_document(path, settings, metrics, cb);
+      if (res->doc && !promise.isCanceled()) {
+        promise.setProgressValueAndText(int(OpenStep::Layout), open_step_text(OpenStep::Layout));
+        res->expansion = layout::initial_expansion(*res->doc->tree);
+        res->layout =
+            std::make_shared<layout::SceneLayout>(res->doc->layout->compute(res->expansion));
+      }
+    } catch (const std::exception& e) {
+      res->doc.reset();
+      res->error = QString::fromUtf8(e.what());
+    }
+    promise.addResult(res);
+  }));
+}
+
+void MainWindow::on_open_finished() {
+  hide_progress();
+  if (open_job_.future().isCanceled() || open_job_.future().resultCount() == 0) {
+    statusBar()->showMessage(tr("Opening cancelled"), 5000);
+    return;
+  }
+  std::shared_ptr<OpenResult> res = open_job_.result();
+  if (!res->doc || !res->layout) {
+    show_error(tr("Cannot open model"), res->error);
+    return;
+  }
+  doc_ = res->doc;
+  expansion_ = res->expansion;
+  plan_path_.clear();
+  search_text_.clear();
+  search_hits_.clear();
+  scene_->set_document(doc_);
+  scene_->show_layout(*res->layout);
+  view_->fit();
+  candidates_->set_plan(&doc_->plan);
+  inspector_->show_nothing();
+  add_recent(doc_->path);
+  setWindowModified(false);
+  update_title();
+  plan_changed(false);
+  update_status();
+  statusBar()->showMessage(tr("Opened in %1 ms (layout %2 ms)")
+                               .arg(doc_->load_ms + doc_->tree_ms + doc_->analysis_ms, 0, 'f', 0)
+                               .arg(res->layout->ms, 0, 'f', 0),
+                           8000);
+  spdlog::info("opened {}: {} nodes, load {:.0f} ms, analysis {:.0f} ms, layout {:.0f} ms",
+               doc_->path.toStdString(), doc_->graph().node_count(), doc_->load_ms,
+               doc_->analysis_ms, res->layout->ms);
+  if (!doc_->analysis_error.isEmpty()) show_error(tr("Analysis failed"), doc_->analysis_error);
+  emit model_opened();
+  emit layout_shown();
+}
+
+void MainWindow::toggle_group(int group) {
+  if (!doc_ || group <= 0 || group >= int(doc_->tree->group_count())) return;
+  expansion_.set_open(group, !expansion_.is_open(group));
+  focus_group_ = group;
+  start_layout();
+}
+
+void MainWindow::reveal_node(NodeId node) {
+  if (!doc_ || node < 0 || std::size_t(node) >= doc_->graph().node_count()) return;
+  BoxItem* box = scene_->box_of_node(node);
+  if (box && box->item().kind == layout::Item::Node) {
+    scene_->select_node(node);
+    inspector_->show_node(*doc_, node);
+    view_->reveal(box->sceneBoundingRect());
+    return;
+  }
+  expansion_.reveal(*doc_->tree, node);
+  focus_node_ = node;
+  start_layout();
+}
+
+void MainWindow::start_layout() {
+  if (!doc_) return;
+  if (layout_job_.isRunning()) {
+    layout_pending_ = true;  // run again with the newest expansion when this one ends
+    return;
+  }
+  auto doc = doc_;
+  const layout::Expansion expansion = expansion_;
+  layout_for_ = doc.get();
+  layout_error_ = std::make_shared<QString>();
+  auto error = layout_error_;
+  show_progress(tr("Laying out…"), 0, 0);
+  layout_job_.setFuture(QtConcurrent::run([doc, expansion, error]() {
+    try {
+      return std::make_shared<layout::SceneLayout>(doc->layout->compute(expansion));
+    } catch (const std::exception& e) {
+      *error = QString::fromUtf8(e.what());
+      return std::shared_ptr<layout::SceneLayout>();
+    }
+  }));
+}
+
+void MainWindow::on_layout_finished() {
+  hide_progress();
+  if (layout_for_ != doc_.get()) return;  // a model opened since
+  if (layout_pending_) {
+    layout_pending_ = false;
+    start_layout();
+    return;
+  }
+  auto result = layout_job_.result();
+  if (!result) {
+    show_error(tr("Layout failed"), *layout_error_);
+    return;
+  }
+  // Keep the group the user clicked where it was on screen.
+  QPointF anchor_view;
+  const bool keep = focus_group_ > 0 &&
+                    scene_->current_layout().box_of_group.size() > std::size_t(focus_group_) &&
+                    scene_->current_layout().box_of_group[std::size_t(focus_group_)] >= 0;
+  if (keep) {
+    const auto& b =
+        scene_->current_layout()
+            .boxes[std::size_t(scene_->current_layout().box_of_group[std::size_t(focus_group_)])];
+    anchor_view = view_->mapFromScene(QPointF(b.x + b.width / 2, b.y));
+  }
+  scene_->show_layout(*result);
+  if (!search_text_.isEmpty()) search_hits_ = scene_->search(search_text_);
+  if (keep && std::size_t(focus_group_) < result->box_of_group.size() &&
+      result->box_of_group[std::size_t(focus_group_)] >= 0) {
+    const auto& b = result->boxes[std::size_t(result->box_of_group[std::size_t(focus_group_)])];
+    const QPointF now = view_->mapFromScene(QPointF(b.x + b.width / 2, b.y));
+    const QPointF centre =
+        view_->mapToScene(view_->viewport()->rect().center() + (now - anchor_view).toPoint());
+    view_->centerOn(centre);
+  }
+  focus_group_ = -1;
+  if (focus_node_ != kNoNode) {
+    const NodeId n = focus_node_;
+    focus_node_ = kNoNode;
+    reveal_node(n);
+  }
+  update_status();
+  statusBar()->showMessage(tr("Layout: %1 ms, %2 levels laid out")
+                               .arg(result->ms, 0, 'f', 0)
+                               .arg(result->levels_laid_out),
+                           4000);
+  emit layout_shown();
+}
+
+void MainWindow::start_analysis() {
+  if (!doc_ || analysis_job_.isRunning()) return;
+  AnalysisSettings settings;
+  settings.device = device_box_->currentText();
+  settings.opt_level = level_box_->currentIndex();
+  auto doc = doc_;
+  analysis_for_ = doc.get();
+  show_progress(tr("Finding fusions…"), 0, 0);
+  analysis_job_.setFuture(QtConcurrent::run(
+      [doc, settings] { return run_analysis(doc->graph(), doc->path, settings); }));
+}
+
+void MainWindow::on_analysis_finished() {
+  hide_progress();
+  if (analysis_for_ != doc_.get()) return;
+  auto out = analysis_job_.result();
+  if (!out) return;
+  candidates_->set_plan(nullptr);
+  apply_analysis(*doc_, std::move(*out));
+  candidates_->set_plan(&doc_->plan);
+  plan_path_.clear();
+  setWindowModified(false);
+  plan_changed(false);
+  scene_->set_overlay(scene_->overlay());  // the cost model changed with the device
+  update_status();
+  if (!doc_->analysis_error.isEmpty()) show_error(tr("Analysis failed"), doc_->analysis_error);
+}
+
+}  // namespace fx::views

@@ -1,0 +1,100 @@
+#include "views/model_document.h"
+
+#include <QObject>
+
+#include "analysis/device_profile.h"
+#include "analysis/fusion_finder.h"
+#include "util/error.h"
+#include "util/stopwatch.h"
+
+namespace fx::views {
+
+QString open_step_text(OpenStep step) {
+  switch (step) {
+    case OpenStep::Parsing: return QObject::tr("Reading the model");
+    case OpenStep::Hierarchy: return QObject::tr("Grouping by name scope");
+    case OpenStep::Analysis: return QObject::tr("Finding fusions");
+    case OpenStep::Layout: return QObject::tr("Laying out the graph");
+    case OpenStep::Done: return QObject::tr("Done");
+  }
+  return {};
+}
+
+int ModelDocument::group_of_node(NodeId n) const {
+  if (n < 0 || std::size_t(n) >= node_group_.size()) return -1;
+  return node_group_[std::size_t(n)];
+}
+
+void ModelDocument::rebuild_node_groups() {
+  node_group_.assign(graph().node_count(), -1);
+  const auto& groups = plan.groups();
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    for (const std::string& name : groups[i].nodes) {
+      const NodeId n = graph().find_node(name);
+      if (n != kNoNode) node_group_[std::size_t(n)] = int(i);
+    }
+}
+
+std::shared_ptr<AnalysisOutput> run_analysis(const Graph& graph, const QString& model_path,
+                                             const AnalysisSettings& settings) {
+  auto out = std::make_shared<AnalysisOutput>();
+  out->settings = settings;
+  Stopwatch watch;
+  try {
+    DeviceProfile profile = resolve_device(settings.device.toStdString());
+    out->cost = std::make_unique<CostModel>(graph, profile);
+    FusionOptions options;
+    options.opt_level = settings.opt_level;
+    options.threshold = settings.threshold;
+    out->analysis = analyze_fusion(graph, profile, options);
+    out->plan = FusionPlan(*out->analysis, model_path.toStdString());
+  } catch (const Error& e) {
+    // The graph is still worth looking at: keep it and say why candidates are missing.
+    out->analysis.reset();
+    out->plan = FusionPlan();
+    out->error = QString::fromStdString(e.what());
+  }
+  out->ms = watch.elapsed_ms();
+  return out;
+}
+
+void apply_analysis(ModelDocument& doc, AnalysisOutput&& out) {
+  doc.settings = out.settings;
+  if (out.cost) doc.cost = std::move(out.cost);
+  doc.analysis = std::move(out.analysis);
+  doc.plan = std::move(out.plan);
+  doc.analysis_error = out.error;
+  doc.analysis_ms = out.ms;
+  doc.rebuild_node_groups();
+}
+
+std::shared_ptr<ModelDocument> open_document(const QString& path, const AnalysisSettings& settings,
+                                             const layout::LabelMetrics& metrics,
+                                             const OpenCallbacks& cb) {
+  auto step = [&](OpenStep s) {
+    if (cb.step) cb.step(s);
+  };
+  auto cancelled = [&] { return cb.cancelled && cb.cancelled(); };
+  auto doc = std::make_shared<ModelDocument>();
+  doc->path = path;
+  step(OpenStep::Parsing);
+  Stopwatch watch;
+  doc->model = load_onnx(path.toStdString());
+  doc->load_ms = watch.elapsed_ms();
+  if (cancelled()) return nullptr;
+
+  step(OpenStep::Hierarchy);
+  watch.restart();
+  doc->tree = std::make_unique<layout::ScopeTree>(doc->graph());
+  doc->layout = std::make_unique<layout::HierarchicalLayout>(doc->graph(), *doc->tree, metrics);
+  doc->tree_ms = watch.elapsed_ms();
+  if (cancelled()) return nullptr;
+
+  step(OpenStep::Analysis);
+  apply_analysis(*doc, std::move(*run_analysis(doc->graph(), path, settings)));
+  if (cancelled()) return nullptr;
+  step(OpenStep::Done);
+  return doc;
+}
+
+}  // namespace fx::views

@@ -1,0 +1,76 @@
+#pragma once
+// Everything the window shows about one opened model, built off the UI thread:
+// the graph, its scope hierarchy, the layout engine, and the fusion analysis with the
+// plan the user edits. The views read it; only the UI thread mutates the plan, and
+// only one layout job at a time touches `layout` (see MainWindow).
+
+#include <QString>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "analysis/analysis_result.h"
+#include "analysis/cost_model.h"
+#include "analysis/fusion_plan.h"
+#include "layout/hierarchical_layout.h"
+#include "onnx/model_loader.h"
+
+namespace fx::views {
+
+struct AnalysisSettings {
+  QString device = QStringLiteral("cpu-host");  // preset name or profile path
+  int opt_level = 2;
+  double threshold = 0.30;
+};
+
+struct ModelDocument {
+  QString path;
+  LoadedModel model;
+  std::unique_ptr<layout::ScopeTree> tree;
+  std::unique_ptr<layout::HierarchicalLayout> layout;
+  std::unique_ptr<CostModel> cost;  // per-node bytes/FLOPs for the overlays
+  std::optional<AnalysisResult> analysis;
+  FusionPlan plan;
+  AnalysisSettings settings;
+  QString analysis_error;  // why `analysis` is empty, when it is
+  double load_ms = 0, analysis_ms = 0, tree_ms = 0;
+
+  const Graph& graph() const { return model.graph; }
+  // Index of the plan group holding the node, or -1.
+  int group_of_node(NodeId n) const;
+  void rebuild_node_groups();  // after the plan changed its groups (load)
+
+  std::vector<int> node_group_;  // NodeId -> plan group index
+};
+
+// Steps reported while opening, for the progress bar.
+enum class OpenStep { Parsing, Hierarchy, Analysis, Layout, Done };
+QString open_step_text(OpenStep step);
+
+// Opening a model, one step after another; `cancelled` is polled between steps
+// (a step itself is not interrupted). Throws fx::Error for a bad model.
+struct OpenCallbacks {
+  std::function<void(OpenStep)> step;
+  std::function<bool()> cancelled;
+};
+std::shared_ptr<ModelDocument> open_document(const QString& path, const AnalysisSettings& settings,
+                                             const layout::LabelMetrics& metrics,
+                                             const OpenCallbacks& callbacks);
+
+// The analysis of a graph, computed in a worker and then applied to the document on
+// the UI thread (the views read the document meanwhile).
+struct AnalysisOutput {
+  AnalysisSettings settings;
+  std::unique_ptr<CostModel> cost;
+  std::optional<AnalysisResult> analysis;
+  FusionPlan plan;
+  QString error;  // set when the analysis failed (a bad device profile, ...)
+  double ms = 0;
+};
+// Never throws: a failure is reported in AnalysisOutput::error.
+std::shared_ptr<AnalysisOutput> run_analysis(const Graph& graph, const QString& model_path,
+                                             const AnalysisSettings& settings);
+void apply_analysis(ModelDocument& doc, AnalysisOutput&& out);
+
+}  // namespace fx::views

@@ -1,0 +1,31 @@
+#pragma once
+// Colours of the graph view: op kinds (Netron-like families), plan status, and the
+// overlay gradient; each in a light and a dark variant.
+
+#include <QColor>
+#include <QString>
+
+#include "analysis/analysis_result.h"
+#include "analysis/op_kind.h"
+
+namespace fx::views {
+
+struct OpStyle {
+  QColor fill;
+  QColor border;
+  QColor text;
+};
+
+OpStyle op_style(OpKind kind, bool dark);
+OpStyle group_box_style(bool dark);
+QColor status_color(GroupStatus status);  // hull colour of a fusion group
+// Overlay gradient from cool (0) to hot (1), for bytes/FLOPs/time per node.
+QColor heat_color(double t);
+QString op_kind_label(OpKind kind);
+
+// Human figures: "1.2 MB", "3.4 GFLOP", "12.5 µs".
+QString format_bytes(double bytes);
+QString format_flops(double flops);
+QString format_seconds(double seconds);
+
+}  // namespace fx::views
