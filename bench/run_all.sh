@@ -66,7 +66,8 @@ doc=docs/benchmarks.md
   echo "- Run: $started, commit $commit, fxc built $(stat -c %y "$FXC" | cut -d. -f1)"
   echo "- Load average (1/5/15 min) before: $load_before, after: $load_after."
   echo "  Other jobs shared the machine when this is well above 0: treat times as upper bounds."
-  echo "- Command: \`bench/run_all.sh\`"
+  echo "- Command: \`bench/run_all.sh\` (one step: \`bench/run_all.sh inspect\`; add a benchmark as"
+  echo "  \`bench/steps/NN_name.sh\` writing \`\$RESULTS/NN_name.md\`, see \`bench/lib.sh\`)"
   for s in "${steps[@]}"; do
     md=$RESULTS/$(basename "$s" .sh).md
     [ -f "$md" ] || continue

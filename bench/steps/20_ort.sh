@@ -2,7 +2,9 @@
 # Step: the ONNX Runtime peer. Per model: median latency with graph optimizations
 # disabled and all (2 intra-op threads), and ORT's node count after its optimizer at
 # level extended (fusions only) and all (plus NCHWc layout rewrites).
-# Leaves $RESULTS/ort/<model>.<level>.json (ort_run.js output) for later steps to join.
+# Leaves $RESULTS/ort/<model>.<level>.json (ort_run.js output) for later steps to join,
+# and $RESULTS/ort/<model>.data/{input,output}_<i>.pb: the inputs and ORT's outputs with
+# optimizations disabled, the reference for equivalence checks.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 out=$RESULTS/20_ort.md
@@ -39,9 +41,11 @@ while IFS=$'\t' read -r name path dims int_max; do
     # Extended is only for its node count; timing it too would double the step's time.
     r=$runs; [ "$level" = extended ] && r=0
     opt_model=$dir/$name.$level.optimized.onnx
+    data=()
+    [ "$level" = disabled ] && data=(--save-inputs "$dir/$name.data" --outputs "$dir/$name.data")
     # shellcheck disable=SC2046
     node "$ORT_RUN" "$path" --threads "$threads" --opt "$level" --runs "$r" \
-      --int-max "$int_max" $(dims_args "$dims") --save-optimized "$opt_model" \
+      --int-max "$int_max" $(dims_args "$dims") --save-optimized "$opt_model" "${data[@]}" \
       > "$dir/$name.$level.json"
     rm -f "$opt_model" "$opt_model.data"
   done

@@ -1,0 +1,70 @@
+#!/usr/bin/python3
+"""Compares two directories of output_<i>.pb TensorProto files (a reference, a candidate).
+
+    /usr/bin/python3 bench/compare_outputs.py REF_DIR OUT_DIR [--rel-tol 1e-3]
+
+Prints one JSON object: per output its shape, the largest absolute difference, the largest
+reference magnitude and their ratio; "ok" when every ratio is within --rel-tol and shapes
+and dtypes agree. Exit status 0 when ok, 1 when not, 2 when files are missing.
+"""
+
+import argparse
+import glob
+import json
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+
+def load(path):
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return t.name, numpy_helper.to_array(t)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ref")
+    ap.add_argument("out")
+    ap.add_argument("--rel-tol", type=float, default=1e-3,
+                    help="max |out - ref| allowed, relative to max |ref| of that output")
+    a = ap.parse_args()
+    refs = sorted(glob.glob(os.path.join(a.ref, "output_*.pb")))
+    if not refs:
+        print(json.dumps({"ok": False, "error": f"no output_*.pb in {a.ref}"}))
+        return 2
+    result = {"ok": True, "outputs": []}
+    for ref_path in refs:
+        out_path = os.path.join(a.out, os.path.basename(ref_path))
+        if not os.path.exists(out_path):
+            result.update(ok=False, error=f"missing {out_path}")
+            print(json.dumps(result))
+            return 2
+        name, ref = load(ref_path)
+        _, out = load(out_path)
+        row = {"name": name, "shape": list(ref.shape), "dtype": str(ref.dtype)}
+        if ref.shape != out.shape or ref.dtype != out.dtype:
+            row.update(ok=False, error=f"got {out.dtype}{list(out.shape)}")
+        else:
+            r, o = ref.astype(np.float64), out.astype(np.float64)
+            scale = float(np.max(np.abs(r))) if r.size else 0.0
+            diff = float(np.max(np.abs(r - o))) if r.size else 0.0
+            finite = bool(np.all(np.isfinite(o)) == np.all(np.isfinite(r)))
+            rel = diff / scale if scale > 0 else diff
+            row.update(max_abs_diff=diff, max_abs_ref=scale, rel_diff=rel,
+                       ok=finite and rel <= a.rel_tol and scale > 0)
+            if scale == 0:
+                # An all-zero reference proves nothing (e.g. a zero-initialized head).
+                row["error"] = "reference is all zeros"
+        result["outputs"].append(row)
+        result["ok"] = result["ok"] and row["ok"]
+    print(json.dumps(result))
+    return 0 if result["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
