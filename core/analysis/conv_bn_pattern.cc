@@ -11,6 +11,7 @@ class ConvBnPattern : public FusionPattern {
  public:
   std::string_view name() const override { return "conv_bn_act"; }
   std::vector<std::string_view> target_ops() const override { return {"Conv"}; }
+  bool is_rewrite() const override { return true; }
   bool condition(const PatternContext& ctx, NodeId conv) const override {
     return !ctx.node(conv).outputs.empty() &&
            !ctx.graph().value(ctx.node(conv).outputs[0]).is_graph_output;

@@ -75,17 +75,18 @@ void apply_patterns(const Graph& g, FusionState& st, const CostModel& cost,
         continue;
       }
       std::vector<NodeId> nodes = m->nodes;
+      const std::string name = m->pattern.empty() ? std::string(p->name()) : m->pattern;
       Verdict v;
       if (m->join != kNoNode) {
         auto with = nodes;
         with.push_back(m->join);
-        v = st.merge_set(with, std::string(p->name()));
+        v = st.merge_set(with, name, !p->is_rewrite());
         if (!v.ok) {
           for (NodeId x : nodes) st.record(x, m->join, v);
-          v = st.merge_set(nodes, std::string(p->name()));
+          v = st.merge_set(nodes, name, !p->is_rewrite());
         }
       } else {
-        v = st.merge_set(nodes, std::string(p->name()));
+        v = st.merge_set(nodes, name, !p->is_rewrite());
       }
       if (!v.ok) {
         st.record_inside(nodes, v);
@@ -114,7 +115,8 @@ void vertical_fusion(const Graph& g, FusionState& st, const std::vector<NodeId>&
   std::vector<uint32_t> version(g.node_count(), 0);
   std::vector<char> ok(g.node_count());
   for (std::size_t i = 0; i < ok.size(); ++i) ok[i] = st.fusable(NodeId(i)).ok;
-  auto bytes_after = [&](const std::vector<NodeId>& m) { return st.estimate(m).bytes_after; };
+  const CostModel& cost = st.cost();
+  auto bytes_after = [&](const std::vector<NodeId>& m) { return cost.group(m).bytes(); };
   auto score = [&](NodeId a, NodeId b) {
     std::vector<NodeId> all = gg.members(a);
     all.insert(all.end(), gg.members(b).begin(), gg.members(b).end());

@@ -68,6 +68,9 @@ class FusionPattern {
   virtual std::vector<std::string_view> target_ops() const = 0;
   // Cheap test on the target node before match().
   virtual bool condition(const PatternContext&, NodeId) const { return true; }
+  // A graph rewrite (Conv+BN folding) removes ops outright: it needs a net saving but
+  // not the buffer-fusion traffic threshold.
+  virtual bool is_rewrite() const { return false; }
   virtual std::optional<PatternMatch> match(const PatternContext& ctx, NodeId target) const = 0;
 };
 

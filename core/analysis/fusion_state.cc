@@ -65,7 +65,7 @@ GroupEstimate FusionState::estimate(const std::vector<NodeId>& members) const {
   return e;
 }
 
-Verdict FusionState::benefit(const std::vector<NodeId>& members) const {
+Verdict FusionState::benefit(const std::vector<NodeId>& members, bool threshold) const {
   if (static_cast<int>(members.size()) > opt_.max_group_nodes)
     return {false, NotFusedReason::GroupTooLarge,
             fmt::format("the group would have {} nodes (limit {})", members.size(),
@@ -83,7 +83,7 @@ Verdict FusionState::benefit(const std::vector<NodeId>& members) const {
     return {false, NotFusedReason::BelowThreshold,
             fmt::format("no net time saved on {} ({:.3f} us fused vs {:.3f} us apart)", p.name,
                         e.time_after_s * 1e6, e.time_before_s * 1e6)};
-  if (e.traffic_reduction() < opt_.threshold)
+  if (threshold && e.traffic_reduction() < opt_.threshold)
     return {false, NotFusedReason::BelowThreshold,
             fmt::format("traffic reduction {:.1f}% < threshold {:.1f}% ({} of {} B saved)",
                         e.traffic_reduction() * 100, opt_.threshold * 100, e.bytes_saved(),
@@ -171,7 +171,8 @@ Verdict FusionState::try_merge(NodeId a, NodeId b, MergeKind kind) {
   return v;
 }
 
-Verdict FusionState::merge_set(const std::vector<NodeId>& nodes, const std::string& pattern) {
+Verdict FusionState::merge_set(const std::vector<NodeId>& nodes, const std::string& pattern,
+                               bool threshold) {
   std::vector<NodeId> roots, all;
   for (NodeId n : nodes) {
     if (Verdict v = fusable(n); !v.ok) return v;
@@ -201,7 +202,7 @@ Verdict FusionState::merge_set(const std::vector<NodeId>& nodes, const std::stri
       if (groups_.position(s) < hi && seen.insert(s).second) stack.push_back(s);
     }
   }
-  if (Verdict v = benefit(all); !v.ok) return v;
+  if (Verdict v = benefit(all, threshold); !v.ok) return v;
   NodeId acc = roots[0];
   std::string name = pattern_[idx(acc)];
   for (std::size_t i = 1; i < roots.size(); ++i) {

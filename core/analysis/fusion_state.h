@@ -28,6 +28,7 @@ class FusionState {
   FusionState(const Graph& g, const CostModel& cost, const FusionOptions& opt,
               const std::vector<NodeId>& topo);
 
+  const CostModel& cost() const { return cost_; }
   GroupGraph& groups() { return groups_; }
   const GroupGraph& groups() const { return groups_; }
   // Whether a node can take part in fusion at all (a kernel, not opaque, cost known).
@@ -38,7 +39,9 @@ class FusionState {
   // into b. Does not merge.
   Verdict check(NodeId a, NodeId b, MergeKind kind) const;
   // Checks and merges a whole node set (a pattern match); all-or-nothing.
-  Verdict merge_set(const std::vector<NodeId>& nodes, const std::string& pattern);
+  // `threshold` false: only a net time saving is required (graph rewrites).
+  Verdict merge_set(const std::vector<NodeId>& nodes, const std::string& pattern,
+                    bool threshold = true);
   // Checks, then merges; returns the verdict.
   Verdict try_merge(NodeId a, NodeId b, MergeKind kind);
 
@@ -54,7 +57,7 @@ class FusionState {
   static std::size_t idx(NodeId n) { return static_cast<std::size_t>(n); }
   static uint64_t key(NodeId p, NodeId c) { return (uint64_t(uint32_t(p)) << 32) | uint32_t(c); }
   Verdict rules_vertical(NodeId a, NodeId b) const;
-  Verdict benefit(const std::vector<NodeId>& members) const;
+  Verdict benefit(const std::vector<NodeId>& members, bool threshold = true) const;
 
   const Graph& g_;
   const CostModel& cost_;

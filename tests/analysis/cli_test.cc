@@ -1,0 +1,156 @@
+// Runs the built fxc on a small model serialized here: analyze --json keys, --plan-out,
+// why, bench-synthetic and the exit code on a bad file.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int code;
+  std::string out;
+};
+
+RunResult fxc(const std::string& args) {
+  std::string cmd = std::string(FX_FXC_PATH) + " " + args + " 2>&1";
+  RunResult r{-1, {}};
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  while (std::size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+void io(onnx::ValueInfoProto* vi, const std::string& name, std::vector<int64_t> dims) {
+  vi->set_name(name);
+  auto* t = vi->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(onnx::TensorProto::FLOAT);
+  for (auto d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+void init(onnx::GraphProto* g, const std::string& name, std::vector<int64_t> dims, float v) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  int64_t n = 1;
+  for (auto d : dims) t->add_dims(d), n *= d;
+  for (int64_t i = 0; i < n; ++i) t->add_float_data(v);
+}
+
+onnx::NodeProto* node(onnx::GraphProto* g, const std::string& op, const std::string& name,
+                      std::vector<std::string> in, std::string out) {
+  auto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_name(name);
+  for (auto& i : in) n->add_input(i);
+  n->add_output(out);
+  return n;
+}
+
+// x[1,4,8,8] -> Conv -> BatchNormalization -> Relu -> y
+std::string write_model(const fs::path& dir) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("conv_bn_relu");
+  io(g->add_input(), "x", {1, 4, 8, 8});
+  io(g->add_output(), "y", {1, 4, 8, 8});
+  init(g, "w", {4, 4, 3, 3}, 0.1f);
+  for (const char* p : {"s", "b", "m"}) init(g, p, {4}, 0.f);
+  init(g, "v", {4}, 1.f);
+  auto* c = node(g, "Conv", "conv", {"x", "w"}, "c");
+  auto* pads = c->add_attribute();
+  pads->set_name("pads");
+  pads->set_type(onnx::AttributeProto::INTS);
+  for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  node(g, "BatchNormalization", "bn", {"c", "s", "b", "m", "v"}, "n");
+  node(g, "Relu", "relu", {"n"}, "y");
+  std::string path = (dir / "conv_bn_relu.onnx").string();
+  std::ofstream f(path, std::ios::binary);
+  m.SerializeToOstream(&f);
+  return path;
+}
+
+class FxcAnalyze : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("fxc_analyze_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    model_ = write_model(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+  std::string model_;
+};
+
+TEST_F(FxcAnalyze, JsonHasTheDocumentedKeys) {
+  std::string plan = (dir_ / "plan.json").string();
+  auto r =
+      fxc("analyze " + model_ + " --device nvidia-h100 --opt-level 1 --json --plan-out " + plan);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  for (const char* k : {"device", "opt_level", "kernels_before", "kernels_after", "bytes_before",
+                        "bytes_after", "groups", "not_fused", "analysis_ms"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_EQ(j["device"], "nvidia-h100");
+  EXPECT_EQ(j["opt_level"], 1);
+  EXPECT_EQ(j["kernels_before"], 3);
+  EXPECT_EQ(j["kernels_after"], 1);
+  ASSERT_EQ(j["groups"].size(), 1u);
+  const auto& g = j["groups"][0];
+  for (const char* k : {"id", "nodes", "ops", "bytes_saved", "launches_saved", "est_time_saved_us"})
+    EXPECT_TRUE(g.contains(k)) << k;
+  EXPECT_EQ(g["nodes"], nlohmann::json({"conv", "bn", "relu"}));
+  EXPECT_EQ(g["launches_saved"], 2);
+  EXPECT_EQ(g["bytes_saved"], 4 * 1 * 4 * 8 * 8 * 4);  // two intermediates, written + read
+  EXPECT_GT(g["est_time_saved_us"].get<double>(), 0);
+  std::ifstream pf(plan);
+  auto pj = nlohmann::json::parse(pf);
+  EXPECT_EQ(pj["schema_version"], 1);
+  EXPECT_EQ(pj["groups"][0]["id"], g["id"]);
+}
+
+TEST_F(FxcAnalyze, TableNamesDeviceAndSource) {
+  auto r = fxc("analyze " + model_ + " --device ascend-910b");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("ascend-910b (public figures, unverified)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("conv_bn_act"), std::string::npos) << r.out;
+}
+
+TEST_F(FxcAnalyze, WhyExplainsAPair) {
+  auto r = fxc("why " + model_ + " conv bn --device nvidia-h100 --opt-level 0");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("opt_level"), std::string::npos) << r.out;
+  r = fxc("analyze " + model_ + " --device nvidia-h100 --why conv,bn");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("fused together"), std::string::npos) << r.out;
+  EXPECT_EQ(fxc("why " + model_ + " conv nosuchnode --device nvidia-h100").code, 2);
+}
+
+TEST_F(FxcAnalyze, BadInputsExitWithTwo) {
+  EXPECT_EQ(fxc("analyze " + (dir_ / "missing.onnx").string() + " --device nvidia-h100").code, 2);
+  EXPECT_EQ(fxc("analyze " + model_ + " --device no-such-device").code, 2);
+  EXPECT_EQ(fxc("analyze " + model_ + " --opt-level 9").code, 2);
+}
+
+TEST_F(FxcAnalyze, BenchSyntheticReportsTiming) {
+  auto r = fxc("bench-synthetic --nodes 2000 --device nvidia-h100 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_GE(j["nodes"].get<int>(), 2000);
+  EXPECT_GT(j["groups"].get<int>(), 0);
+  EXPECT_LT(j["kernels_after"].get<int>(), j["kernels_before"].get<int>());
+}
+
+}  // namespace

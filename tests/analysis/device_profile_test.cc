@@ -1,0 +1,99 @@
+#include "analysis/device_profile.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "analysis/cpu_calibration.h"
+#include "util/error.h"
+
+namespace fx {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path temp_dir(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("fx_analysis_" + name + std::to_string(::getpid()));
+  fs::create_directories(p);
+  return p;
+}
+
+TEST(DeviceProfile, JsonRoundTrip) {
+  DeviceProfile p = preset_nvidia_h100();
+  DeviceProfile q = device_profile_from_json(to_json(p));
+  EXPECT_EQ(q.name, p.name);
+  EXPECT_EQ(q.source, "vendor datasheet");
+  EXPECT_DOUBLE_EQ(q.memory_bandwidth_bytes_per_s, 3.0e12);
+  EXPECT_DOUBLE_EQ(q.peak_flops, 700e12);
+  EXPECT_DOUBLE_EQ(q.launch_overhead_s, 5e-6);
+  EXPECT_EQ(q.onchip_capacity_bytes, 228 * 1024);
+  EXPECT_EQ(q.l2_bytes, 50LL * 1024 * 1024);
+}
+
+TEST(DeviceProfile, AscendIsMarkedUnverified) {
+  EXPECT_EQ(preset_ascend_910b().source, "public figures, unverified");
+}
+
+TEST(DeviceProfile, MissingOrInvalidFieldIsAnError) {
+  nlohmann::json j = to_json(preset_nvidia_h100());
+  j.erase("peak_flops");
+  EXPECT_THROW(device_profile_from_json(j), Error);
+  j = to_json(preset_nvidia_h100());
+  j["memory_bandwidth_bytes_per_s"] = -1;
+  EXPECT_THROW(device_profile_from_json(j), Error);
+}
+
+TEST(DeviceProfile, ShippedJsonFilesMatchPresets) {
+  for (const auto& [file, preset] : {std::pair{"nvidia-h100.json", preset_nvidia_h100()},
+                                     std::pair{"ascend-910b.json", preset_ascend_910b()}}) {
+    DeviceProfile p = load_device_profile(std::string(FX_RESOURCES_DIR) + "/devices/" + file);
+    EXPECT_EQ(p.name, preset.name);
+    EXPECT_EQ(p.source, preset.source);
+    EXPECT_DOUBLE_EQ(p.memory_bandwidth_bytes_per_s, preset.memory_bandwidth_bytes_per_s);
+    EXPECT_DOUBLE_EQ(p.peak_flops, preset.peak_flops);
+    EXPECT_EQ(p.onchip_capacity_bytes, preset.onchip_capacity_bytes);
+  }
+}
+
+TEST(DeviceProfile, ResolveNamesFilesAndUnknowns) {
+  EXPECT_EQ(resolve_device("nvidia-h100").name, "nvidia-h100");
+  EXPECT_EQ(resolve_device("ascend-910b").name, "ascend-910b");
+  fs::path dir = temp_dir("resolve");
+  DeviceProfile mine = preset_nvidia_h100();
+  mine.name = "my-gpu";
+  save_device_profile(mine, (dir / "my.json").string());
+  EXPECT_EQ(resolve_device((dir / "my.json").string()).name, "my-gpu");
+  try {
+    resolve_device("tpu-v9");
+    FAIL() << "unknown device accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("nvidia-h100"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(resolve_device((dir / "absent.json").string()), FileError);
+  fs::remove_all(dir);
+}
+
+TEST(DeviceProfile, CpuHostIsMeasuredAndCached) {
+  fs::path dir = temp_dir("cache");
+  ::setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+  EXPECT_EQ(device_cache_dir(), (dir / "fusion-explorer").string());
+  DeviceProfile p = resolve_device("cpu-host");  // measures, then caches
+  EXPECT_EQ(p.name, "cpu-host");
+  EXPECT_EQ(p.source.rfind("measured on this host", 0), 0u) << p.source;
+  EXPECT_GT(p.memory_bandwidth_bytes_per_s, 1e8);
+  EXPECT_GT(p.peak_flops, 1e8);
+  EXPECT_GT(p.launch_overhead_s, 0);
+  EXPECT_LT(p.launch_overhead_s, 1e-2);
+  EXPECT_GT(p.onchip_capacity_bytes, 0);
+  ASSERT_TRUE(fs::exists(cpu_host_cache_path()));
+  // The second resolve reads the cache: the same numbers, not a new measurement.
+  DeviceProfile again = resolve_device("cpu-host");
+  EXPECT_DOUBLE_EQ(again.peak_flops, p.peak_flops);
+  ::unsetenv("XDG_CACHE_HOME");
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace fx
