@@ -7,12 +7,14 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "commands.h"
 #include "onnx/model_loader.h"
 #include "profile/child_process.h"
 #include "profile/child_profiler.h"
 #include "profile/chrome_trace.h"
+#include "profile/kernel_comparison.h"
 #include "profile/kernel_table.h"
 #include "profile/profile_json.h"
 #include "profile/profiler.h"
@@ -25,6 +27,7 @@ struct ProfileCliOptions {
   std::vector<std::string> dims;
   fx::ProfileOptions profile;
   std::string trace;
+  std::string compare;
   double timeout_s = 600;
   std::size_t top = 30;
   bool json = false;
@@ -37,11 +40,38 @@ int64_t default_opset(const fx::ModelInfo& info) {
   return 0;
 }
 
+// Our kernels against another tool's trace of the same model (--compare).
+struct Comparison {
+  std::string file;
+  fx::Timeline other;
+  std::vector<fx::KernelComparison> rows;
+
+  Comparison(const std::string& path, const std::vector<fx::KernelStats>& ours)
+      : file(path), other(fx::read_trace(path)) {
+    rows = fx::compare_kernels(ours, fx::aggregate_kernels(other));
+  }
+  nlohmann::json json() const {
+    return {{"file", file},
+            {"source", other.source},
+            {"median_ms", fx::median_run_us(other) / 1e3},
+            {"rows", fx::kernel_comparison_json(rows)}};
+  }
+  void print(const std::string& ours, std::size_t top) const {
+    std::string label = other.source.substr(0, other.source.find(' '));
+    fmt::print("\nCompared with {} ({}), B/A = {} time / {} time\n", file, other.source, label,
+               ours);
+    fmt::print("{}", fx::format_comparison_table(rows, ours, label, top));
+  }
+};
+
 void print_result(const ProfileCliOptions& o, const fx::ProfileResult& r, bool isolated) {
+  std::optional<Comparison> cmp;
+  if (!o.compare.empty()) cmp.emplace(o.compare, r.kernels);
   if (o.json) {
     nlohmann::json j = fx::profile_result_json(r);
     j["model"] = o.model;
     j["isolated"] = isolated;
+    if (cmp) j["compare"] = cmp->json();
     fmt::print("{}\n", j.dump(2));
     return;
   }
@@ -59,11 +89,13 @@ void print_result(const ProfileCliOptions& o, const fx::ProfileResult& r, bool i
   fmt::print("\nTotal        {} in {} kernels (sum of per-kernel medians)\n",
              fx::format_duration_us(kernel_us), r.kernels.size());
   if (!o.trace.empty()) fmt::print("Trace        {}\n", o.trace);
+  if (cmp) cmp->print("fxc", o.top);
 }
 
 int run_profile(const ProfileCliOptions& o) {
   fx::LoadOptions lo;
   for (const auto& d : o.dims) fx::parse_dim_binding(d, lo);
+  if (!o.compare.empty()) fx::read_trace(o.compare);  // a bad file fails before profiling
   if (o.in_process) {
     auto m = fx::load_onnx(o.model, lo);
     fx::ProfileOptions po = o.profile;
@@ -87,6 +119,7 @@ int run_profile(const ProfileCliOptions& o) {
 
 struct ImportOptions {
   std::string file;
+  std::string compare;
   std::size_t top = 30;
   bool json = false;
 };
@@ -95,6 +128,8 @@ int run_trace_import(const ImportOptions& o) {
   fx::Timeline t = fx::read_trace(o.file);
   auto kernels = fx::aggregate_kernels(t);
   const double median_us = fx::median_run_us(t);
+  std::optional<Comparison> cmp;
+  if (!o.compare.empty()) cmp.emplace(o.compare, kernels);
   if (o.json) {
     nlohmann::json j = {{"file", o.file},
                         {"source", t.source},
@@ -103,6 +138,7 @@ int run_trace_import(const ImportOptions& o) {
                         {"runs", t.run_count()},
                         {"median_ms", median_us / 1e3},
                         {"kernels", fx::kernel_stats_json(kernels)}};
+    if (cmp) j["compare"] = cmp->json();
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
@@ -111,6 +147,7 @@ int run_trace_import(const ImportOptions& o) {
   fmt::print("Events       {} kernel events in {} run(s)\n", t.events.size(), t.run_count());
   fmt::print("Median       {} kernel time per run\n\n", fx::format_duration_us(median_us));
   fmt::print("{}", fx::format_kernel_table(kernels, o.top));
+  if (cmp) cmp->print(t.source.substr(0, t.source.find(' ')), o.top);
   return 0;
 }
 
@@ -132,6 +169,8 @@ void register_profile(CLI::App& app, Runner& run) {
   cmd->add_option("--seed", o->profile.seed, "Seed of the random inputs")->capture_default_str();
   cmd->add_option("--dim", o->dims, "Bind a symbolic dimension, NAME=N (repeatable)");
   cmd->add_option("--trace", o->trace, "Write the median run as a Chrome trace (Perfetto)");
+  cmd->add_option("--compare", o->compare,
+                  "Compare kernel by kernel with a Chrome trace or ONNX Runtime profile");
   cmd->add_option("--timeout", o->timeout_s, "Seconds before the profiling process is killed")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -143,7 +182,8 @@ void register_profile(CLI::App& app, Runner& run) {
       "Examples:\n"
       "  fxc profile resources/models/tiny_cnn.onnx --runs 20 --threads 2\n"
       "  fxc profile resnet18.onnx --trace resnet18.json   # open in ui.perfetto.dev\n"
-      "  fxc profile gpt2.onnx --dim batch=1 --dim seq=128 --json");
+      "  fxc profile gpt2.onnx --dim batch=1 --dim seq=128 --json\n"
+      "  fxc profile resnet18.onnx --compare onnxruntime_profile.json   # ORT's profiler JSON");
   cmd->callback([o, &run] { run = [o] { return run_profile(*o); }; });
 
   auto io = std::make_shared<ImportOptions>();
@@ -151,12 +191,14 @@ void register_profile(CLI::App& app, Runner& run) {
                                  "Per-kernel table of a Chrome trace or ONNX Runtime profile JSON");
   imp->add_option("file", io->file, "Trace file (Chrome trace events, ONNX Runtime profile)")
       ->required();
+  imp->add_option("--compare", io->compare, "A second trace to compare with, kernel by kernel");
   imp->add_option("--top", io->top, "Rows of the kernel table (0: all)")->capture_default_str();
   imp->add_flag("--json", io->json, "Print one JSON object instead of text");
   imp->footer(
       "Examples:\n"
       "  fxc trace-import onnxruntime_profile__2026-01-01.json\n"
-      "  fxc trace-import resnet18.json --json");
+      "  fxc trace-import resnet18.json --json\n"
+      "  fxc trace-import before.json --compare after.json");
   imp->callback([io, &run] { run = [io] { return run_trace_import(*io); }; });
 }
 

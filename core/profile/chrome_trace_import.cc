@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "profile/chrome_trace.h"
+#include "profile/flop_counter.h"
 #include "util/error.h"
 
 namespace fx {
@@ -52,6 +53,20 @@ int64_t int_arg(const json& v) {
     }
   }
   return 0;
+}
+
+// ONNX Runtime's [{"float": [1, 3, 224, 224]}, ...] as a list of dims.
+DimsList ort_dims(const json& list) {
+  DimsList out;
+  if (!list.is_array()) return out;
+  for (const auto& entry : list) {
+    std::vector<int64_t> dims;
+    if (entry.is_object() && !entry.empty() && entry.begin()->is_array())
+      for (const auto& d : *entry.begin())
+        if (d.is_number_integer()) dims.push_back(d.get<int64_t>());
+    out.push_back(std::move(dims));
+  }
+  return out;
 }
 
 std::string arg_text(const json& v) {
@@ -122,6 +137,11 @@ struct Parser {
       if (args.contains("activation_size")) k.bytes_read += int_arg(args["activation_size"]);
       if (args.contains("parameter_size")) k.bytes_read += int_arg(args["parameter_size"]);
       if (args.contains("output_size")) k.bytes_written = int_arg(args["output_size"]);
+      // No attributes travel, so ops whose count needs them (pool windows, Gemm's
+      // transA) may count 0 or approximately; Conv, MatMul and elementwise are exact.
+      if (!k.op_types.empty() && args.contains("input_type_shape"))
+        k.flops = count_flops(k.op_types[0], Attributes{}, ort_dims(args["input_type_shape"]),
+                              ort_dims(args.value("output_type_shape", json::array())));
     }
     // The category is kept unless it only repeats the op types (our own export).
     std::string ops;

@@ -106,4 +106,16 @@ ProfileResult profile_result_from_json(const nlohmann::json& doc, const std::str
   return r;
 }
 
+nlohmann::json kernel_comparison_json(const std::vector<KernelComparison>& rows) {
+  json list = json::array();
+  for (const auto& r : rows)
+    list.push_back({{"kernels_a", r.kernels_a},
+                    {"kernels_b", r.kernels_b},
+                    {"op_types", r.op_types},
+                    {"a_us", r.a_us},
+                    {"b_us", r.b_us},
+                    {"ratio", r.ratio()}});
+  return list;
+}
+
 }  // namespace fx

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "profile/kernel_comparison.h"
 #include "profile/profiler.h"
 #include "profile/timeline.h"
 
@@ -27,5 +28,8 @@ nlohmann::json profile_result_json(const ProfileResult& result);
 // Everything but the tensors (inputs, outputs), which do not travel; `timeline`
 // holds the representative run only.
 ProfileResult profile_result_from_json(const nlohmann::json& doc, const std::string& origin);
+
+// [{"kernels_a", "kernels_b", "op_types", "a_us", "b_us", "ratio"}]
+nlohmann::json kernel_comparison_json(const std::vector<KernelComparison>& rows);
 
 }  // namespace fx

@@ -162,6 +162,8 @@ TEST(ChromeTrace, ImportsOnnxRuntimeProfile) {
   EXPECT_EQ(conv.bytes_written, 3211264);
   EXPECT_EQ(conv.args.at("provider"), "CPUExecutionProvider");
   EXPECT_NE(conv.args.at("input_type_shape").find("224"), std::string::npos);
+  // FLOPs from the recorded shapes: 64x112x112 outputs, 3x7x7 multiply-adds each.
+  EXPECT_EQ(conv.flops, int64_t{2} * 64 * 112 * 112 * 3 * 7 * 7);
   EXPECT_EQ(t.events[2].name, "conv1");
   EXPECT_EQ(t.events[2].run, 1);
 
