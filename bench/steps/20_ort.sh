@@ -25,11 +25,12 @@ version=$(node -p "require('$FX_ROOT/bench/peer/node_modules/onnxruntime-node/pa
   echo "## ONNX Runtime peer"
   echo
   echo "onnxruntime-node $version, CPU, $threads intra-op threads, sequential executor;"
-  echo "median of $runs runs after 3 warm-up runs, seeded random inputs (same for every level)."
+  echo "median of $runs runs after 3 warm-up runs (fastest run in brackets: on a shared, loaded"
+  echo "machine it is the better estimate of the uncontended time), seeded random inputs."
   echo "Command: \`node bench/peer/ort_run.js MODEL --threads $threads --opt LEVEL --runs $runs [--dim ...] --save-optimized F\`."
   echo "Node counts are of the model ORT saves after optimizing (\`optimizedModelFilePath\`)."
   echo
-  echo "| model | ONNX nodes | ORT nodes, extended | ORT nodes, all | ORT ms, disabled | ORT ms, all | speed-up |"
+  echo "| model | ONNX nodes | ORT nodes, extended | ORT nodes, all | ORT ms, disabled | ORT ms, all | speed-up (medians) |"
   echo "|---|---:|---:|---:|---:|---:|---:|"
 } > "$out"
 
@@ -51,8 +52,8 @@ while IFS=$'\t' read -r name path dims int_max; do
   done
   j() { jq -r "$1" "$dir/$name.$2.json"; }
   dis=$(j .median_ms disabled) all=$(j .median_ms all)
-  printf '| %s | %s | %s | %s | %.2f | %.2f | %.2fx |\n' "$name" "$nodes" \
-    "$(j .optimized_nodes extended)" "$(j .optimized_nodes all)" "$dis" "$all" \
-    "$(awk -v a="$dis" -v b="$all" 'BEGIN {print a / b}')" >> "$out"
+  printf '| %s | %s | %s | %s | %.2f (%.2f) | %.2f (%.2f) | %.2fx |\n' "$name" "$nodes" \
+    "$(j .optimized_nodes extended)" "$(j .optimized_nodes all)" "$dis" "$(j .min_ms disabled)" \
+    "$all" "$(j .min_ms all)" "$(awk -v a="$dis" -v b="$all" 'BEGIN {print a / b}')" >> "$out"
   echo "ort $name: disabled $dis ms, all $all ms" >&2
 done < <(bench_models)
