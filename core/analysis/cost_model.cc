@@ -137,6 +137,9 @@ int64_t CostModel::node_tile_bytes(const Graph& g, const Node& n, OpKind kind) {
 }
 
 CostModel::CostModel(const Graph& g, DeviceProfile profile) : g_(g), profile_(std::move(profile)) {
+  value_bytes_.resize(g.value_count());
+  for (std::size_t v = 0; v < g.value_count(); ++v)
+    value_bytes_[v] = g.value(static_cast<ValueId>(v)).byte_size().value_or(0);
   nodes_.resize(g.node_count());
   classes_.resize(g.node_count());
   for (std::size_t i = 0; i < g.node_count(); ++i) {
@@ -235,12 +238,12 @@ Cost CostModel::group(std::span<const NodeId> members) const {
       bool leaves = val.is_graph_output;
       for (NodeId u : val.consumers) leaves = leaves || !inside(u);
       if (leaves)
-        c.bytes_written += val.byte_size().value_or(0);
+        c.bytes_written += value_bytes_[static_cast<std::size_t>(v)];
       else if (!val.consumers.empty())
         ++internal;  // kept on chip, one tile
     }
   }
-  for (ValueId v : inputs) c.bytes_read += g_.value(v).byte_size().value_or(0);
+  for (ValueId v : inputs) c.bytes_read += value_bytes_[static_cast<std::size_t>(v)];
   if (!c.known) {
     c.bytes_read = c.bytes_written = 0;
     return c;

@@ -67,6 +67,7 @@ class CostModel {
  private:
   const Graph& g_;
   DeviceProfile profile_;
+  std::vector<int64_t> value_bytes_;  // per value, 0 when unknown
   std::vector<Cost> nodes_;
   std::vector<OpClass> classes_;
 };

@@ -116,11 +116,18 @@ void vertical_fusion(const Graph& g, FusionState& st, const std::vector<NodeId>&
   std::vector<char> ok(g.node_count());
   for (std::size_t i = 0; i < ok.size(); ++i) ok[i] = st.fusable(NodeId(i)).ok;
   const CostModel& cost = st.cost();
-  auto bytes_after = [&](const std::vector<NodeId>& m) { return cost.group(m).bytes(); };
+  // Fused traffic per group root, cached until the group changes (-1: not computed).
+  std::vector<int64_t> group_bytes(g.node_count(), -1);
+  auto bytes_of = [&](NodeId root) {
+    int64_t& b = group_bytes[std::size_t(root)];
+    if (b < 0) b = cost.group(gg.members(root)).bytes();
+    return b;
+  };
+  std::vector<NodeId> all;
   auto score = [&](NodeId a, NodeId b) {
-    std::vector<NodeId> all = gg.members(a);
+    all = gg.members(a);
     all.insert(all.end(), gg.members(b).begin(), gg.members(b).end());
-    return bytes_after(gg.members(a)) + bytes_after(gg.members(b)) - bytes_after(all);
+    return bytes_of(a) + bytes_of(b) - cost.group(all).bytes();
   };
   for (int round = 0; round < 10; ++round) {
     std::priority_queue<Candidate> heap;
@@ -157,6 +164,7 @@ void vertical_fusion(const Graph& g, FusionState& st, const std::vector<NodeId>&
       }
       ++merged;
       ++version[std::size_t(gg.find(a))];
+      group_bytes[std::size_t(gg.find(a))] = -1;
     }
     if (merged == 0) break;
   }

@@ -164,8 +164,12 @@ Verdict FusionState::check(NodeId a, NodeId b, MergeKind kind) const {
 Verdict FusionState::try_merge(NodeId a, NodeId b, MergeKind kind) {
   Verdict v = check(a, b, kind);
   if (!v.ok) return v;
-  std::string name = join_patterns(pattern_[idx(a)], pattern_[idx(b)],
-                                   kind == MergeKind::Horizontal ? "horizontal" : "auto_vertical");
+  std::string name = kind == MergeKind::Horizontal
+                         ? join_patterns(pattern_[idx(a)], pattern_[idx(b)], "")
+                         : join_patterns(pattern_[idx(a)], pattern_[idx(b)], "auto_vertical");
+  // Horizontal groups say so, with what their siblings were: "horizontal(matmul_add_act)".
+  if (kind == MergeKind::Horizontal && name.rfind("horizontal", 0) != 0)
+    name = name.empty() ? "horizontal" : "horizontal(" + name + ")";
   NodeId root = groups_.merge(a, b);
   pattern_[idx(root)] = std::move(name);
   return v;
