@@ -95,7 +95,15 @@ void add_variadic(KernelTable& t, const std::string& op, F f, bool mean) {
   };
 }
 
-float erf_f(float v) { return std::erf(v); }
+// float32 takes the vectorizable approximations; float64 keeps libm's precision.
+inline float approx_exp(float v) { return fast_exp(v); }
+inline double approx_exp(double v) { return std::exp(v); }
+inline float approx_sigmoid(float v) { return fast_sigmoid(v); }
+inline double approx_sigmoid(double v) { return 1 / (1 + std::exp(-v)); }
+inline float approx_tanh(float v) { return fast_tanh(v); }
+inline double approx_tanh(double v) { return std::tanh(v); }
+inline float approx_erf(float v) { return fast_erf(v); }
+inline double approx_erf(double v) { return std::erf(v); }
 
 }  // namespace
 
@@ -107,10 +115,10 @@ void register_elementwise_kernels(KernelTable& t) {
   add_numeric_unary(t, "Sign", none([](auto v) {
     return static_cast<decltype(v)>(v > 0 ? 1 : (v < 0 ? -1 : 0));
   }));
-  add_float_unary(t, "Sigmoid", none([](auto v) { return 1 / (1 + std::exp(-v)); }));
-  add_float_unary(t, "Tanh", none([](auto v) { return std::tanh(v); }));
-  add_float_unary(t, "Erf", none([](auto v) { return std::erf(v); }));
-  add_float_unary(t, "Exp", none([](auto v) { return std::exp(v); }));
+  add_float_unary(t, "Sigmoid", none([](auto v) { return approx_sigmoid(v); }));
+  add_float_unary(t, "Tanh", none([](auto v) { return approx_tanh(v); }));
+  add_float_unary(t, "Erf", none([](auto v) { return approx_erf(v); }));
+  add_float_unary(t, "Exp", none([](auto v) { return approx_exp(v); }));
   add_float_unary(t, "Log", none([](auto v) { return std::log(v); }));
   add_float_unary(t, "Sqrt", none([](auto v) { return std::sqrt(v); }));
   add_float_unary(t, "Reciprocal", none([](auto v) { return 1 / v; }));
@@ -164,12 +172,11 @@ void register_elementwise_kernels(KernelTable& t) {
     return [tanh_approx](auto v) {
       using T = decltype(v);
       if (tanh_approx) {
-        return T(0.5) * v * (1 + std::tanh(T(0.7978845608028654) * (v + T(0.044715) * v * v * v)));
+        return T(0.5) * v * (1 + approx_tanh(T(0.7978845608028654) * (v + T(0.044715) * v * v * v)));
       }
-      return T(0.5) * v * (1 + std::erf(v * T(0.7071067811865476)));
+      return T(0.5) * v * (1 + approx_erf(v * T(0.7071067811865476)));
     };
   });
-  (void)erf_f;
 
   add_binary<void>(t, "Add", [](auto a, auto b) { return a + b; }, true);
   add_binary<void>(t, "Sub", [](auto a, auto b) { return a - b; }, true);

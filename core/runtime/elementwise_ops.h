@@ -5,18 +5,40 @@
 #include <array>
 
 #include "runtime/broadcast.h"
+#include "runtime/fast_math.h"
 #include "runtime/parallel.h"
 #include "runtime/tensor.h"
 
 namespace fx {
 
 template <class In, class Out, class F>
+FX_VECTOR_CLONES void map_span(const In* a, Out* o, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+}
+
+// One broadcast row: each side advances by 1 (sa/sb true) or stays (a scalar).
+template <class In, class Out, class F>
+FX_VECTOR_CLONES void binary_row(const In* a, const In* b, Out* o, int64_t n, bool sa, bool sb,
+                                 F f) {
+  if (sa && sb) {
+    for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+  } else if (sa) {
+    const In vb = b[0];
+    for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], vb);
+  } else if (sb) {
+    const In va = a[0];
+    for (int64_t i = 0; i < n; ++i) o[i] = f(va, b[i]);
+  } else {
+    const Out v = f(a[0], b[0]);
+    for (int64_t i = 0; i < n; ++i) o[i] = v;
+  }
+}
+
+template <class In, class Out, class F>
 void unary_map(const Tensor& x, Tensor& y, F f) {
   const In* a = x.data<In>();
   Out* o = y.data<Out>();
-  parallel_for(x.numel(), 4, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) o[i] = f(a[i]);
-  });
+  parallel_for(x.numel(), 4, [&](int64_t b, int64_t e) { map_span(a + b, o + b, e - b, f); });
 }
 
 // y = f(a, b) with broadcasting; y already has rows.out_dims.
@@ -28,18 +50,7 @@ void binary_map(const BroadcastRows<2>& rows, const Tensor& x0, const Tensor& x1
   const int64_t inner = rows.inner;
   const int sa = static_cast<int>(rows.inner_stride[0]), sb = static_cast<int>(rows.inner_stride[1]);
   auto row = [&](const In* pa, const In* pb, Out* po, int64_t n) {
-    if (sa && sb) {
-      for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i]);
-    } else if (sa) {
-      const In vb = pb[0];
-      for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], vb);
-    } else if (sb) {
-      const In va = pa[0];
-      for (int64_t i = 0; i < n; ++i) po[i] = f(va, pb[i]);
-    } else {
-      const Out v = f(pa[0], pb[0]);
-      for (int64_t i = 0; i < n; ++i) po[i] = v;
-    }
+    binary_row(pa, pb, po, n, sa != 0, sb != 0, f);
   };
   if (rows.outer == 1) {
     parallel_for(inner, 2, [&](int64_t s, int64_t e) {

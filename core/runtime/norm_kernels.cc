@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "runtime/fast_math.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/kernel_util.h"
 #include "runtime/parallel.h"
@@ -128,11 +129,9 @@ void softmax(KernelContext& ctx, int64_t axis_attr, bool log, bool legacy) {
       if (inner == 1) {
         float mx = src[0];
         for (int64_t i = 1; i < len; ++i) mx = std::max(mx, src[i]);
+        for (int64_t i = 0; i < len; ++i) dst[i] = fast_exp(src[i] - mx);
         float sum = 0;
-        for (int64_t i = 0; i < len; ++i) {
-          dst[i] = std::exp(src[i] - mx);
-          sum += dst[i];
-        }
+        for (int64_t i = 0; i < len; ++i) sum += dst[i];
         if (log) {
           const float ls = std::log(sum);
           for (int64_t i = 0; i < len; ++i) dst[i] = src[i] - mx - ls;

@@ -1,0 +1,100 @@
+#include "runtime_test_util.h"
+#include "util/error.h"
+
+namespace fx {
+namespace {
+
+using test::floats;
+using test::FloatsNear;
+using test::int64s;
+using test::run_op;
+
+Tensor iota(std::vector<int64_t> dims) {
+  Tensor t(DType::Float32, std::move(dims));
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = static_cast<float>(i);
+  return t;
+}
+
+TEST(Gather, NegativeIndicesAlongAxis0) {
+  auto y = run_op("Gather", {iota({3, 2}), int64s({2}, {-1, 0})});
+  EXPECT_EQ(y[0].dims(), (std::vector<int64_t>{2, 2}));
+  EXPECT_THAT(y[0], FloatsNear(std::vector<float>{4, 5, 0, 1}));
+}
+
+TEST(Gather, AxisOneWithMatrixOfIndices) {
+  // data [2,3]; indices [2,2] along axis 1 -> [2,2,2].
+  auto y = run_op("Gather", {iota({2, 3}), int64s({2, 2}, {0, 2, 1, 1})}, {{"axis", int64_t{1}}});
+  EXPECT_EQ(y[0].dims(), (std::vector<int64_t>{2, 2, 2}));
+  EXPECT_THAT(y[0], FloatsNear(std::vector<float>{0, 2, 1, 1, 3, 5, 4, 4}));
+}
+
+TEST(Gather, OutOfRangeIndexIsAnError) {
+  EXPECT_THROW(run_op("Gather", {iota({3}), int64s({1}, {3})}), Error);
+}
+
+TEST(Slice, StepsAndNegativeStarts) {
+  // x = 0..9; start 1, end 8, step 3 -> 1,4,7.
+  auto y = run_op("Slice", {iota({10}), int64s({1}, {1}), int64s({1}, {8}), int64s({1}, {0}),
+                            int64s({1}, {3})});
+  EXPECT_THAT(y[0], FloatsNear(std::vector<float>{1, 4, 7}));
+  // Negative step from the end: start -1, end -11 (clamped), step -4 -> 9,5,1.
+  auto z = run_op("Slice", {iota({10}), int64s({1}, {-1}), int64s({1}, {-11}), int64s({1}, {0}),
+                            int64s({1}, {-4})});
+  EXPECT_THAT(z[0], FloatsNear(std::vector<float>{9, 5, 1}));
+}
+
+TEST(Slice, InnerAxisOfMatrixWithNegativeAxis) {
+  auto y = run_op("Slice", {iota({2, 4}), int64s({1}, {1}), int64s({1}, {3}), int64s({1}, {-1})});
+  EXPECT_EQ(y[0].dims(), (std::vector<int64_t>{2, 2}));
+  EXPECT_THAT(y[0], FloatsNear(std::vector<float>{1, 2, 5, 6}));
+}
+
+TEST(Transpose, PermutesAndDefaultsToReverse) {
+  auto y = run_op("Transpose", {iota({2, 3})});
+  EXPECT_EQ(y[0].dims(), (std::vector<int64_t>{3, 2}));
+  EXPECT_THAT(y[0], FloatsNear(std::vector<float>{0, 3, 1, 4, 2, 5}));
+  auto z = run_op("Transpose", {iota({2, 2, 2})}, {{"perm", std::vector<int64_t>{1, 0, 2}}});
+  EXPECT_THAT(z[0], FloatsNear(std::vector<float>{0, 1, 4, 5, 2, 3, 6, 7}));
+}
+
+TEST(Concat, NegativeAxis) {
+  auto y = run_op("Concat", {iota({2, 1}), floats({2, 2}, {9, 8, 7, 6})}, {{"axis", int64_t{-1}}});
+  EXPECT_EQ(y[0].dims(), (std::vector<int64_t>{2, 3}));
+  EXPECT_THAT(y[0], FloatsNear(std::vector<float>{0, 9, 8, 1, 7, 6}));
+}
+
+TEST(Split, SizesFromInputAndEqualParts) {
+  auto y = run_op("Split", {iota({5}), int64s({2}, {2, 3})}, {}, 2);
+  EXPECT_THAT(y[0], FloatsNear(std::vector<float>{0, 1}));
+  EXPECT_THAT(y[1], FloatsNear(std::vector<float>{2, 3, 4}));
+  auto z = run_op("Split", {iota({2, 4})}, {{"axis", int64_t{1}}}, 2);
+  EXPECT_THAT(z[1], FloatsNear(std::vector<float>{2, 3, 6, 7}));
+}
+
+TEST(ShapeOps, ReshapeWithZeroAndMinusOneIsAView) {
+  auto y = run_op("Reshape", {iota({2, 3, 4}), int64s({2}, {0, -1})});
+  EXPECT_EQ(y[0].dims(), (std::vector<int64_t>{2, 12}));
+  EXPECT_THROW(run_op("Reshape", {iota({2, 3}), int64s({1}, {4})}), Error);
+}
+
+TEST(ShapeOps, SqueezeUnsqueezeNegativeAxes) {
+  auto u = run_op("Unsqueeze", {iota({3}), int64s({2}, {0, -1})});
+  EXPECT_EQ(u[0].dims(), (std::vector<int64_t>{1, 3, 1}));
+  auto s = run_op("Squeeze", {iota({1, 3, 1}), int64s({1}, {-1})});
+  EXPECT_EQ(s[0].dims(), (std::vector<int64_t>{1, 3}));
+}
+
+TEST(ShapeOps, ExpandRangeConstantOfShapeCast) {
+  auto e = run_op("Expand", {floats({2, 1}, {1, 2}), int64s({3}, {2, 2, 3})});
+  EXPECT_EQ(e[0].dims(), (std::vector<int64_t>{2, 2, 3}));
+  EXPECT_THAT(e[0], FloatsNear(std::vector<float>{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2}));
+  auto r = run_op("Range", {int64s({}, {10}), int64s({}, {1}), int64s({}, {-3})});
+  EXPECT_EQ(r[0].to_int64s(), (std::vector<int64_t>{10, 7, 4}));
+  auto c = run_op("ConstantOfShape", {int64s({2}, {2, 2})});
+  EXPECT_THAT(c[0], FloatsNear(std::vector<float>{0, 0, 0, 0}));
+  auto k = run_op("Cast", {floats({3}, {1.7f, -2.2f, 0})}, {{"to", int64_t{7}}});
+  EXPECT_EQ(k[0].to_int64s(), (std::vector<int64_t>{1, -2, 0}));
+}
+
+}  // namespace
+}  // namespace fx
