@@ -32,6 +32,7 @@ struct ProfileCliOptions {
   std::size_t top = 30;
   bool json = false;
   bool in_process = false;
+  int parent_pid = 0;  // set when a parent profiles through us (child_profiler)
 };
 
 int64_t default_opset(const fx::ModelInfo& info) {
@@ -97,6 +98,7 @@ int run_profile(const ProfileCliOptions& o) {
   for (const auto& d : o.dims) fx::parse_dim_binding(d, lo);
   if (!o.compare.empty()) fx::read_trace(o.compare);  // a bad file fails before profiling
   if (o.in_process) {
+    if (o.parent_pid > 0) fx::die_with_parent(o.parent_pid);
     auto m = fx::load_onnx(o.model, lo);
     fx::ProfileOptions po = o.profile;
     po.opset = default_opset(m.info);
@@ -178,6 +180,7 @@ void register_profile(CLI::App& app, Runner& run) {
   cmd->add_flag("--json", o->json, "Print one JSON object instead of text");
   cmd->add_flag("--in-process", o->in_process,
                 "Profile in this process instead of a child (a crash then ends fxc)");
+  cmd->add_option("--parent-pid", o->parent_pid)->group("");  // internal: see child_profiler
   cmd->footer(
       "Examples:\n"
       "  fxc profile resources/models/tiny_cnn.onnx --runs 20 --threads 2\n"

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -217,6 +218,16 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
     r.exit_code = WEXITSTATUS(status);
   }
   return r;
+}
+
+void die_with_parent(int parent_pid) {
+#ifdef __linux__
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The parent may have died before prctl: then we were re-parented already.
+  if (::getppid() != parent_pid) ::_exit(1);
+#else
+  (void)parent_pid;
+#endif
 }
 
 std::string self_executable_path() {

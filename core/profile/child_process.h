@@ -53,6 +53,11 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
 // "SIGSEGV (segmentation fault)" for a signal number.
 std::string signal_description(int signal);
 
+// For a child started by run_child that should not outlive its parent: asks the
+// kernel to kill this process when the parent dies, and exits at once when the
+// parent (`parent_pid`) is already gone. Linux only; a no-op elsewhere.
+void die_with_parent(int parent_pid);
+
 // The running program's own path (/proc/self/exe resolved), for re-executing itself.
 std::string self_executable_path();
 

@@ -1,6 +1,7 @@
 #include "profile/child_profiler.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,9 @@ std::vector<std::string> child_profile_command(const ChildProfileRequest& q) {
                                    std::to_string(o.threads),
                                    "--seed",
                                    std::to_string(o.seed)};
+  // So that the child ends with us (Ctrl-C, a killed GUI) instead of running on.
+  argv.push_back("--parent-pid");
+  argv.push_back(std::to_string(::getpid()));
   for (const auto& [name, value] : q.dims) {
     argv.push_back("--dim");
     argv.push_back(name + "=" + std::to_string(value));

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -148,7 +149,8 @@ ProfileResult Profiler::profile(const Graph& graph, std::vector<Step> steps,
   const auto& ex_steps = ex.steps();
   std::vector<StepRecord> records(ex_steps.size());
   std::vector<Sample> samples;
-  samples.reserve(ex_steps.size() * static_cast<std::size_t>(options_.runs));
+  // Reserved up front so that timed runs do not allocate (within reason).
+  samples.reserve(ex_steps.size() * static_cast<std::size_t>(std::min(options_.runs, 1000)));
   bool timing = false;
   ex.set_step_observer([&](const StepEvent& e) {
     auto s = static_cast<std::size_t>(e.step);

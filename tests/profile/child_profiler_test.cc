@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -54,6 +55,7 @@ TEST(ChildProfiler, CommandLineCarriesTheOptions) {
   EXPECT_NE(line.find("--runs 7"), std::string::npos) << line;
   EXPECT_NE(line.find("--threads 3"), std::string::npos) << line;
   EXPECT_NE(line.find("--dim batch=2"), std::string::npos) << line;
+  EXPECT_NE(line.find("--parent-pid " + std::to_string(::getpid())), std::string::npos) << line;
 }
 
 TEST(ChildProfiler, ACrashingChildIsAnError) {

@@ -1,6 +1,10 @@
 // `fxc profile` and `fxc trace-import` end to end, on the bundled sample model.
 
 #include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
 
 #include <filesystem>
 #include <fstream>
@@ -88,6 +92,35 @@ TEST(FxcProfile, ChildTimeoutIsAOneLineErrorWithExitCode2) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("timed out"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+bool process_gone(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  auto paren = line.rfind(')');
+  return paren != std::string::npos && line.size() > paren + 2 && line[paren + 2] == 'Z';
+}
+
+TEST(FxcProfile, TheProfilingChildDiesWithItsParent) {
+  if (!std::filesystem::exists(kModel)) GTEST_SKIP() << kModel << " is missing";
+  // A shell starts an endless profile as its child, in another session so that the
+  // group kill of run_child cannot reach it, and exits: the profile must end too.
+  std::string cmd = std::string("setsid ") + FX_FXC_PATH + " profile " + kModel +
+                    " --in-process --warmup 0 --runs 1000000 --parent-pid $$ >/dev/null "
+                    "2>&1 & echo $!; sleep 0.5";
+  ChildOptions o;
+  o.timeout_s = 20;
+  auto r = run_child({"sh", "-c", cmd}, o);
+  ASSERT_TRUE(r.ok()) << r.describe() << r.err;
+  const int pid = std::stoi(r.out);
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    gone = process_gone(pid);
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (!gone) ::kill(pid, SIGKILL);
+  EXPECT_TRUE(gone) << "the profiling process outlived its parent";
 }
 
 TEST(FxcProfile, BadModelAndBadTraceAreErrorsNamingTheFile) {
