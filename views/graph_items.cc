@@ -162,7 +162,7 @@ void HullItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
   p->setRenderHint(QPainter::Antialiasing, true);
   QColor fill = color_;
   // The more traffic the group removes, the stronger its tint.
-  fill.setAlphaF(0.12f + 0.33f * float(std::clamp(benefit_, 0.0, 1.0)));
+  fill.setAlphaF(0.10f + 0.25f * float(std::clamp(benefit_, 0.0, 1.0)));
   p->setBrush(fill);
   p->setPen(QPen(color_.darker(isSelected() ? 160 : 110), isSelected() ? 3.5 : 1.8));
   p->drawPath(path());

@@ -111,23 +111,38 @@ void GraphScene::refresh_fusion() {
     }
     // A group entirely inside one closed box is not drawn: it would hide the box.
     if (shown.size() < 2) continue;
-    QPainterPath outline;
-    outline.setFillRule(Qt::WindingFill);
+    // A rounded rectangle around the members when it covers no other box (the usual
+    // chain); otherwise the union of the members' outlines, bridged in order.
+    QRectF bounds;
     for (int b : shown) {
       const auto& sb = layout_.boxes[std::size_t(b)];
-      outline.addRoundedRect(QRectF(sb.x - 7, sb.y - 7, sb.width + 14, sb.height + 14), 9, 9);
+      bounds |= QRectF(sb.x, sb.y, sb.width, sb.height);
     }
-    // Bridge consecutive members so that the hull reads as one shape.
-    std::vector<int> order(shown.begin(), shown.end());
-    std::sort(order.begin(), order.end());
-    for (std::size_t k = 0; k + 1 < order.size(); ++k) {
-      const auto& a = layout_.boxes[std::size_t(order[k])];
-      const auto& c = layout_.boxes[std::size_t(order[k + 1])];
-      QPolygonF bridge({QPointF(a.x + a.width / 2 - 8, a.y + a.height / 2),
-                        QPointF(a.x + a.width / 2 + 8, a.y + a.height / 2),
-                        QPointF(c.x + c.width / 2 + 8, c.y + c.height / 2),
-                        QPointF(c.x + c.width / 2 - 8, c.y + c.height / 2)});
-      outline.addPolygon(bridge);
+    bool covers_other = false;
+    for (std::size_t b = 0; b < layout_.boxes.size() && !covers_other; ++b) {
+      const auto& sb = layout_.boxes[b];
+      covers_other = !sb.open && !shown.count(int(b)) &&
+                     bounds.intersects(QRectF(sb.x, sb.y, sb.width, sb.height));
+    }
+    QPainterPath outline;
+    outline.setFillRule(Qt::WindingFill);
+    if (!covers_other) {
+      outline.addRoundedRect(bounds.adjusted(-8, -8, 8, 8), 10, 10);
+    } else {
+      for (int b : shown) {
+        const auto& sb = layout_.boxes[std::size_t(b)];
+        outline.addRoundedRect(QRectF(sb.x - 7, sb.y - 7, sb.width + 14, sb.height + 14), 9, 9);
+      }
+      std::vector<int> order(shown.begin(), shown.end());
+      std::sort(order.begin(), order.end());
+      for (std::size_t k = 0; k + 1 < order.size(); ++k) {
+        const auto& a = layout_.boxes[std::size_t(order[k])];
+        const auto& c = layout_.boxes[std::size_t(order[k + 1])];
+        const QPointF pa(a.x + a.width / 2, a.y + a.height / 2);
+        const QPointF pc(c.x + c.width / 2, c.y + c.height / 2);
+        const QPointF half(12, 0);
+        outline.addPolygon(QPolygonF({pa - half, pa + half, pc + half, pc - half, pa - half}));
+      }
     }
     const FusionGroup& fg = groups[gi];
     auto* hull = new HullItem(int(gi), outline.simplified(), status_color(fg.status),
@@ -238,7 +253,10 @@ std::vector<NodeId> GraphScene::search(const QString& text) {
 void GraphScene::on_selection_changed() {
   if (selecting_) return;
   const auto items = selectedItems();
-  if (items.isEmpty()) return;
+  if (items.isEmpty()) {
+    emit nothing_selected();
+    return;
+  }
   if (auto* box = qgraphicsitem_cast<BoxItem*>(items.front())) {
     if (box->item().kind == layout::Item::Node)
       emit node_selected(box->item().id);

@@ -50,7 +50,8 @@ class GraphScene : public QGraphicsScene {
   void node_selected(fx::NodeId node);
   void group_box_selected(int group);  // a scope/repeat/artificial group box
   void fusion_group_selected(int plan_group);
-  void toggle_requested(int group);  // double-click on a group box or frame
+  void toggle_requested(int group);
+  void nothing_selected();  // a click on the background  // double-click on a group box or frame
 
  protected:
   void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;

@@ -18,7 +18,6 @@ GraphView::GraphView(GraphScene* scene, QWidget* parent)
   setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
   // Items are opaque boxes on a plain background: minimal updates are cheapest.
   setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
-  setOptimizationFlags(QGraphicsView::DontSavePainterState);
   setFocusPolicy(Qt::StrongFocus);
   connect(scene, &QGraphicsScene::sceneRectChanged, this, [this] { painted_graph_ = false; });
 }
@@ -32,6 +31,16 @@ void GraphView::fit() {
   fitInView(sceneRect(), Qt::KeepAspectRatio);
   // Never blow a small graph up beyond 1.5x: huge boxes read worse than a margin.
   if (zoom() > 1.5) setTransform(QTransform::fromScale(1.5, 1.5));
+  emit viewport_changed();
+}
+
+void GraphView::show_start() {
+  fit();
+  if (zoom() >= 0.6) return;
+  setTransform(QTransform::fromScale(0.9, 0.9));
+  const QRectF r = sceneRect();
+  const double half_h = viewport()->height() / 2.0 / 0.9;
+  centerOn(r.center().x(), r.top() + half_h);
   emit viewport_changed();
 }
 

@@ -15,6 +15,9 @@ class GraphView : public QGraphicsView {
   explicit GraphView(GraphScene* scene, QWidget* parent = nullptr);
 
   void fit();
+  // The first view of a model: everything when it fits readably, else the top of
+  // the graph at a readable zoom (where the inputs are), like Netron.
+  void show_start();
   void zoom_by(double factor);
   void zoom_reset();
   // Centres on a rectangle of the scene, zooming in enough to read it.

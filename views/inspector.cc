@@ -55,6 +55,45 @@ void Inspector::show_nothing() {
   clear();
 }
 
+void Inspector::show_model(const ModelDocument& doc) {
+  clear();
+  const Graph& g = doc.graph();
+  const ModelInfo& info = doc.model.info;
+  auto* m = section(tr("Model"));
+  row(m, tr("File"), doc.path);
+  row(m, tr("Producer"), qs(info.producer_name + " " + info.producer_version));
+  QStringList opsets;
+  for (const auto& [domain, version] : info.opsets)
+    opsets << (domain.empty() ? QStringLiteral("ai.onnx") : qs(domain)) + QLatin1Char(' ') +
+                  QString::number(version);
+  row(m, tr("Opsets"), opsets.join(QStringLiteral(", ")));
+  row(m, tr("Nodes"), QString::number(g.node_count()));
+  row(m, tr("Parameters"), format_bytes(double(g.parameter_bytes())));
+  row(m, tr("Activations"), format_bytes(double(g.activation_bytes())));
+  if (info.unknown_shape_nodes > 0)
+    row(m, tr("Nodes of unknown shape"), QString::number(info.unknown_shape_nodes));
+  auto* io = section(tr("Inputs"));
+  for (ValueId v : g.runtime_inputs()) row(io, qs(g.value(v).name), value_text(g, v));
+  auto* out = section(tr("Outputs"));
+  for (ValueId v : g.outputs()) row(out, qs(g.value(v).name), value_text(g, v));
+  if (doc.analysis) {
+    const AnalysisResult& a = *doc.analysis;
+    auto* s = section(tr("Fusion analysis"));
+    row(s, tr("Device"),
+        qs(a.device) + QStringLiteral(" (") + qs(a.device_source) + QLatin1Char(')'));
+    row(s, tr("Opt level"), QString::number(a.opt_level));
+    row(s, tr("Groups"), QString::number(a.groups.size()));
+    row(s, tr("Kernels"), QStringLiteral("%1 → %2").arg(a.kernels_before).arg(a.kernels_after));
+    row(s, tr("DRAM traffic"),
+        format_bytes(double(a.bytes_before)) + QStringLiteral(" → ") +
+            format_bytes(double(a.bytes_after)));
+    row(s, tr("Est. time"),
+        format_seconds(a.time_before_s) + QStringLiteral(" → ") + format_seconds(a.time_after_s));
+  } else if (!doc.analysis_error.isEmpty()) {
+    row(section(tr("Fusion analysis")), tr("Not available"), doc.analysis_error);
+  }
+}
+
 void Inspector::show_node(const ModelDocument& doc, NodeId id) {
   clear();
   const Graph& g = doc.graph();

@@ -17,6 +17,8 @@ class Inspector : public QTreeWidget {
   void show_scope_group(const ModelDocument& doc, layout::GroupId group);
   void show_fusion_group(const ModelDocument& doc, int plan_group);
   void show_nothing();
+  // The model as a whole: what is shown when nothing is selected.
+  void show_model(const ModelDocument& doc);
   // The value of the first row whose first column is `key`, searching all levels
   // (for tests and for copying).
   QString value_of(const QString& key) const;

@@ -74,6 +74,9 @@ MainWindow::MainWindow(QWidget* parent)
     panel_->select_plan_group(pg);
   });
   connect(scene_, &GraphScene::toggle_requested, this, &MainWindow::toggle_group);
+  connect(scene_, &GraphScene::nothing_selected, this, [this] {
+    if (doc_) inspector_->show_model(*doc_);
+  });
 
   autosave_timer_ = new QTimer(this);
   autosave_timer_->setInterval(30'000);

@@ -4,6 +4,7 @@
 // UI thread, which only builds items from it. A result for a document that is no
 // longer shown is dropped.
 #include <QComboBox>
+#include <QFileInfo>
 #include <QFontMetricsF>
 #include <QLabel>
 #include <QProgressBar>
@@ -71,8 +72,9 @@ void MainWindow::hide_progress() {
   cancel_->hide();
 }
 
-void MainWindow::open_model(const QString& path) {
+void MainWindow::open_model(const QString& given) {
   if (!maybe_save()) return;
+  const QString path = QFileInfo(given).absoluteFilePath();
   cancel_jobs();
   AnalysisSettings settings;
   settings.device = device_box_->currentText();
@@ -121,9 +123,9 @@ void MainWindow::on_open_finished() {
   search_hits_.clear();
   scene_->set_document(doc_);
   scene_->show_layout(*res->layout);
-  view_->fit();
+  view_->show_start();
   candidates_->set_plan(&doc_->plan);
-  inspector_->show_nothing();
+  inspector_->show_model(*doc_);
   add_recent(doc_->path);
   setWindowModified(false);
   update_title();

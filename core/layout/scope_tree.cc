@@ -62,6 +62,7 @@ ScopeTree::ScopeTree(const Graph& graph, ScopeTreeOptions options) {
   for (auto g = static_cast<GroupId>(groups_.size()) - 1; g >= 0; --g) finish_group(g);
 
   const auto scope_groups = static_cast<GroupId>(groups_.size());
+  for (GroupId g = 1; g < scope_groups; ++g) merge_single_child(g);
   for (GroupId g = 0; g < scope_groups; ++g) collapse_repeats(g, std::max(2, options.min_repeats));
   for (GroupId g = 0; g < static_cast<GroupId>(groups_.size()); ++g)
     split_large(g, std::max(2, options.max_children));
@@ -102,6 +103,28 @@ void ScopeTree::finish_group(GroupId id) {
       const Group& c = groups_[static_cast<std::size_t>(it.id)];
       g.node_count += c.node_count;
       g.signature = mix(g.signature, c.signature);
+    }
+  }
+}
+
+void ScopeTree::merge_single_child(GroupId id) {
+  // Ids grow from parents to children, so a chain is merged from its top; a group
+  // already merged away has no parent and is skipped.
+  if (groups_[std::size_t(id)].parent == kNoGroup) return;
+  while (groups_[std::size_t(id)].children.size() == 1 &&
+         groups_[std::size_t(id)].children[0].kind == Item::Group) {
+    const GroupId c = groups_[std::size_t(id)].children[0].id;
+    Group child = std::move(groups_[std::size_t(c)]);
+    groups_[std::size_t(c)] = Group{};  // orphaned: unreachable from the root
+    Group& g = groups_[std::size_t(id)];
+    g.name += "/" + child.name;
+    g.path = child.path;
+    g.children = std::move(child.children);
+    for (const Item& it : g.children) {
+      if (it.kind == Item::Node)
+        node_group_[std::size_t(it.id)] = id;
+      else
+        groups_[std::size_t(it.id)].parent = id;
     }
   }
 }

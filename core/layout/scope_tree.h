@@ -1,7 +1,9 @@
 #pragma once
 // The hierarchy the graph view shows: groups of nodes by name scope.
 //
-//   scope groups       one per path prefix of Node::scope ("layer1", "layer1/0")
+//   scope groups       one per path prefix of Node::scope ("layer1", "layer1/0"); a
+//                      group whose only child is a group is merged with it
+//                      ("layer1/0"), so that no click opens a box holding one box
 //   repeat groups      a run of >= min_repeats consecutive sibling groups with the same
 //                      op signature ("h.0" … "h.11") becomes one box "×12 h.N"; when the
 //                      run is all of its parent, the parent itself carries the summary
@@ -75,7 +77,8 @@ class ScopeTree {
 
  private:
   GroupId add_group(GroupKind kind, std::string name, std::string path, GroupId parent);
-  void finish_group(GroupId g);  // sorts children, computes counts and signature
+  void finish_group(GroupId g);        // sorts children, computes counts and signature
+  void merge_single_child(GroupId g);  // "layer1" holding only "0" becomes "layer1/0"
   void collapse_repeats(GroupId g, int min_repeats);
   void split_large(GroupId g, int max_children);
   void reindex(GroupId g);  // index_in_parent / node_index_ of g's children

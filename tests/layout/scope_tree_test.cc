@@ -120,6 +120,25 @@ TEST(ScopeTree, NestsArtificialGroupsWhenChunksAlsoExceedTheCap) {
   EXPECT_GE(t.depth(), 3);
 }
 
+TEST(ScopeTree, MergesAGroupThatHoldsOnlyOneGroup) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {4});
+  x = testing::scoped_op(b, "Relu", {x}, "stem");
+  x = testing::scoped_op(b, "Conv", {x}, "layer1/0/conv");
+  x = testing::scoped_op(b, "Relu", {x}, "layer1/0");
+  b.output(x);
+  Graph g = b.build();
+  ScopeTree t(g);
+  expect_partition(g, t);
+  const Group& root = t.group(kRootGroup);
+  ASSERT_EQ(root.children.size(), 2u);
+  const Group& merged = t.group(root.children[1].id);
+  EXPECT_EQ(merged.name, "layer1/0");
+  EXPECT_EQ(merged.path, "layer1/0");
+  ASSERT_EQ(merged.children.size(), 2u);  // the conv group and the Relu
+  EXPECT_EQ(t.group(merged.children[0].id).parent, root.children[1].id);
+}
+
 TEST(ScopeTree, ChildSlotFindsTheChildHoldingANode) {
   Graph g = testing::repeated_blocks(1);
   ScopeTree t(g);
