@@ -87,6 +87,7 @@ void print_result(const ProfileCliOptions& o, const fx::ProfileResult& r, bool i
   fmt::print("Activations  {} peak arena (with buffer reuse), {} without reuse\n\n",
              fx::format_bytes(r.peak_activation_bytes), fx::format_bytes(r.total_activation_bytes));
   fmt::print("{}", fx::format_kernel_table(r.kernels, o.top));
+  fmt::print("\nBy op type\n{}", fx::format_op_summary(r.kernels));
   fmt::print("\nTotal        {} in {} kernels (sum of per-kernel medians)\n",
              fx::format_duration_us(kernel_us), r.kernels.size());
   if (!o.trace.empty()) fmt::print("Trace        {}\n", o.trace);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace fx {
 namespace {
 
@@ -50,6 +52,31 @@ std::string format_kernel_table(const std::vector<KernelStats>& kernels, std::si
     out += fmt::format("... {} more kernels, {:.1f}% of the time\n", kernels.size() - shown,
                        100 * rest);
   }
+  return out;
+}
+
+std::string format_op_summary(const std::vector<KernelStats>& kernels) {
+  struct Row {
+    std::string ops;
+    int count = 0;
+    double us = 0, share = 0;
+  };
+  std::vector<Row> rows;
+  for (const auto& k : kernels) {
+    std::string ops = join_ops(k.op_types);
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.ops == ops; });
+    if (it == rows.end()) it = rows.insert(rows.end(), Row{ops});
+    it->count += 1;
+    it->us += k.median_us;
+    it->share += k.share;
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.us > b.us; });
+  std::string out;
+  for (const auto& r : rows)
+    out +=
+        fmt::format("{:<36} {:>5} {:<7} {:>10} {:>5.1f}%\n", fit(r.ops, 36), r.count,
+                    r.count == 1 ? "kernel" : "kernels", format_duration_us(r.us), 100 * r.share);
   return out;
 }
 

@@ -17,6 +17,10 @@ namespace fx {
 
 std::string format_kernel_table(const std::vector<KernelStats>& kernels, std::size_t top = 0);
 
+// Time by op type (a fused kernel counts under its joined ops, "Conv+Relu"):
+//   Conv                 12 kernels   3.10 ms   61.2%
+std::string format_op_summary(const std::vector<KernelStats>& kernels);
+
 // "1.2 MiB", "512 B".
 std::string format_bytes(int64_t bytes);
 // "412 us", "3.18 ms", "1.02 s".

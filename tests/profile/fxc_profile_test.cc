@@ -83,6 +83,7 @@ TEST(FxcProfile, TextTableNamesKernelsAndTotal) {
   EXPECT_NE(r.out.find("GB/s"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Conv"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Total"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("By op type"), std::string::npos) << r.out;
 }
 
 TEST(FxcProfile, ChildTimeoutIsAOneLineErrorWithExitCode2) {
