@@ -19,7 +19,7 @@ ValueId other_input(const Node& n, ValueId v) {
 }
 
 ValueId out0(const PatternContext& ctx, NodeId n) {
-  return ctx.node(n).outputs[0];
+  return ctx.output(n);
 }
 
 // The "x * (0.5 * (1 + f))" tail of both GELU forms, given the Add(1) node `one`.
@@ -55,8 +55,8 @@ std::optional<ActivationMatch> gelu_tail(const PatternContext& ctx, ValueId x, N
 std::optional<ActivationMatch> match_decomposed_gelu(const PatternContext& ctx, ValueId x) {
   for (NodeId c : ctx.consumers(x)) {
     // erf form: Erf(x / sqrt(2)) or Erf(x * (1/sqrt(2)))
-    if ((ctx.is(c, "Div") && ctx.node(c).inputs[0] == x &&
-         near(ctx.scalar_constant(ctx.node(c).inputs[1]), 1.41421f)) ||
+    if ((ctx.is(c, "Div") && ctx.input(c, 0) == x &&
+         near(ctx.scalar_constant(ctx.input(c, 1)), 1.41421f)) ||
         (ctx.is(c, "Mul") && near(ctx.scalar_constant(other_input(ctx.node(c), x)), 0.70711f))) {
       NodeId erf = ctx.sole_consumer(out0(ctx, c));
       NodeId one = ctx.is(erf, "Erf") ? ctx.sole_consumer(out0(ctx, erf)) : kNoNode;
@@ -65,7 +65,7 @@ std::optional<ActivationMatch> match_decomposed_gelu(const PatternContext& ctx, 
         if (auto m = gelu_tail(ctx, x, one, {c, erf}, "gelu_erf")) return m;
     }
     // tanh form: Tanh(0.79788 * (x + 0.044715 * x^3))
-    if (ctx.is(c, "Pow") && near(ctx.scalar_constant(ctx.node(c).inputs[1]), 3.f)) {
+    if (ctx.is(c, "Pow") && near(ctx.scalar_constant(ctx.input(c, 1)), 3.f)) {
       NodeId k = ctx.sole_consumer(out0(ctx, c));
       if (!ctx.is(k, "Mul") ||
           !near(ctx.scalar_constant(other_input(ctx.node(k), out0(ctx, c))), 0.044715f))

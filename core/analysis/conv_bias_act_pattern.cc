@@ -13,11 +13,11 @@ class ConvBiasActPattern : public FusionPattern {
     PatternMatch m;
     m.pattern = "conv_bias_act";
     m.nodes = {conv};
-    ValueId y = ctx.node(conv).outputs[0];
+    ValueId y = ctx.output(conv);
     NodeId add = ctx.sole_consumer(y);
     if (ctx.is(add, "Add") && ctx.non_constant_input(add) == y) {
       m.nodes.push_back(add);
-      y = ctx.node(add).outputs[0];
+      y = ctx.output(add);
     }
     if (auto act = match_activation(ctx, y)) {
       m.nodes.insert(m.nodes.end(), act->nodes.begin(), act->nodes.end());

@@ -13,11 +13,10 @@ class ConvBnPattern : public FusionPattern {
   std::vector<std::string_view> target_ops() const override { return {"Conv"}; }
   bool is_rewrite() const override { return true; }
   bool condition(const PatternContext& ctx, NodeId conv) const override {
-    return !ctx.node(conv).outputs.empty() &&
-           !ctx.graph().value(ctx.node(conv).outputs[0]).is_graph_output;
+    return !ctx.node(conv).outputs.empty() && !ctx.graph().value(ctx.output(conv)).is_graph_output;
   }
   std::optional<PatternMatch> match(const PatternContext& ctx, NodeId conv) const override {
-    ValueId y = ctx.node(conv).outputs[0];
+    ValueId y = ctx.output(conv);
     for (NodeId bn : ctx.consumers(y)) {
       if (!ctx.is(bn, "BatchNormalization") || ctx.node(bn).inputs.size() < 5) continue;
       bool params_constant = true;
@@ -28,7 +27,7 @@ class ConvBnPattern : public FusionPattern {
       m.pattern = "conv_bn_act";
       m.nodes = {conv, bn};
       NodeId sink = bn;
-      if (auto act = match_activation(ctx, ctx.node(bn).outputs[0])) {
+      if (auto act = match_activation(ctx, ctx.output(bn))) {
         m.nodes.insert(m.nodes.end(), act->nodes.begin(), act->nodes.end());
         sink = ctx.producer(act->output);
       }

@@ -46,7 +46,10 @@ void apply_patterns(const Graph& g, FusionState& st, const CostModel& cost,
   for (const auto& p : patterns) {
     const auto targets = p->target_ops();
     for (NodeId n : topo) {
-      if (claimed[std::size_t(n)] || !g.node(n).domain.empty()) continue;
+      const Node& node = g.node(n);
+      if (claimed[std::size_t(n)] || !node.domain.empty() || node.outputs.empty() ||
+          node.outputs[0] == kNoValue)
+        continue;
       if (std::find(targets.begin(), targets.end(), g.node(n).op_type) == targets.end()) continue;
       if (!p->condition(ctx, n)) continue;
       auto m = p->match(ctx, n);

@@ -40,7 +40,10 @@ class PatternContext {
   OpKind kind(NodeId id) const { return classes_[static_cast<std::size_t>(id)].kind; }
   bool claimed(NodeId id) const { return claimed_[static_cast<std::size_t>(id)] != 0; }
   bool is(NodeId id, std::string_view op) const;  // default domain op type check
-  NodeId producer(ValueId v) const;               // kNoNode for inputs/constants
+  // Input i / output 0 of a node, kNoValue when absent (malformed models must not crash).
+  ValueId input(NodeId id, std::size_t i) const;
+  ValueId output(NodeId id) const;
+  NodeId producer(ValueId v) const;  // kNoNode for inputs/constants
   // The only distinct consumer of v, or kNoNode (also kNoNode when v is a graph output).
   NodeId sole_consumer(ValueId v) const;
   // Distinct consumers of v.

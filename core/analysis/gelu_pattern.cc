@@ -15,15 +15,14 @@ class GeluPattern : public FusionPattern {
   std::optional<PatternMatch> match(const PatternContext& ctx, NodeId t) const override {
     // Erf(x / sqrt2): x is the scaling node's non-constant input. Tanh(c * (x + k x^3)):
     // x is the Add's input that is not the cubic term.
-    NodeId scale = ctx.producer(ctx.node(t).inputs[0]);
+    NodeId scale = ctx.producer(ctx.input(t, 0));
     if (scale == kNoNode) return std::nullopt;
     ValueId x = ctx.non_constant_input(scale);
     if (ctx.is(t, "Tanh")) {
       NodeId add = ctx.producer(x);
       if (!ctx.is(add, "Add")) return std::nullopt;
-      const Node& a = ctx.node(add);
-      NodeId p0 = ctx.producer(a.inputs[0]);
-      x = ctx.is(p0, "Mul") ? a.inputs[1] : a.inputs[0];
+      NodeId p0 = ctx.producer(ctx.input(add, 0));
+      x = ctx.is(p0, "Mul") ? ctx.input(add, 1) : ctx.input(add, 0);
     }
     if (x == kNoValue) return std::nullopt;
     auto act = match_decomposed_gelu(ctx, x);

@@ -12,7 +12,7 @@ namespace fx {
 namespace {
 
 ValueId out0(const PatternContext& ctx, NodeId n) {
-  return ctx.node(n).outputs[0];
+  return ctx.output(n);
 }
 
 bool is_last_axis(int64_t axis, std::size_t rank) {
@@ -25,6 +25,7 @@ bool reduces_last_axis(const PatternContext& ctx, NodeId r) {
   if (axes.empty() && n.inputs.size() > 1 && n.inputs[1] != kNoValue &&
       ctx.graph().value(n.inputs[1]).is_constant())
     axes = ctx.graph().value(n.inputs[1]).data->to_int64s();
+  if (n.inputs.empty() || n.inputs[0] == kNoValue) return false;
   std::size_t rank = ctx.graph().value(n.inputs[0]).shape.rank();
   return axes.size() == 1 && is_last_axis(axes[0], rank);
 }
@@ -38,7 +39,8 @@ class LayerNormPattern : public FusionPattern {
   std::optional<PatternMatch> match(const PatternContext& ctx, NodeId target) const override {
     PatternMatch m;
     m.pattern = "layer_norm";
-    ValueId x = ctx.node(target).inputs[0];
+    ValueId x = ctx.input(target, 0);
+    if (x == kNoValue || ctx.output(target) == kNoValue) return std::nullopt;
     ValueId y;
     bool last_axis;
     if (ctx.is(target, "LayerNormalization")) {
@@ -55,8 +57,8 @@ class LayerNormPattern : public FusionPattern {
     }
     // Residual Add whose sum feeds only this LayerNorm.
     NodeId res = ctx.producer(x);
-    if (ctx.is(res, "Add") && !ctx.is_constant(ctx.node(res).inputs[0]) &&
-        !ctx.is_constant(ctx.node(res).inputs[1]) && !ctx.graph().value(x).is_graph_output) {
+    if (ctx.is(res, "Add") && !ctx.is_constant(ctx.input(res, 0)) &&
+        !ctx.is_constant(ctx.input(res, 1)) && !ctx.graph().value(x).is_graph_output) {
       auto users = ctx.consumers(x);
       if (std::all_of(users.begin(), users.end(), [&](NodeId u) {
             return std::find(m.nodes.begin(), m.nodes.end(), u) != m.nodes.end();
@@ -67,8 +69,8 @@ class LayerNormPattern : public FusionPattern {
     }
     NodeId sink = ctx.producer(y);
     NodeId next = ctx.sole_consumer(y);
-    if (last_axis && (ctx.is(next, "MatMul") || ctx.is(next, "Gemm")) &&
-        ctx.node(next).inputs[0] == y && ctx.node(next).attrs.get_int("transA", 0) == 0)
+    if (last_axis && (ctx.is(next, "MatMul") || ctx.is(next, "Gemm")) && ctx.input(next, 0) == y &&
+        ctx.node(next).attrs.get_int("transA", 0) == 0)
       m.join = next;
     m.escaping = ctx.escaping_values(m.nodes, {sink});
     return m;
@@ -80,15 +82,15 @@ class LayerNormPattern : public FusionPattern {
   static std::optional<std::vector<NodeId>> decomposed(const PatternContext& ctx, NodeId r1,
                                                        ValueId x) {
     NodeId sub = ctx.sole_consumer(out0(ctx, r1));
-    if (!ctx.is(sub, "Sub") || ctx.node(sub).inputs[0] != x) return std::nullopt;
+    if (!ctx.is(sub, "Sub") || ctx.input(sub, 0) != x) return std::nullopt;
     ValueId d = out0(ctx, sub);
     NodeId sq = kNoNode, div = kNoNode;
     for (NodeId u : ctx.consumers(d)) {
-      if (ctx.is(u, "Pow") && ctx.scalar_constant(ctx.node(u).inputs[1]).value_or(0) == 2.f)
+      if (ctx.is(u, "Pow") && ctx.scalar_constant(ctx.input(u, 1)).value_or(0) == 2.f)
         sq = u;
-      else if (ctx.is(u, "Mul") && ctx.node(u).inputs[0] == d && ctx.node(u).inputs[1] == d)
+      else if (ctx.is(u, "Mul") && ctx.input(u, 0) == d && ctx.input(u, 1) == d)
         sq = u;
-      else if (ctx.is(u, "Div") && ctx.node(u).inputs[0] == d)
+      else if (ctx.is(u, "Div") && ctx.input(u, 0) == d)
         div = u;
     }
     if (sq == kNoNode || div == kNoNode) return std::nullopt;

@@ -13,11 +13,11 @@ class MatMulAddActPattern : public FusionPattern {
     PatternMatch m;
     m.pattern = "matmul_add_act";
     m.nodes = {mm};
-    ValueId y = ctx.node(mm).outputs[0];
+    ValueId y = ctx.output(mm);
     NodeId add = ctx.sole_consumer(y);
     if (ctx.is(add, "Add") && ctx.non_constant_input(add) == y) {
       m.nodes.push_back(add);
-      y = ctx.node(add).outputs[0];
+      y = ctx.output(add);
     }
     if (auto act = match_activation(ctx, y)) {
       m.nodes.insert(m.nodes.end(), act->nodes.begin(), act->nodes.end());

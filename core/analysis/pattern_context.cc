@@ -10,6 +10,18 @@ bool PatternContext::is(NodeId id, std::string_view op) const {
   return (n.domain.empty() || n.domain == "ai.onnx") && n.op_type == op;
 }
 
+ValueId PatternContext::input(NodeId id, std::size_t i) const {
+  if (id == kNoNode) return kNoValue;
+  const auto& in = node(id).inputs;
+  return i < in.size() ? in[i] : kNoValue;
+}
+
+ValueId PatternContext::output(NodeId id) const {
+  if (id == kNoNode) return kNoValue;
+  const auto& out = node(id).outputs;
+  return out.empty() ? kNoValue : out[0];
+}
+
 NodeId PatternContext::producer(ValueId v) const {
   return v == kNoValue ? kNoNode : g_.value(v).producer;
 }

@@ -14,7 +14,7 @@ class SoftmaxPattern : public FusionPattern {
     PatternMatch m;
     m.pattern = "scale_mask_softmax";
     m.nodes = {sm};
-    ValueId in = ctx.node(sm).inputs[0];
+    ValueId in = ctx.input(sm, 0);
     NodeId p = ctx.producer(in);
     if (ctx.is(p, "Add") && ctx.sole_consumer(in) == sm) {
       m.nodes.push_back(p);  // the mask (constant or computed)

@@ -188,3 +188,29 @@ TEST(FusionFinder, GroupIdsAreStableAndOrderFree) {
 
 }  // namespace
 }  // namespace fx
+
+namespace fx {
+namespace {
+
+TEST(FusionFinder, MalformedNodesDoNotCrash) {
+  // Wrong arities (a one-input Div, an input-less Softmax, an Erf with two outputs) are
+  // the importer's problem to report; the analysis must still run.
+  GraphBuilder b;
+  auto x = b.input("x", {64});
+  auto d = b.op("Div", {x}, {}, "div1");
+  auto e = b.op_multi("Erf", {d}, 2, {}, "erf2");
+  b.output(b.op("Add", {e[0]}, {}, "add1"));
+  b.output(b.op("Softmax", {}, {}, "lonely"));
+  b.output(b.op("ReduceMean", {}, {}, "rm0"));
+  b.output(b.op("LayerNormalization", {}, {}, "ln0"));
+  b.output(b.op("Tanh", {b.op("Add", {x}, {}, "add0")}, {}, "tanh"));
+  Graph g = b.build();
+  for (int level = 0; level <= 3; ++level) {
+    FusionOptions o;
+    o.opt_level = level;
+    EXPECT_NO_THROW(analyze_fusion(g, testing::test_profile(), o)) << level;
+  }
+}
+
+}  // namespace
+}  // namespace fx
