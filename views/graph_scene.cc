@@ -19,7 +19,9 @@ GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
 
 void GraphScene::set_document(std::shared_ptr<ModelDocument> doc) {
   doc_ = std::move(doc);
+  selecting_ = true;  // clearing deselects: not a user action
   clear();
+  selecting_ = false;
   boxes_.clear();
   edges_.clear();
   hulls_.clear();
@@ -41,7 +43,9 @@ QString GraphScene::edge_label(const layout::SceneEdge& e) const {
 }
 
 void GraphScene::show_layout(const layout::SceneLayout& layout) {
-  clear();  // deletes the items
+  selecting_ = true;  // clearing deselects: not a user action
+  clear();            // deletes the items
+  selecting_ = false;
   boxes_.clear();
   edges_.clear();
   hulls_.clear();

@@ -88,6 +88,8 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() {
+  // The scene outlives doc_ (it is a child, deleted after the members): silence it.
+  scene_->disconnect(this);
   cancel_jobs();
   // Workers hold the document and the layout engine: let them end before both go.
   open_job_.waitForFinished();
