@@ -5,6 +5,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "runtime/depthwise_conv.h"
 #include "runtime/dnnl_util.h"
 #include "runtime/elementwise_ops.h"
 #include "runtime/kernel_registry.h"
@@ -88,8 +89,13 @@ class ConvKernel final : public Kernel {
       throw Error("Conv: unsupported shapes " + x.str() + " * " + w.str());
     }
     if (x.dims() != src_dims_ || w.dims() != w_dims_) build(x, w, b != nullptr);
-    else if (!weights_constant_) weights_.prepare(pd_.weights_desc(), user_w_, w, false);
+    else if (!weights_constant_ && !depthwise_) weights_.prepare(pd_.weights_desc(), user_w_, w, false);
     Tensor& y = ctx.output(0, DType::Float32, dst_dims_);
+    if (depthwise_) {
+      depthwise_conv2d(dw_, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr,
+                       y.data<float>());
+      return;
+    }
     src_mem_.set_data_handle(const_cast<void*>(x.raw()));
     dst_mem_.set_data_handle(y.raw());
     std::unordered_map<int, dnnl::memory> args{
@@ -138,6 +144,13 @@ class ConvKernel final : public Kernel {
     src_dims_ = x.dims();
     w_dims_ = w.dims();
     dst_dims_ = out;
+    // Depthwise 2-D (one filter per channel): the project's direct loop.
+    depthwise_ = sp == 2 && group_ > 1 && group_ == x.dims()[1] && w.dims()[0] == group_;
+    if (depthwise_) {
+      dw_ = DepthwiseShape{x.dims()[0], x.dims()[1], x.dims()[2], x.dims()[3], out[2], out[3],
+                           k[0], k[1], strides[0], strides[1], dil[0] + 1, dil[1] + 1, pl[0], pl[1]};
+      return;
+    }
     auto src_md = plain_f32_desc(x.dims());
     auto dst_md = plain_f32_desc(out);
     // Grouped weights are [G, O/G, I/G, k...] for oneDNN.
@@ -169,7 +182,8 @@ class ConvKernel final : public Kernel {
   int64_t group_ = 1;
   std::vector<int64_t> strides_, dilations_, pads_, kernel_shape_;
   std::string auto_pad_;
-  bool weights_constant_ = false, bias_constant_ = false;
+  bool weights_constant_ = false, bias_constant_ = false, depthwise_ = false;
+  DepthwiseShape dw_{};
   std::vector<int64_t> src_dims_, w_dims_, dst_dims_;
   dnnl::memory::desc user_w_;
   dnnl::convolution_forward::primitive_desc pd_;
