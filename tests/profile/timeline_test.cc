@@ -18,7 +18,7 @@ KernelEvent ev(std::string name, int run, double start, double dur, int64_t rd =
   return e;
 }
 
-TEST(Median, OddEvenAndEmpty) {
+TEST(TimelineMedian, OddEvenAndEmpty) {
   EXPECT_DOUBLE_EQ(median({5, 1, 3}), 3);
   EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
   EXPECT_DOUBLE_EQ(median({}), 0);
