@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by bench/run_all.sh and bench/steps/*.sh (sourced, not run).
 # Environment every step can rely on:
 #   FX_ROOT     repository root            FXC     the fxc binary to measure

@@ -36,6 +36,7 @@ version=$(node -p "require('$FX_ROOT/bench/peer/node_modules/onnxruntime-node/pa
 
 while IFS=$'\t' read -r name path dims int_max; do
   warm_cache "$path"
+  # shellcheck disable=SC2046
   nodes=$(jq .nodes "$RESULTS/inspect/$name.json" 2>/dev/null ||
           "$FXC" -q inspect "$path" $(dims_args "$dims") --json | jq .nodes)
   for level in disabled extended all; do

@@ -33,7 +33,7 @@ while IFS=$'\t' read -r name path dims _; do
     n=$("$PY" -c 'import onnx,sys; t=onnx.TensorProto(); t.ParseFromString(open(sys.argv[1],"rb").read()); print(t.name)' "$f")
     inputs+=(--input "$n=$f")
   done
-  rm -rf "$dir/$name"
+  rm -rf "${dir:?}/${name:?}"
   # shellcheck disable=SC2046
   if ! "$FXC" -q run "$path" $(dims_args "$dims") "${inputs[@]}" --threads "$threads" \
        --output-dir "$dir/$name" > "$dir/$name.log" 2>&1; then
