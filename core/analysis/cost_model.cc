@@ -217,8 +217,12 @@ Cost CostModel::group(std::span<const NodeId> members) const {
   Cost c;
   c.profile = profile_.name;
   c.launches = 0;
+  // Walk the members' inputs once: external ones are read, internal ones are counted per
+  // use, so a value leaves the group iff some use is outside. This never scans a value's
+  // consumer list, which may hold thousands of nodes.
   std::vector<ValueId> inputs;
-  int64_t internal = 0, tile = 0, es = 4;
+  std::vector<std::pair<ValueId, std::size_t>> internal_uses;
+  int64_t tile = 0, es = 4;
   for (NodeId m : members) {
     const Cost& nc = node(m);
     if (!nc.known && c.known) c.known = false, c.unknown_reason = nc.unknown_reason;
@@ -229,20 +233,32 @@ Cost CostModel::group(std::span<const NodeId> members) const {
     es = std::max(es, elem_size(g_, n));
     const bool metadata_only = n.op_type == "Shape" || n.op_type == "Size";
     for (ValueId v : n.inputs) {
-      if (v == kNoValue || metadata_only || inside(g_.value(v).producer)) continue;
-      if (std::find(inputs.begin(), inputs.end(), v) == inputs.end()) inputs.push_back(v);
+      if (v == kNoValue) continue;
+      if (inside(g_.value(v).producer)) {
+        auto it = std::find_if(internal_uses.begin(), internal_uses.end(),
+                               [&](const auto& e) { return e.first == v; });
+        if (it == internal_uses.end())
+          internal_uses.emplace_back(v, 1);
+        else
+          ++it->second;
+      } else if (!metadata_only && std::find(inputs.begin(), inputs.end(), v) == inputs.end()) {
+        inputs.push_back(v);
+      }
     }
-    for (ValueId v : n.outputs) {
+  }
+  int64_t internal = 0;
+  for (NodeId m : members)
+    for (ValueId v : g_.node(m).outputs) {
       if (v == kNoValue) continue;
       const Value& val = g_.value(v);
-      bool leaves = val.is_graph_output;
-      for (NodeId u : val.consumers) leaves = leaves || !inside(u);
-      if (leaves)
+      std::size_t uses = 0;
+      for (const auto& [iv, k] : internal_uses)
+        if (iv == v) uses = k;
+      if (val.is_graph_output || uses < val.consumers.size())
         c.bytes_written += value_bytes_[static_cast<std::size_t>(v)];
       else if (!val.consumers.empty())
         ++internal;  // kept on chip, one tile
     }
-  }
   for (ValueId v : inputs) c.bytes_read += value_bytes_[static_cast<std::size_t>(v)];
   if (!c.known) {
     c.bytes_read = c.bytes_written = 0;

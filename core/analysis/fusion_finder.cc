@@ -23,10 +23,11 @@
 namespace fx {
 namespace {
 
+// Sorted and deduplicated: O(k log k) even for a value with thousands of consumers.
 std::vector<NodeId> distinct_consumers(const Graph& g, ValueId v) {
-  std::vector<NodeId> out;
-  for (NodeId c : g.value(v).consumers)
-    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  std::vector<NodeId> out = g.value(v).consumers;
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -178,14 +179,22 @@ void horizontal_fusion(const Graph& g, FusionState& st) {
   for (std::size_t vi = 0; vi < g.value_count(); ++vi) {
     const Value& val = g.value(ValueId(vi));
     if (val.is_constant() || val.consumers.size() < 2) continue;
-    auto users = distinct_consumers(g, ValueId(vi));
-    for (std::size_t i = 0; i < users.size(); ++i) {
-      if (!st.fusable(users[i]).ok) continue;
-      for (std::size_t j = i + 1; j < users.size(); ++j) {
-        if (g.node(users[j]).op_type != g.node(users[i]).op_type) continue;
-        NodeId a = gg.find(users[i]), b = gg.find(users[j]);
-        if (a != b) st.try_merge(a, b, MergeKind::Horizontal);
+    // One running group per op type among the readers: linear in the fan-out. A full
+    // group (max_group_nodes) is closed and the next reader starts a new one.
+    std::vector<std::pair<std::string_view, NodeId>> open;
+    for (NodeId u : distinct_consumers(g, ValueId(vi))) {
+      if (!st.fusable(u).ok) continue;
+      std::string_view op = g.node(u).op_type;
+      auto it =
+          std::find_if(open.begin(), open.end(), [&](const auto& e) { return e.first == op; });
+      if (it == open.end()) {
+        open.emplace_back(op, u);
+        continue;
       }
+      NodeId a = gg.find(it->second), b = gg.find(u);
+      if (a == b) continue;
+      Verdict v = st.try_merge(a, b, MergeKind::Horizontal);
+      if (!v.ok && v.reason == NotFusedReason::GroupTooLarge) it->second = u;
     }
   }
 }

@@ -104,17 +104,20 @@ Verdict FusionState::rules_vertical(NodeId a, NodeId b) const {
     if (k == OpKind::Anchor) ++anchors_b, anchor = anchor == kNoNode ? m : anchor;
     if (k == OpKind::Reduction) ++red_b, red_node_b = m;
   }
-  for (NodeId u : groups_.members(a))
-    for (ValueId v : g_.node(u).outputs) {
-      if (v == kNoValue) continue;
-      for (NodeId c : g_.value(v).consumers) {
-        if (groups_.find(c) != b) continue;
+  // Edges a -> b, found from b's inputs (b's members have few inputs; a's outputs may
+  // have thousands of readers).
+  for (NodeId c : groups_.members(b))
+    for (ValueId v : g_.node(c).inputs) {
+      if (v == kNoValue || g_.value(v).producer == kNoNode) continue;
+      if (groups_.find(g_.value(v).producer) != a) continue;
+      {
         const Node& cn = g_.node(c);
         if (cost_.op_class(c).kind == OpKind::Anchor)
           return {false, NotFusedReason::KindRule,
                   label(g_, c) + " is an anchor: it starts a kernel, nothing fuses into its input"};
         DType dv = g_.value(v).dtype;
-        DType dc = cn.outputs.empty() ? dv : g_.value(cn.outputs[0]).dtype;
+        DType dc =
+            cn.outputs.empty() || cn.outputs[0] == kNoValue ? dv : g_.value(cn.outputs[0]).dtype;
         if (dv != dc && cn.op_type != "Cast" && dv != DType::Bool)
           return {false, NotFusedReason::DtypeMismatch,
                   fmt::format("'{}' is {} but {} computes in {}", g_.value(v).name, dtype_name(dv),
@@ -140,14 +143,14 @@ Verdict FusionState::check(NodeId a, NodeId b, MergeKind kind) const {
   for (NodeId r : {a, b})
     if (groups_.members(r).size() == 1)
       if (Verdict v = fusable(r); !v.ok) return v;
+  const std::size_t size = groups_.members(a).size() + groups_.members(b).size();
+  if (static_cast<int>(size) > opt_.max_group_nodes)
+    return {false, NotFusedReason::GroupTooLarge,
+            fmt::format("the group would have {} nodes (limit {})", size, opt_.max_group_nodes)};
   if (kind == MergeKind::Vertical)
     if (Verdict v = rules_vertical(a, b); !v.ok) return v;
   std::vector<NodeId> all = groups_.members(a);
   all.insert(all.end(), groups_.members(b).begin(), groups_.members(b).end());
-  if (static_cast<int>(all.size()) > opt_.max_group_nodes)
-    return {
-        false, NotFusedReason::GroupTooLarge,
-        fmt::format("the group would have {} nodes (limit {})", all.size(), opt_.max_group_nodes)};
   switch (groups_.check(a, b, opt_.max_cycle_check_visits)) {
     case MergeCheck::Cycle:
       return {false, NotFusedReason::WouldCreateCycle,

@@ -35,9 +35,11 @@ std::vector<NodeId> GroupGraph::successors(NodeId root) const {
       if (v == kNoValue) continue;
       for (NodeId c : g_.value(v).consumers) {
         NodeId r = find(c);
-        if (r != root && std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+        if (r != root) out.push_back(r);
       }
     }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -47,8 +49,10 @@ std::vector<NodeId> GroupGraph::predecessors(NodeId root) const {
     for (ValueId v : g_.node(m).inputs) {
       if (v == kNoValue || g_.value(v).producer == kNoNode) continue;
       NodeId r = find(g_.value(v).producer);
-      if (r != root && std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+      if (r != root) out.push_back(r);
     }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

@@ -27,9 +27,18 @@ NodeId PatternContext::producer(ValueId v) const {
 }
 
 std::vector<NodeId> PatternContext::consumers(ValueId v) const {
+  if (v == kNoValue) return {};
+  // Keeps first-use order (patterns rely on it) but stays linear for small fan-outs,
+  // and sort-based for large ones.
+  const auto& all = g_.value(v).consumers;
   std::vector<NodeId> out;
-  if (v == kNoValue) return out;
-  for (NodeId c : g_.value(v).consumers)
+  if (all.size() > 16) {
+    out = all;
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+  for (NodeId c : all)
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   return out;
 }

@@ -214,3 +214,25 @@ TEST(FusionFinder, MalformedNodesDoNotCrash) {
 
 }  // namespace
 }  // namespace fx
+
+namespace fx {
+namespace {
+
+TEST(FusionFinder, WideFanOutStaysLinear) {
+  // One value read by 20,000 siblings: pairwise or quadratic scans would take minutes.
+  GraphBuilder b;
+  auto x = b.op("Relu", {b.input("x", {64})}, {}, "src");
+  for (int i = 0; i < 20000; ++i) b.output(b.op("Neg", {x}, {}, "n" + std::to_string(i)));
+  Graph g = b.build();
+  FusionOptions o;
+  o.opt_level = 3;
+  o.threshold = 0.0;
+  AnalysisResult r = analyze_fusion(g, testing::test_profile(), o);
+  EXPECT_LT(r.analysis_ms, 20000);
+  ASSERT_FALSE(r.groups.empty());
+  for (const auto& gr : r.groups) EXPECT_LE(gr.nodes.size(), 64u);
+  EXPECT_LT(r.kernels_after, r.kernels_before / 10);  // siblings packed 64 at a time
+}
+
+}  // namespace
+}  // namespace fx
