@@ -43,6 +43,11 @@ dims_args() { [ "$1" = "-" ] || echo "$1"; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 # Reads the whole file once so that timings see a warm page cache.
-warm_cache() { cat "$1" > /dev/null; }
+warm_cache() { cat "$1" > /dev/null; [ ! -f "$1.data" ] || cat "$1.data" > /dev/null; }
 
-mib() { awk -v b="$(stat -c %s "$1")" 'BEGIN {printf "%.1f", b / 1048576}'; }
+# Size of a model in MiB, counting its external data file (MODEL.data) if it has one.
+mib() {
+  local b; b=$(stat -c %s "$1")
+  [ -f "$1.data" ] && b=$((b + $(stat -c %s "$1.data")))
+  awk -v b="$b" 'BEGIN {printf "%.1f", b / 1048576}'
+}
