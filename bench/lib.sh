@@ -6,6 +6,12 @@
 #   PY          /usr/bin/python3                    its markdown to $RESULTS/<step>.md and
 #   ORT_RUN     bench/peer/ort_run.js               may leave JSON there for later steps
 #   BENCH_REPEAT how often a timed command repeats (median taken), default 5
+# Results earlier steps leave for later ones to join (per model NAME, see bench_models):
+#   $RESULTS/inspect/NAME.json        fxc inspect --json (nodes, ops, load_ms, ...)
+#   $RESULTS/ort/NAME.LEVEL.json      ort_run.js output, LEVEL disabled|extended|all:
+#                                     median_ms, min_ms, optimized_nodes, optimized_ops
+#   $RESULTS/ort/NAME.data/           input_<i>.pb and ORT's output_<i>.pb (level disabled)
+#   $RESULTS/equivalence/NAME.json    bench/compare_outputs.py verdict for fxc run
 
 FX_ROOT=${FX_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 BENCH_CACHE=${BENCH_CACHE:-$FX_ROOT/bench/cache}
