@@ -1,6 +1,7 @@
 #include "layout/scope_tree.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <string_view>
 #include <unordered_map>
@@ -18,6 +19,66 @@ std::string_view last_component(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// Longest common prefix of two scope paths, by whole components.
+std::string common_scope(const std::string& a, const std::string& b) {
+  std::size_t end = 0, i = 0;
+  for (; i < a.size() && i < b.size() && a[i] == b[i]; ++i)
+    if (a[i] == '/') end = i;
+  if ((i == a.size() || a[i] == '/') && (i == b.size() || b[i] == '/')) end = i;
+  return a.substr(0, end);
+}
+
+// Exporters leave ops that only transform weights (Identity of a parameter, Constant)
+// outside any scope, which would pile them up at the top level with edges fanning
+// into every block. Such an op joins the common scope of its consumers instead.
+// The same ops are ordered by their first consumer rather than by their place in the
+// file (exporters put them all first), so that blocks keep their data-flow order.
+struct Placement {
+  std::vector<std::string> scopes;
+  std::vector<NodeId> order;  // topological, weight-only ops moved next to their users
+};
+
+Placement effective_scopes(const Graph& graph, const std::vector<NodeId>& order) {
+  std::vector<std::string> scopes(graph.node_count());
+  std::vector<int64_t> key(graph.node_count());
+  for (std::size_t i = 0; i < order.size(); ++i) key[std::size_t(order[i])] = int64_t(i) * 2 + 1;
+  std::vector<char> weight_only(graph.node_count(), 0);
+  for (NodeId id : order) {
+    const Node& n = graph.node(id);
+    bool only = true;
+    for (ValueId v : n.inputs) {
+      if (v == kNoValue) continue;
+      const Value& val = graph.value(v);
+      if (val.is_constant()) continue;
+      if (val.producer != kNoNode && weight_only[std::size_t(val.producer)]) continue;
+      only = false;
+    }
+    weight_only[std::size_t(id)] = only;
+    scopes[std::size_t(id)] = n.scope;
+  }
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const NodeId id = *it;
+    if (!weight_only[std::size_t(id)]) continue;
+    bool first = true;
+    std::string common;
+    int64_t first_use = INT64_MAX;
+    for (ValueId v : graph.node(id).outputs) {
+      if (v == kNoValue) continue;
+      for (NodeId c : graph.value(v).consumers) {
+        common = first ? scopes[std::size_t(c)] : common_scope(common, scopes[std::size_t(c)]);
+        first = false;
+        first_use = std::min(first_use, key[std::size_t(c)] - 1);  // just before its user
+      }
+    }
+    if (scopes[std::size_t(id)].empty()) scopes[std::size_t(id)] = common;
+    if (first_use != INT64_MAX) key[std::size_t(id)] = first_use;
+  }
+  Placement p{std::move(scopes), order};
+  std::stable_sort(p.order.begin(), p.order.end(),
+                   [&](NodeId a, NodeId b) { return key[std::size_t(a)] < key[std::size_t(b)]; });
+  return p;
+}
+
 }  // namespace
 
 ScopeTree::ScopeTree(const Graph& graph, ScopeTreeOptions options) {
@@ -26,7 +87,8 @@ ScopeTree::ScopeTree(const Graph& graph, ScopeTreeOptions options) {
   node_index_.assign(n, -1);
   topo_pos_.assign(n, 0);
   node_sig_.resize(n);
-  auto order = graph.topological_order();
+  Placement placement = effective_scopes(graph, graph.topological_order());
+  const std::vector<NodeId>& order = placement.order;
   for (std::size_t i = 0; i < order.size(); ++i)
     topo_pos_[static_cast<std::size_t>(order[i])] = static_cast<int32_t>(i);
   std::hash<std::string> hasher;
@@ -34,8 +96,9 @@ ScopeTree::ScopeTree(const Graph& graph, ScopeTreeOptions options) {
 
   add_group(GroupKind::Root, "", "", kNoGroup);
   std::unordered_map<std::string, GroupId> by_path;
+  const std::vector<std::string>& scopes = placement.scopes;
   for (NodeId id : order) {
-    const std::string& scope = graph.node(id).scope;
+    const std::string& scope = scopes[std::size_t(id)];
     GroupId g = kRootGroup;
     if (!scope.empty()) {
       auto it = by_path.find(scope);

@@ -63,6 +63,7 @@ class ScopeTree {
   // The group that holds the node as a direct child.
   GroupId group_of(NodeId n) const { return node_group_[static_cast<std::size_t>(n)]; }
   int32_t index_in_group(NodeId n) const { return node_index_[static_cast<std::size_t>(n)]; }
+  // Position in a topological order where weight-only ops sit just before their first user.
   int32_t topo_position(NodeId n) const { return topo_pos_[static_cast<std::size_t>(n)]; }
 
   // Index of the child of `g` that contains node n, or -1 when n is not below g.

@@ -139,6 +139,26 @@ TEST(ScopeTree, MergesAGroupThatHoldsOnlyOneGroup) {
   EXPECT_EQ(t.group(merged.children[0].id).parent, root.children[1].id);
 }
 
+TEST(ScopeTree, WeightOnlyOpsJoinTheScopeOfTheirConsumers) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {4});
+  ValueId w = b.constant("w", TensorData::from_floats({4}, {1, 2, 3, 4}));
+  ValueId wi = b.op("Identity", {w}, {}, "Identity_0");  // no scope, as exporters leave it
+  ValueId y = testing::scoped_op(b, "Mul", {x, wi}, "enc/l0/attn");
+  ValueId z = testing::scoped_op(b, "Add", {y, wi}, "enc/l0/mlp");
+  ValueId free = b.op("Relu", {z}, {}, "Relu_top");  // has a data input: stays at the top
+  b.output(free);
+  Graph g = b.build();
+  ScopeTree t(g);
+  expect_partition(g, t);
+  const GroupId holder = t.group_of(g.find_node("Identity_0"));
+  EXPECT_EQ(t.group(holder).path, "enc/l0");  // the common scope of attn and mlp
+  EXPECT_EQ(t.group_of(g.find_node("Relu_top")), kRootGroup);
+  // Placed just before its first user, not at the top where the file has it.
+  EXPECT_EQ(t.topo_position(g.find_node("Identity_0")) + 1,
+            t.topo_position(g.find_node(g.node(g.value(y).producer).name)));
+}
+
 TEST(ScopeTree, ChildSlotFindsTheChildHoldingANode) {
   Graph g = testing::repeated_blocks(1);
   ScopeTree t(g);
