@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
   fxc::register_run(app, run);
   fxc::register_profile(app, run);
   fxc::register_analyze(app, run);
+  fxc::register_codegen(app, run);
+  fxc::register_export(app, run);
 
   try {
     app.parse(argc, argv);
