@@ -80,14 +80,14 @@ void print_table(const fx::AnalysisResult& r, const fx::DeviceProfile& p, const 
   if (r.unknown_cost_nodes)
     fmt::print("Unknown  {} nodes without static shapes are left out of the totals (try --dim)\n",
                r.unknown_cost_nodes);
-  fmt::print("\n{:<12} {:<22} {:<40} {:>11} {:>8} {:>11}  {}\n", "group", "pattern", "ops",
+  fmt::print("\n{:<12} {:<28} {:<40} {:>11} {:>8} {:>11}  {}\n", "group", "pattern", "ops",
              "bytes saved", "launches", "est. saved", "status");
   for (const auto& gr : r.groups) {
     std::string ops;
     for (const auto& op : gr.ops) ops += (ops.empty() ? "" : ",") + op;
     if (ops.size() > 40) ops = ops.substr(0, 37) + "...";
     const auto& e = gr.estimate;
-    fmt::print("{:<12} {:<22} {:<40} {:>11} {:>8} {:>11}  {}\n", gr.id, gr.pattern, ops,
+    fmt::print("{:<12} {:<28} {:<40} {:>11} {:>8} {:>11}  {}\n", gr.id, gr.pattern, ops,
                human_bytes(double(e.bytes_saved())), e.launches_saved(),
                human_time(e.time_saved_s()), fx::group_status_name(gr.status));
   }

@@ -59,7 +59,8 @@ nlohmann::json to_json(const AnalysisResult& r) {
                       {"est_time_saved_us", e.time_saved_s() * 1e6},
                       {"traffic_reduction", e.traffic_reduction()},
                       {"footprint_bytes", e.footprint_bytes},
-                      {"estimate_known", e.known}});
+                      {"estimate_known", e.known},
+                      {"profile", e.profile}});
   }
   j["groups"] = std::move(groups);
   auto nf = nlohmann::json::array();

@@ -171,3 +171,29 @@ TEST(ConvPatterns, DisabledPatternIsSkipped) {
 
 }  // namespace
 }  // namespace fx
+
+namespace fx {
+namespace {
+
+TEST(ConvPatterns, SwishWithBetaAndDecomposedHardSwish) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 4, 16, 16});
+  auto c1 = testing::conv(b, x, 4, 4, 16, "conv1");
+  auto bx = b.op("Mul", {c1, testing::scalar(b, "beta", 1.702f)}, {}, "beta_x");
+  auto s = b.op("Sigmoid", {bx}, {}, "sig");
+  auto sw = b.op("Mul", {c1, s}, {}, "swish");
+  auto c2 = testing::conv(b, sw, 4, 4, 16, "conv2");
+  auto hs = b.op("HardSigmoid", {c2}, {}, "hsig");
+  b.output(b.op("Mul", {c2, hs}, {}, "hswish"));
+  Graph g = b.build();
+  FusionOptions o;
+  o.opt_level = 1;
+  AnalysisResult r = analyze_fusion(g, testing::test_profile(), o);
+  ASSERT_EQ(r.groups.size(), 2u);
+  EXPECT_EQ(r.groups[0].pattern, "conv_bias_act");
+  EXPECT_EQ(sorted(r.groups[0].nodes), sorted({"conv1", "beta_x", "sig", "swish"}));
+  EXPECT_EQ(sorted(r.groups[1].nodes), sorted({"conv2", "hsig", "hswish"}));
+}
+
+}  // namespace
+}  // namespace fx
