@@ -193,15 +193,21 @@ void GraphScene::apply_overlay() {
     if (!c.known) continue;
     value[std::size_t(b)] += overlay_ == Overlay::Bytes ? double(c.bytes()) : c.flops;
   }
-  for (std::size_t i = 0; i < boxes_.size(); ++i)
-    if (!boxes_[i]->is_open()) overlay_max_ = std::max(overlay_max_, value[i]);
+  double lo = 0;
+  for (std::size_t i = 0; i < boxes_.size(); ++i) {
+    if (boxes_[i]->is_open() || value[i] <= 0) continue;
+    overlay_max_ = std::max(overlay_max_, value[i]);
+    lo = lo == 0 ? value[i] : std::min(lo, value[i]);
+  }
+  // Log scale between the smallest and largest box on screen: costs span orders of
+  // magnitude between a Reshape and a Conv, and both ends should use the whole ramp.
+  const double span = overlay_max_ > lo && lo > 0 ? std::log(overlay_max_ / lo) : 0;
   for (std::size_t i = 0; i < boxes_.size(); ++i) {
     if (boxes_[i]->is_open() || overlay_max_ <= 0) {
       boxes_[i]->set_overlay(std::nullopt);
       continue;
     }
-    // Log scale: costs span orders of magnitude between a Reshape and a Conv.
-    const double t = value[i] > 0 ? std::log1p(value[i]) / std::log1p(overlay_max_) : 0;
+    const double t = value[i] <= 0 ? 0 : span > 0 ? std::log(value[i] / lo) / span : 1;
     boxes_[i]->set_overlay(heat_color(t));
   }
 }
