@@ -1,0 +1,138 @@
+// fxc export: the fused model as ONNX (each accepted group a model-local function in
+// domain ai.fusion_explorer, Conv+BN folded), and optionally the generated kernel
+// sources with a manifest. Wiring only: core/onnx and core/codegen do the work.
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "analysis/device_profile.h"
+#include "analysis/fusion_finder.h"
+#include "analysis/fusion_plan.h"
+#include "codegen/fused_program.h"
+#include "codegen/kernel_compiler.h"
+#include "codegen/kernel_ir.h"
+#include "commands.h"
+#include "onnx/fused_model_export.h"
+#include "onnx/model_loader.h"
+#include "util/error.h"
+
+namespace fxc {
+namespace {
+
+struct ExportCmd {
+  std::string model, plan, out, kernels, device = "cpu-host";
+  int opt_level = -1;
+  double threshold = 0.30;
+  std::vector<std::string> dims;
+  bool json = false;
+};
+
+fx::FusionPlan plan_for(const ExportCmd& o, const fx::Graph& g) {
+  if (!o.plan.empty()) {
+    fx::FusionPlan p = fx::FusionPlan::load(o.plan);
+    for (const auto& m : p.bind(g))
+      fmt::print(stderr, "fxc: plan node '{}' is not in the model\n", m);
+    return p;
+  }
+  if (o.opt_level < 0) throw fx::Error("give --plan PLAN or --opt-level N");
+  fx::FusionOptions fo;
+  fo.opt_level = o.opt_level;
+  fo.threshold = o.threshold;
+  fx::FusionPlan p(fx::analyze_fusion(g, fx::resolve_device(o.device), fo), o.model);
+  p.accept_all_above(o.threshold);
+  return p;
+}
+
+nlohmann::json write_kernels(const ExportCmd& o, const fx::Graph& g,
+                             const std::vector<const fx::FusionGroup*>& groups) {
+  std::filesystem::create_directories(o.kernels);
+  fx::KernelCompiler cc;
+  nlohmann::json m{{"model", o.model},
+                   {"compiler", cc.compiler().value_or("")},
+                   {"flags", cc.flags_string()},
+                   {"abi",
+                    "void entry(const float* const* inputs, float* const* outputs, "
+                    "const int64_t* dims, int threads)"},
+                   {"groups", nlohmann::json::array()}};
+  for (const fx::FusionGroup* fg : groups) {
+    std::string src = fx::generate_group_source(g, *fg);
+    std::string file = fg->id + ".cc";
+    std::ofstream f(o.kernels + "/" + file);
+    f << src;
+    if (!f) throw fx::FileError(o.kernels + "/" + file, "cannot write");
+    std::string entry = fx::c_identifier(fg->id);
+    bool generated = src.find("extern \"C\" void " + entry + "(") != std::string::npos;
+    m["groups"].push_back(
+        {{"id", fg->id},
+         {"pattern", fg->pattern},
+         {"nodes", fg->nodes},
+         {"file", file},
+         {"entry", generated ? entry : ""},
+         {"kind", generated                                 ? "generated_cpp"
+                  : src.find("oneDNN") != std::string::npos ? "dnnl_post_ops"
+                                                            : "runtime_kernels"}});
+  }
+  std::ofstream mf(o.kernels + "/manifest.json");
+  mf << m.dump(2) << "\n";
+  if (!mf) throw fx::FileError(o.kernels + "/manifest.json", "cannot write");
+  return m;
+}
+
+int run_export(const ExportCmd& o) {
+  fx::LoadOptions lo;
+  for (const auto& d : o.dims) fx::parse_dim_binding(d, lo);
+  fx::LoadedModel m = fx::load_onnx(o.model, lo);
+  fx::FusionPlan plan = plan_for(o, m.graph);
+  std::vector<fx::ExportGroup> groups;
+  for (const fx::FusionGroup* g : plan.accepted()) groups.push_back({g->id, g->nodes});
+  fx::FusedExportResult r = fx::export_fused_model(m, groups, o.out);
+  nlohmann::json j{{"out", o.out},
+                   {"nodes_before", r.nodes_before},
+                   {"nodes_after", r.nodes_after},
+                   {"functions", r.functions},
+                   {"folded_bn", r.folded_bn},
+                   {"skipped", r.skipped},
+                   {"external_data", r.external_data}};
+  if (!o.kernels.empty()) j["kernels"] = write_kernels(o, m.graph, plan.accepted());
+  if (o.json) {
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  fmt::print(
+      "{}: {} nodes -> {} ({} fused functions in domain {}, {} BatchNormalization folded){}\n",
+      o.out, r.nodes_before, r.nodes_after, r.functions, fx::kFusionDomain, r.folded_bn.size(),
+      r.external_data ? ", weights in " + o.out + ".data" : "");
+  for (const auto& s : r.skipped) fmt::print("  not fused: {}\n", s);
+  if (!o.kernels.empty()) fmt::print("kernel sources and manifest.json in {}\n", o.kernels);
+  return 0;
+}
+
+}  // namespace
+
+void register_export(CLI::App& app, Runner& run) {
+  auto o = std::make_shared<ExportCmd>();
+  auto* cmd =
+      app.add_subcommand("export", "Write the fused model as ONNX (groups as local functions)");
+  cmd->add_option("model", o->model, "ONNX model")->required();
+  cmd->add_option("--plan", o->plan, "Fusion plan JSON (fxc analyze --plan-out)");
+  cmd->add_option("--opt-level", o->opt_level,
+                  "Analyze at this level and accept every group above --threshold");
+  cmd->add_option("--threshold", o->threshold,
+                  "Traffic reduction a group needs (with --opt-level)");
+  cmd->add_option("--device", o->device, "Device profile for the analysis");
+  cmd->add_option("--dim", o->dims, "Bind a symbolic dim, NAME=N (repeatable)");
+  cmd->add_option("--out", o->out, "Fused ONNX file to write")->required();
+  cmd->add_option("--kernels", o->kernels,
+                  "Also write the generated kernel sources and manifest.json here");
+  cmd->add_flag("--json", o->json, "Print the result as JSON");
+  cmd->footer(
+      "Examples:\n"
+      "  fxc export resnet18.onnx --plan plan.json --out resnet18_fused.onnx --kernels kernels/\n"
+      "  fxc export tiny_cnn.onnx --opt-level 2 --out tiny_fused.onnx");
+  cmd->callback([o, &run] { run = [o] { return run_export(*o); }; });
+}
+
+}  // namespace fxc

@@ -1,0 +1,47 @@
+#pragma once
+// Conv (+ folded BatchNormalization) + elementwise epilogue as one oneDNN convolution
+// with post-ops: the epilogue is applied by oneDNN to each output block while it is in
+// registers/cache, and needs no C++ compiler.
+//
+// plan_conv_post_ops() says whether a group's epilogue is expressible: a chain of
+// Relu, LeakyRelu, Clip (constant bounds), Sigmoid, x*Sigmoid(x) (swish), Tanh,
+// HardSwish, Elu, Gelu, and Add/Sub/Mul/Div with a second operand that broadcasts to
+// the output (per-channel bias, scalar, residual tensor).
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "runtime/kernel.h"
+
+namespace fx {
+
+struct ConvPostOp {
+  enum class Kind { Eltwise, Binary } kind = Kind::Eltwise;
+  std::string alg;  // "relu", "clip", "logistic", "swish", "tanh", "hardswish", "elu",
+                    // "gelu_erf", "add", "sub", "mul", "div"
+  float alpha = 0, beta = 0;
+  ValueId operand = kNoValue;  // Binary: the second operand
+  std::string node;            // the node(s) it comes from
+};
+
+struct ConvPostOpPlan {
+  NodeId conv = kNoNode;
+  NodeId bn = kNoNode;  // folded into the weights, when present
+  std::vector<ConvPostOp> post_ops;
+  std::vector<ValueId> step_inputs;  // [x, binary operands...]
+  ValueId output = kNoValue;
+};
+
+// `nodes` in topological order; the Conv first. nullopt with `why` set when the group
+// is not a Conv (+BN) + expressible epilogue with a single output.
+std::optional<ConvPostOpPlan> plan_conv_post_ops(const Graph& g, const std::vector<NodeId>& nodes,
+                                                 std::string* why);
+
+// The kernel of a plan; step inputs/outputs are plan.step_inputs / {plan.output}.
+// Throws fx::Error when the weights are not constant float32.
+std::shared_ptr<Kernel> make_fused_conv_kernel(const Graph& g, const ConvPostOpPlan& plan);
+
+}  // namespace fx

@@ -1,0 +1,312 @@
+#include "codegen/fused_program.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "codegen/cpp_emitter.h"
+#include "codegen/fused_conv_kernel.h"
+#include "codegen/generated_kernel.h"
+#include "codegen/kernel_ir.h"
+#include "runtime/kernel_registry.h"
+#include "util/error.h"
+
+namespace fx {
+
+std::string_view group_outcome_name(GroupOutcome o) {
+  switch (o) {
+    case GroupOutcome::DnnlPostOps: return "dnnl_post_ops";
+    case GroupOutcome::Compiled: return "compiled";
+    case GroupOutcome::Runtime: return "runtime";
+    case GroupOutcome::Excluded: return "excluded";
+  }
+  return "?";
+}
+
+int FusedProgram::count(GroupOutcome o) const {
+  return static_cast<int>(std::count_if(groups.begin(), groups.end(),
+                                        [&](const GroupBuild& b) { return b.outcome == o; }));
+}
+
+const GroupBuild* FusedProgram::find(const std::string& id) const {
+  for (const auto& b : groups)
+    if (b.id == id) return &b;
+  return nullptr;
+}
+
+namespace {
+
+bool is_anchor(const std::string& op) {
+  return op == "Conv" || op == "MatMul" || op == "Gemm" || op == "ConvTranspose";
+}
+
+std::string joined_ops(const Graph& g, const std::vector<NodeId>& nodes) {
+  std::string s;
+  for (NodeId n : nodes) s += (s.empty() ? "" : "+") + g.node(n).op_type;
+  return s;
+}
+
+Step make_group_step(const Graph& g, const GroupBuild& b, const std::vector<NodeId>& nodes,
+                     std::vector<ValueId> inputs, std::shared_ptr<Kernel> k) {
+  Step s;
+  s.name = b.id;
+  s.op_type = joined_ops(g, nodes);
+  s.nodes = nodes;
+  s.inputs = std::move(inputs);
+  s.outputs = group_external_outputs(g, nodes);
+  s.kernel = std::move(k);
+  return s;
+}
+
+// The members' runtime kernels in one step.
+std::shared_ptr<Kernel> member_kernels(const Graph& g, const std::vector<NodeId>& nodes,
+                                       int64_t opset) {
+  std::vector<SubStep> subs;
+  for (NodeId n : nodes) {
+    const Node& node = g.node(n);
+    subs.push_back({make_kernel(g, node, opset), node.inputs, node.outputs, node.name});
+  }
+  return std::make_shared<CompositeKernel>(std::move(subs), group_external_inputs(g, nodes),
+                                           group_external_outputs(g, nodes));
+}
+
+struct Pending {
+  std::size_t index;
+  std::vector<NodeId> nodes;
+  NodeId anchor = kNoNode;  // runs through its runtime kernel before the generated part
+  LoweredGroup lowered;
+};
+
+void rebuild_steps(const Graph& g, FusedProgram& p, int64_t opset) {
+  p.steps = make_steps(g, opset);
+  for (auto& b : p.groups) {
+    if (!b.step) continue;
+    try {
+      substitute_step(p.steps, *b.step);
+    } catch (const Error& e) {
+      b.outcome = GroupOutcome::Excluded;
+      b.detail = e.what();
+      b.step.reset();
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<NodeId> resolve_group_nodes(const Graph& g, const FusionGroup& group) {
+  std::vector<NodeId> ids;
+  for (const auto& name : group.nodes) {
+    NodeId n = g.find_node(name);
+    if (n == kNoNode)
+      throw Error("group " + group.id + ": node '" + name + "' is not in the model");
+    ids.push_back(n);
+  }
+  std::unordered_map<NodeId, std::size_t> pos;
+  auto order = g.topological_order();
+  for (std::size_t i = 0; i < order.size(); ++i) pos[order[i]] = i;
+  std::sort(ids.begin(), ids.end(), [&](NodeId a, NodeId b) { return pos[a] < pos[b]; });
+  return ids;
+}
+
+void FusedProgram::exclude(const Graph& g, const std::string& id, const std::string& why,
+                           int64_t opset) {
+  for (auto& b : groups) {
+    if (b.id != id) continue;
+    b.outcome = GroupOutcome::Excluded;
+    b.detail = why;
+    b.step.reset();
+  }
+  rebuild_steps(g, *this, opset);
+}
+
+FusedProgram build_fused_program(const Graph& g, const FusionPlan& plan,
+                                 const CodegenOptions& options) {
+  return build_fused_program(g, plan.accepted(), options);
+}
+
+FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionGroup*>& groups,
+                                 const CodegenOptions& options) {
+  FusedProgram p;
+  std::vector<Pending> pending;
+  std::vector<std::vector<NodeId>> group_nodes(groups.size());
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const FusionGroup& fg = *groups[i];
+    GroupBuild b;
+    b.id = fg.id;
+    b.nodes = fg.nodes;
+    b.pattern = fg.pattern;
+    p.groups.push_back(b);
+    GroupBuild& gb = p.groups.back();
+    try {
+      group_nodes[i] = resolve_group_nodes(g, fg);
+    } catch (const Error& e) {
+      gb.detail = e.what();
+      continue;
+    }
+    const auto& nodes = group_nodes[i];
+    std::string why;
+    if (options.dnnl_post_ops && g.node(nodes[0]).op_type == "Conv") {
+      if (auto cp = plan_conv_post_ops(g, nodes, &why)) {
+        try {
+          gb.step = make_group_step(g, gb, nodes, cp->step_inputs, make_fused_conv_kernel(g, *cp));
+          gb.outcome = GroupOutcome::DnnlPostOps;
+          gb.detail = "oneDNN convolution with " + std::to_string(cp->post_ops.size()) +
+                      " post-op(s)" + (cp->bn != kNoNode ? ", BatchNormalization folded" : "");
+          continue;
+        } catch (const Error& e) {
+          why = e.what();
+        }
+      }
+    }
+    Pending pd{i, nodes, kNoNode, {}};
+    std::vector<NodeId> body = nodes;
+    if (is_anchor(g.node(nodes[0]).op_type)) {
+      pd.anchor = nodes[0];
+      body.erase(body.begin());
+    }
+    bool other_anchor = std::any_of(body.begin(), body.end(),
+                                    [&](NodeId n) { return is_anchor(g.node(n).op_type); });
+    LowerResult lr;
+    if (body.empty())
+      lr.reason = "an anchor alone has nothing to fuse";
+    else if (other_anchor)
+      lr.reason = "the anchor is not the group's first node";
+    else
+      lr = lower_group(g, body, fg.id, c_identifier(fg.id));
+    if (lr.group) {
+      pd.lowered = std::move(*lr.group);
+      try {
+        emit_cpp_function(pd.lowered);  // schedules; throws when it cannot
+        pending.push_back(std::move(pd));
+        continue;
+      } catch (const Error& e) {
+        lr.reason = e.what();
+      }
+    }
+    gb.outcome = GroupOutcome::Runtime;
+    gb.detail = (why.empty() ? "" : why + "; ") + "no generated code: " + lr.reason;
+  }
+
+  // One translation unit for all generated groups.
+  std::shared_ptr<CompiledLibrary> lib;
+  std::string compile_problem;
+  if (!pending.empty()) {
+    std::vector<LoweredGroup> lowered;
+    for (const auto& pd : pending) lowered.push_back(pd.lowered);
+    p.source = emit_cpp_source(lowered);
+    KernelCompiler cc(options.compiler);
+    p.compiler = cc.compiler().value_or("");
+    p.flags = cc.flags_string();
+    if (!options.compile) {
+      compile_problem = "compilation disabled";
+    } else if (!cc.compiler()) {
+      compile_problem = cc.why_unavailable();
+    } else {
+      try {
+        lib = cc.build(p.source, options.stem);
+        p.source_path = lib->source_path();
+        p.library_path = lib->so_path();
+        p.cache_hit = lib->cache_hit();
+      } catch (const Error& e) {
+        compile_problem = e.what();
+      }
+    }
+    if (!compile_problem.empty()) {
+      p.note = compile_problem;
+      spdlog::warn("codegen: {}", compile_problem);
+    }
+  }
+  for (auto& pd : pending) {
+    GroupBuild& gb = p.groups[pd.index];
+    if (!lib) {
+      gb.outcome = GroupOutcome::Runtime;
+      gb.detail = "generated code not compiled: " + compile_problem;
+      continue;
+    }
+    auto gen = std::make_shared<GeneratedKernel>(pd.lowered, lib);
+    gb.entry = pd.lowered.entry;
+    gb.outcome = GroupOutcome::Compiled;
+    if (pd.anchor == kNoNode) {
+      std::vector<ValueId> ins;
+      for (const auto& in : pd.lowered.inputs) ins.push_back(in.value);
+      gb.step = make_group_step(g, gb, pd.nodes, ins, gen);
+      gb.detail = pd.lowered.has_reduction ? "generated row kernel" : "generated elementwise loop";
+      continue;
+    }
+    const Node& a = g.node(pd.anchor);
+    std::vector<SubStep> subs;
+    std::vector<ValueId> gen_in, gen_out;
+    for (const auto& in : pd.lowered.inputs) gen_in.push_back(in.value);
+    for (const auto& o : pd.lowered.outputs) gen_out.push_back(o.value);
+    try {
+      subs.push_back({make_kernel(g, a, options.opset), a.inputs, a.outputs, a.name});
+    } catch (const Error& e) {
+      gb.outcome = GroupOutcome::Excluded;
+      gb.detail = e.what();
+      continue;
+    }
+    subs.push_back({gen, gen_in, gen_out, gb.id});
+    auto ins = group_external_inputs(g, pd.nodes);
+    gb.step = make_group_step(g, gb, pd.nodes, ins,
+                              std::make_shared<CompositeKernel>(
+                                  std::move(subs), ins, group_external_outputs(g, pd.nodes)));
+    gb.detail = a.op_type + " runtime kernel + generated epilogue";
+  }
+  // Runtime fallbacks get their member kernels now.
+  for (std::size_t i = 0; i < p.groups.size(); ++i) {
+    GroupBuild& gb = p.groups[i];
+    if (gb.outcome != GroupOutcome::Runtime || gb.step) continue;
+    try {
+      gb.step = make_group_step(g, gb, group_nodes[i], group_external_inputs(g, group_nodes[i]),
+                                member_kernels(g, group_nodes[i], options.opset));
+    } catch (const Error& e) {
+      gb.outcome = GroupOutcome::Excluded;
+      gb.detail = e.what();
+    }
+  }
+  rebuild_steps(g, p, options.opset);
+  return p;
+}
+
+std::string generate_group_source(const Graph& g, const FusionGroup& group) {
+  std::vector<NodeId> nodes;
+  try {
+    nodes = resolve_group_nodes(g, group);
+  } catch (const Error& e) {
+    return std::string("// ") + e.what() + "\n";
+  }
+  std::string head =
+      "// group " + group.id + " (" + group.pattern + "): " + joined_ops(g, nodes) + "\n";
+  std::string why;
+  if (g.node(nodes[0]).op_type == "Conv") {
+    if (auto cp = plan_conv_post_ops(g, nodes, &why)) {
+      std::string s = head + "// Runs as one oneDNN convolution (no generated code):\n";
+      s += "//   conv  " + g.node(cp->conv).name + "\n";
+      if (cp->bn != kNoNode)
+        s += "//   BatchNormalization " + g.node(cp->bn).name + " folded into weights and bias\n";
+      for (const auto& po : cp->post_ops) s += "//   post-op " + po.alg + "  <- " + po.node + "\n";
+      return s;
+    }
+  }
+  std::vector<NodeId> body = nodes;
+  std::string prefix = head;
+  if (is_anchor(g.node(nodes[0]).op_type)) {
+    prefix += "// Anchor " + g.node(nodes[0]).name + " (" + g.node(nodes[0]).op_type +
+              ") runs through the runtime kernel; the epilogue below reads its output.\n";
+    body.erase(body.begin());
+  }
+  if (!why.empty()) prefix += "// No oneDNN post-op form: " + why + "\n";
+  if (body.empty()) return prefix + "// Nothing to generate.\n";
+  LowerResult lr = lower_group(g, body, group.id, c_identifier(group.id));
+  if (!lr.group)
+    return prefix + "// Not generated; the members run through runtime kernels: " + lr.reason +
+           "\n";
+  try {
+    return prefix + emit_cpp_prelude() + emit_cpp_function(*lr.group);
+  } catch (const Error& e) {
+    return prefix + "// Not generated: " + e.what() + "\n";
+  }
+}
+
+}  // namespace fx

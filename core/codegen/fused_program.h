@@ -1,0 +1,82 @@
+#pragma once
+// From a fusion plan to something the runtime executes: one Step per accepted group,
+// the others as make_steps() built them.
+//
+//   FusedProgram p = build_fused_program(graph, plan, {});
+//   Executor fused(graph, p.steps);
+//
+// Per group, in order of preference:
+//   dnnl_post_ops  Conv (+BN folded) + expressible epilogue -> one oneDNN primitive
+//   compiled       generated C++ (elementwise chain / row kernel), or an anchor's
+//                  runtime kernel followed by a generated epilogue
+//   runtime        the members' runtime kernels inside one step (the group's ops could
+//                  not be emitted, the shapes are not static enough, no compiler, or the
+//                  compile failed); `detail` says why
+//   excluded       not fused at all (a node is missing, groups overlap, an op has no
+//                  kernel, or the equivalence check failed); `detail` says why
+// All generated groups of a model go into one translation unit, compiled once (cached).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/fusion_plan.h"
+#include "codegen/kernel_compiler.h"
+#include "runtime/executor.h"
+
+namespace fx {
+
+struct CodegenOptions {
+  bool compile = true;        // false: never run a compiler (such groups run as `runtime`)
+  bool dnnl_post_ops = true;  // false: Conv epilogues go through generated code too
+  CompilerOptions compiler;
+  std::string stem = "model";  // file name stem of the generated source in the cache
+  int64_t opset = 0;           // the model's default-domain opset
+};
+
+enum class GroupOutcome { DnnlPostOps, Compiled, Runtime, Excluded };
+std::string_view group_outcome_name(GroupOutcome o);  // "dnnl_post_ops", ...
+
+struct GroupBuild {
+  std::string id;
+  std::vector<std::string> nodes;
+  std::string pattern;
+  GroupOutcome outcome = GroupOutcome::Excluded;
+  std::string detail;        // what it became, or why not
+  std::string entry;         // C entry point, when generated code runs
+  std::optional<Step> step;  // the fused step (absent when excluded)
+};
+
+struct FusedProgram {
+  std::vector<Step> steps;
+  std::vector<GroupBuild> groups;
+  std::string source;       // the generated translation unit ("" when none)
+  std::string source_path;  // in the kernel cache, when compiled
+  std::string library_path;
+  bool cache_hit = false;
+  std::string compiler;  // path, "" when none was found
+  std::string flags;
+  std::string note;  // user-facing remark (no compiler, compile error)
+
+  int count(GroupOutcome o) const;
+  const GroupBuild* find(const std::string& id) const;
+  // Excludes a group (e.g. after a failed equivalence check) and rebuilds `steps`.
+  void exclude(const Graph& g, const std::string& id, const std::string& why, int64_t opset = 0);
+};
+
+FusedProgram build_fused_program(const Graph& g, const FusionPlan& plan,
+                                 const CodegenOptions& options = {});
+// The same for an explicit list of groups (accepted or not).
+FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionGroup*>& groups,
+                                 const CodegenOptions& options = {});
+
+// Readable C++ for one group (what `fxc codegen` prints and the GUI's Generate view
+// shows): the generated row kernel, or for a Conv group the oneDNN post-op plan as a
+// comment. Never compiles; the text says why when a group cannot be emitted.
+std::string generate_group_source(const Graph& g, const FusionGroup& group);
+
+// The graph's node ids of a group's members, in topological order; throws fx::Error
+// naming a member the graph lacks.
+std::vector<NodeId> resolve_group_nodes(const Graph& g, const FusionGroup& group);
+
+}  // namespace fx

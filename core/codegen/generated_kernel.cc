@@ -1,0 +1,132 @@
+#include "codegen/generated_kernel.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "codegen/kernel_compiler.h"
+#include "util/error.h"
+
+namespace fx {
+
+GeneratedKernel::GeneratedKernel(const LoweredGroup& g, std::shared_ptr<CompiledLibrary> lib)
+    : entry_(g.entry), rank_(g.rank), row_begin_(g.row_begin), lib_(std::move(lib)) {
+  fn_ = lib_->symbol<RowKernelFn>(g.entry);
+  for (const auto& in : g.inputs) ins_.push_back({in.bcast, in.rank});
+  for (const auto& o : g.outputs)
+    outs_.push_back({g.vars[static_cast<std::size_t>(o.var)].row, o.drop_row_axes});
+}
+
+void GeneratedKernel::run(KernelContext& ctx) {
+  dims_.assign(static_cast<std::size_t>(rank_), 1);
+  std::vector<bool> seen(static_cast<std::size_t>(rank_), false);
+  in_ptrs_.resize(ins_.size());
+  for (std::size_t i = 0; i < ins_.size(); ++i) {
+    const Tensor& t = ctx.in(static_cast<int>(i));
+    if (t.dtype() != DType::Float32 || static_cast<int>(t.rank()) != ins_[i].rank) {
+      throw Error("generated kernel " + entry_ + " (step " + ctx.step_name() + "): input " +
+                  std::to_string(i) + " is " + t.str() + ", expected float32 of rank " +
+                  std::to_string(ins_[i].rank));
+    }
+    const int off = rank_ - ins_[i].rank;
+    for (int a = std::max(0, off); a < rank_; ++a) {
+      int64_t d = t.dims()[static_cast<std::size_t>(a - off)];
+      auto ua = static_cast<std::size_t>(a);
+      if (ins_[i].bcast[ua]) {
+        if (d != 1)
+          throw Error("generated kernel " + entry_ + ": input " + t.str() +
+                      " is not broadcast along axis " + std::to_string(a) +
+                      " as when it was generated");
+        continue;
+      }
+      if (seen[ua] && dims_[ua] != d) {
+        throw Error("generated kernel " + entry_ + " (step " + ctx.step_name() +
+                    "): inputs disagree on axis " + std::to_string(a));
+      }
+      dims_[ua] = d;
+      seen[ua] = true;
+    }
+    in_ptrs_[i] = t.data<float>();
+  }
+  out_ptrs_.resize(outs_.size());
+  for (std::size_t k = 0; k < outs_.size(); ++k) {
+    std::vector<int64_t> od = dims_;
+    if (!outs_[k].row) {
+      if (outs_[k].drop_row_axes)
+        od.resize(static_cast<std::size_t>(row_begin_));
+      else
+        std::fill(od.begin() + row_begin_, od.end(), 1);
+    }
+    out_ptrs_[k] = ctx.output(static_cast<int>(k), DType::Float32, od).data<float>();
+  }
+  fn_(in_ptrs_.data(), out_ptrs_.data(), dims_.data(), std::max(1, ctx.threads()));
+}
+
+// The context a sub-step sees: its inputs from the step's inputs or earlier sub-steps'
+// outputs; its outputs into the step's outputs (no copy) or this kernel's buffers.
+class CompositeKernel::Inner final : public KernelContext {
+ public:
+  Inner(CompositeKernel& k, KernelContext& outer, std::map<ValueId, Tensor>& values,
+        const SubStep& s)
+      : k_(k), outer_(outer), values_(values), s_(s) {
+    for (ValueId v : s.inputs) ins_.push_back(v == kNoValue ? nullptr : &values.at(v));
+  }
+  int num_inputs() const override { return static_cast<int>(ins_.size()); }
+  const Tensor* input(int i) const override {
+    return i < num_inputs() ? ins_[static_cast<std::size_t>(i)] : nullptr;
+  }
+  int num_outputs() const override { return static_cast<int>(s_.outputs.size()); }
+  Tensor& output(int i, DType dtype, const std::vector<int64_t>& dims) override {
+    ValueId v = s_.outputs.at(static_cast<std::size_t>(i));
+    auto it = std::find(k_.outputs_.begin(), k_.outputs_.end(), v);
+    if (it != k_.outputs_.end()) {
+      Tensor& t = outer_.output(static_cast<int>(it - k_.outputs_.begin()), dtype, dims);
+      return values_[v] = t;
+    }
+    auto slot = std::find(k_.internal_.begin(), k_.internal_.end(), v) - k_.internal_.begin();
+    if (static_cast<std::size_t>(slot) == k_.internal_.size()) {
+      k_.internal_.push_back(v);
+      k_.buffers_.push_back(std::make_unique<AlignedBuffer>());
+    }
+    auto& buf = *k_.buffers_[static_cast<std::size_t>(slot)];
+    buf.reserve(static_cast<std::size_t>(dims_numel(dims)) * dtype_size(dtype) + 64);
+    Tensor& t = values_[v];
+    t.reset_view(dtype, dims, buf.data());
+    return t;
+  }
+  void alias_output(int i, const Tensor& src, const std::vector<int64_t>& dims) override {
+    ValueId v = s_.outputs.at(static_cast<std::size_t>(i));
+    if (std::find(k_.outputs_.begin(), k_.outputs_.end(), v) != k_.outputs_.end()) {
+      Tensor& t = output(i, src.dtype(), dims);  // the step's own output: copy
+      std::memcpy(t.raw(), src.raw(), src.byte_size());
+      return;
+    }
+    values_[v] = src.reshaped(dims);
+  }
+  int threads() const override { return outer_.threads(); }
+  const std::string& step_name() const override { return s_.name; }
+
+ private:
+  CompositeKernel& k_;
+  KernelContext& outer_;
+  std::map<ValueId, Tensor>& values_;
+  const SubStep& s_;
+  std::vector<const Tensor*> ins_;
+};
+
+CompositeKernel::CompositeKernel(std::vector<SubStep> steps, std::vector<ValueId> inputs,
+                                 std::vector<ValueId> outputs)
+    : steps_(std::move(steps)), inputs_(std::move(inputs)), outputs_(std::move(outputs)) {}
+
+void CompositeKernel::run(KernelContext& ctx) {
+  std::map<ValueId, Tensor> values;
+  for (std::size_t i = 0; i < inputs_.size(); ++i) {
+    if (const Tensor* t = ctx.input(static_cast<int>(i))) values[inputs_[i]] = *t;
+  }
+  for (const SubStep& s : steps_) {
+    Inner inner(*this, ctx, values, s);
+    s.kernel->run(inner);
+  }
+}
+
+}  // namespace fx

@@ -1,0 +1,92 @@
+#pragma once
+// Helpers shared by the codegen tests: seeded inputs, tensor comparison, a private
+// kernel cache folder, groups made by hand.
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analysis/analysis_result.h"
+#include "codegen/fused_program.h"
+#include "ir/graph.h"
+#include "runtime/executor.h"
+#include "runtime/tensor.h"
+#include "util/error.h"
+
+namespace fx::testing {
+
+inline std::vector<float> random_floats(std::size_t n, uint32_t seed, float lo = -1, float hi = 1) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+inline Tensor random_tensor(const std::vector<int64_t>& dims, uint32_t seed) {
+  return Tensor::from_floats(dims, random_floats(static_cast<std::size_t>(dims_numel(dims)), seed));
+}
+
+// Inputs for every runtime input: floats in [-1, 1), integers in [0, 8).
+inline std::map<std::string, Tensor> seeded_inputs(const Graph& g, uint32_t seed) {
+  std::map<std::string, Tensor> m;
+  for (ValueId v : g.runtime_inputs()) {
+    const Value& val = g.value(v);
+    auto dims = val.shape.static_dims();
+    if (val.dtype == DType::Int64) {
+      std::vector<int64_t> x(static_cast<std::size_t>(dims_numel(dims)));
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int64_t>((i * 7 + seed) % 8);
+      m[val.name] = Tensor::from_int64s(dims, x);
+    } else {
+      m[val.name] = random_tensor(dims, seed++);
+    }
+  }
+  return m;
+}
+
+struct Diff {
+  double max_abs = 0, max_rel = 0;
+};
+
+// Relative error against max(|expected|, 0.1): numpy's allclose with rtol = r and
+// atol = r / 10, so that float rounding of values near 0 does not dominate.
+inline Diff compare(const std::vector<Tensor>& expected, const std::vector<Tensor>& actual) {
+  Diff d;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    auto e = expected[i].to_floats(), a = actual.at(i).to_floats();
+    if (e.size() != a.size() || expected[i].dims() != actual[i].dims()) return {1e30, 1e30};
+    for (std::size_t k = 0; k < e.size(); ++k) {
+      double ad = std::fabs(double(e[k]) - double(a[k]));
+      d.max_abs = std::max(d.max_abs, ad);
+      d.max_rel = std::max(d.max_rel, ad / std::max(std::fabs(double(e[k])), 0.1));
+    }
+  }
+  return d;
+}
+
+// A kernel cache private to one test binary run.
+inline std::string test_cache_dir(const std::string& name) {
+  auto dir = std::filesystem::path(FX_BINARY_DIR) / "codegen-test-cache" / name;
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+inline FusionGroup make_group(const std::string& id, std::vector<std::string> nodes) {
+  FusionGroup fg;
+  fg.id = id;
+  fg.nodes = std::move(nodes);
+  fg.pattern = "test";
+  fg.status = GroupStatus::Accepted;
+  return fg;
+}
+
+inline std::vector<const FusionGroup*> ptrs(const std::vector<FusionGroup>& gs) {
+  std::vector<const FusionGroup*> v;
+  for (const auto& g : gs) v.push_back(&g);
+  return v;
+}
+
+}  // namespace fx::testing
