@@ -30,6 +30,7 @@
 #include "views/graph_view.h"
 #include "views/inspector.h"
 #include "views/op_style.h"
+#include "views/timeline_view.h"
 
 namespace fx::views {
 
@@ -116,6 +117,18 @@ void MainWindow::build_docks() {
   table_dock->setObjectName(QStringLiteral("CandidatesDock"));
   table_dock->setWidget(panel_);
   addDockWidget(Qt::BottomDockWidgetArea, table_dock);
+  timeline_ = new TimelineView(this);
+  auto* timeline_dock = new QDockWidget(tr("Timeline"), this);
+  timeline_dock->setObjectName(QStringLiteral("TimelineDock"));
+  timeline_dock->setWidget(timeline_);
+  addDockWidget(Qt::BottomDockWidgetArea, timeline_dock);
+  tabifyDockWidget(table_dock, timeline_dock);
+  table_dock->raise();
+  connect(timeline_, &TimelineView::kernel_clicked, this, [this](const QStringList& nodes) {
+    if (!doc_ || nodes.isEmpty()) return;
+    const NodeId n = doc_->graph().find_node(nodes.front().toStdString());
+    if (n != kNoNode) reveal_node(n);
+  });
   resizeDocks({inspector_dock, minimap_dock}, {420, 200}, Qt::Vertical);
   resizeDocks({inspector_dock}, {360}, Qt::Horizontal);
   resizeDocks({table_dock}, {230}, Qt::Vertical);
@@ -225,6 +238,10 @@ void MainWindow::build_actions() {
   view_menu_->addSeparator();
   for (QDockWidget* dock : findChildren<QDockWidget*>())
     view_menu_->addAction(dock->toggleViewAction());
+
+  QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+  tools->addAction(tr("&Profile on This Host"), this, &MainWindow::profile,
+                   QKeySequence(Qt::Key_F9));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About"), this, [this] {

@@ -25,6 +25,7 @@ class QPushButton;
 class QMenu;
 class QAction;
 class QTimer;
+class QProcess;
 
 namespace fx::views {
 
@@ -34,6 +35,7 @@ class Minimap;
 class Inspector;
 class CandidateModel;
 class CandidatePanel;
+class TimelineView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -61,6 +63,12 @@ class MainWindow : public QMainWindow {
   bool export_view(const QString& path);  // .png or .svg by suffix
   void toggle_group(int group);           // expand/collapse a hierarchy group
   void reveal_node(NodeId node);          // opens its groups, selects and centres it
+  // Profiling in a child process (`fxc profile MODEL --trace FILE`): a crash or an error
+  // there is reported, never fatal. The program defaults to the fxc built or installed
+  // next to this executable; tests put a stub in its place.
+  void set_profiler(const QString& program) { profiler_ = program; }
+  void profile();
+  bool load_timeline(const QString& path, const QString& lane_title);
 
   const ModelDocument* document() const { return doc_.get(); }
   GraphScene* scene() const { return scene_; }
@@ -68,12 +76,14 @@ class MainWindow : public QMainWindow {
   Inspector* inspector() const { return inspector_; }
   CandidateModel* candidate_model() const { return candidates_; }
   CandidatePanel* candidate_panel() const { return panel_; }
+  TimelineView* timeline() const { return timeline_; }
   QString last_error() const { return last_error_; }
 
  signals:
   void model_opened();  // document set and first layout in the scene
   void layout_shown();
   void failed(const QString& message);
+  void profile_finished(bool ok);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -106,6 +116,9 @@ class MainWindow : public QMainWindow {
   void autosave();
   QString autosave_path() const;
   void select_fusion_group(int plan_index);
+  // main_window_profile.cc
+  QString default_profiler() const;
+  void on_profile_finished(int exit_code, bool crashed);
 
   struct OpenResult;
   std::shared_ptr<ModelDocument> doc_;
@@ -142,6 +155,10 @@ class MainWindow : public QMainWindow {
   QAction* undo_ = nullptr;
   QAction* redo_ = nullptr;
   QTimer* autosave_timer_ = nullptr;
+  TimelineView* timeline_ = nullptr;
+  QProcess* profile_proc_ = nullptr;
+  QString profiler_;
+  QString profile_trace_;
 
   QFutureWatcher<std::shared_ptr<OpenResult>> open_job_;
   QFutureWatcher<std::shared_ptr<layout::SceneLayout>> layout_job_;
