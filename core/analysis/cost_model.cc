@@ -154,11 +154,12 @@ CostModel::CostModel(const Graph& g, DeviceProfile profile) : g_(g), profile_(st
     }
     // Shape and Size read only metadata, not the tensor.
     const bool metadata_only = n.op_type == "Shape" || n.op_type == "Size";
-    std::vector<ValueId> seen;
-    for (ValueId v : n.inputs) {
+    // Each distinct input is read once (sorted copy: Concat may have thousands).
+    std::vector<ValueId> distinct = n.inputs;
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    for (ValueId v : distinct) {
       if (v == kNoValue || metadata_only) continue;
-      if (std::find(seen.begin(), seen.end(), v) != seen.end()) continue;
-      seen.push_back(v);
       auto b = g.value(v).byte_size();
       if (!b) {
         cost.known = false;
