@@ -1,11 +1,13 @@
 #pragma once
 // Branch-free float versions of exp, tanh, erf and the logistic function, written
-// so that loops calling them auto-vectorize (libm's calls do not). Accuracy: exp
-// within ~2 ulp on [-87, 88] (clamped outside); tanh, erf within 2e-7 absolute;
-// well inside ONNX's test tolerance (rtol 1e-3, atol 1e-5).
+// so that loops calling them auto-vectorize (libm's calls do not; fx_runtime is
+// built with -fno-trapping-math so that GCC may if-convert the selects). Accuracy:
+// exp within ~2 ulp on [-87, 88] (0 below, inf above); tanh, erf within 2e-7
+// absolute; well inside ONNX's test tolerance (rtol 1e-3, atol 1e-5).
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 // Hot loops get an AVX2+FMA clone chosen at load time; the default clone keeps
 // the library runnable on any x86-64 (no -march in the build).
@@ -18,7 +20,6 @@
 namespace fx {
 
 inline float fast_exp(float x) {
-  x = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
   // n = round(x / ln2) by the add-magic-number trick (vectorizes without SSE4.1).
   const float magic = 12582912.0f;  // 1.5 * 2^23
   float n = (x * 1.44269504088896341f + magic) - magic;
@@ -33,13 +34,20 @@ inline float fast_exp(float x) {
   int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
-  return p * scale;
+  // Out of range: selects on the result (not a clamp of x, which the compiler turns
+  // into branches). Underflow gives exactly 0: tiny denormal results would make
+  // every later multiply (e.g. masked attention weights times V) crawl.
+  float res = p * scale;
+  res = x < -87.0f ? 0.0f : res;
+  res = x > 88.0f ? std::numeric_limits<float>::infinity() : res;
+  return res;
 }
 
 inline float fast_sigmoid(float x) { return 1.0f / (1.0f + fast_exp(-x)); }
 
 inline float fast_tanh(float x) {
   float ax = x < 0 ? -x : x;
+  ax = ax > 9.0f ? 9.0f : ax;  // tanh(9) == 1 in float
   float t = fast_exp(-2.0f * ax);
   float r = (1.0f - t) / (1.0f + t);
   return x < 0 ? -r : r;

@@ -124,6 +124,14 @@ class MatMulKernel final : public Kernel {
     a_dims_ = a.dims();
     b_dims_ = b.dims();
     if (dims_numel(yd) == 0 || k_ == 0) return;
+    if (b.rank() == 2 && a.rank() >= 2) {
+      // [..., M, K] x [K, N]: fold the batch dims into M, so that oneDNN sees 2-D
+      // weights (for which it picks a blocked layout; 3-D ones stay plain).
+      const int64_t m = dims_numel(ad) / k_, n = b.dims()[1];
+      prim_.build(plain_f32_desc({m, k_}), plain_f32_desc(b.dims()), nullptr,
+                  plain_f32_desc({m, n}), b, b_const_);
+      return;
+    }
     // oneDNN wants at least 2-D; batch dims of weights broadcast (1) are allowed.
     prim_.build(plain_f32_desc(ad), plain_f32_desc(bd), nullptr, plain_f32_desc(yd), b, b_const_);
   }
