@@ -183,7 +183,11 @@ std::string emit_cuda_source(const std::vector<LoweredGroup>& groups) {
     << "struct FxArgs {\n  const float* in[" << kMaxInputs << "];\n  float* out[" << kMaxOutputs
     << "];\n  int64_t st[" << kMaxInputs << "][" << kMaxRank << "];\n  int64_t dims[" << kMaxRank
     << "];\n  int64_t outer, row;\n};\n\n"
-    << R"(// Block-wide reductions (blockDim.x a multiple of 32, at most 1024); every thread
+    << R"(__device__ inline float fx_expf(float x) { return expf(x); }
+__device__ inline float fx_erff(float x) { return erff(x); }
+__device__ inline float fx_tanhf(float x) { return tanhf(x); }
+
+// Block-wide reductions (blockDim.x a multiple of 32, at most 1024); every thread
 // gets the result.
 template <class F>
 __device__ float fx_block_reduce(float v, F f, float identity) {

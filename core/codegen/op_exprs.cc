@@ -64,31 +64,32 @@ std::string c_expression(const KOp& op, const std::vector<std::string>& a) {
   if (o == "Neg") return "-" + A(0);
   if (o == "Abs") return "fabsf(" + a[0] + ")";
   if (o == "Relu") return "fmaxf(" + a[0] + ", 0.f)";
-  if (o == "Sigmoid") return "1.f / (1.f + expf(-" + A(0) + "))";
-  if (o == "Tanh") return "tanhf(" + a[0] + ")";
-  if (o == "Exp") return "expf(" + a[0] + ")";
+  if (o == "Sigmoid") return "1.f / (1.f + fx_expf(-" + A(0) + "))";
+  if (o == "Tanh") return "fx_tanhf(" + a[0] + ")";
+  if (o == "Exp") return "fx_expf(" + a[0] + ")";
   if (o == "Log") return "logf(" + a[0] + ")";
   if (o == "Sqrt") return "sqrtf(" + a[0] + ")";
   if (o == "Reciprocal") return "1.f / " + A(0);
-  if (o == "Erf") return "erff(" + a[0] + ")";
+  if (o == "Erf") return "fx_erff(" + a[0] + ")";
   if (o == "LeakyRelu") return A(0) + " > 0.f ? " + A(0) + " : " + al + " * " + A(0);
   if (o == "HardSigmoid") return "fmaxf(0.f, fminf(1.f, " + al + " * " + A(0) + " + " + be + "))";
   if (o == "HardSwish")
     return A(0) + " * fmaxf(0.f, fminf(1.f, " + A(0) + " * (1.f / 6.f) + 0.5f))";
   if (o == "Clip") return "fminf(fmaxf(" + a[0] + ", " + al + "), " + be + ")";
-  if (o == "Elu") return A(0) + " > 0.f ? " + A(0) + " : " + al + " * (expf(" + a[0] + ") - 1.f)";
-  if (o == "Softplus") return "log1pf(expf(" + a[0] + "))";
+  if (o == "Elu")
+    return A(0) + " > 0.f ? " + A(0) + " : " + al + " * (fx_expf(" + a[0] + ") - 1.f)";
+  if (o == "Softplus") return "log1pf(fx_expf(" + a[0] + "))";
   if (o == "Identity") return a[0];
   if (o == "Floor") return "floorf(" + a[0] + ")";
   if (o == "Ceil") return "ceilf(" + a[0] + ")";
   if (o == "Sin") return "sinf(" + a[0] + ")";
   if (o == "Cos") return "cosf(" + a[0] + ")";
-  if (o == "Gelu") return "0.5f * " + A(0) + " * (1.f + erff(" + A(0) + " * 0.70710678f))";
+  if (o == "Gelu") return "0.5f * " + A(0) + " * (1.f + fx_erff(" + A(0) + " * 0.70710678f))";
   if (o == "GeluTanh") {
-    return "0.5f * " + A(0) + " * (1.f + tanhf(0.79788456f * (" + A(0) + " + 0.044715f * " + A(0) +
-           " * " + A(0) + " * " + A(0) + ")))";
+    return "0.5f * " + A(0) + " * (1.f + fx_tanhf(0.79788456f * (" + A(0) + " + 0.044715f * " +
+           A(0) + " * " + A(0) + " * " + A(0) + ")))";
   }
-  if (o == "Mish") return A(0) + " * tanhf(log1pf(expf(" + a[0] + ")))";
+  if (o == "Mish") return A(0) + " * fx_tanhf(log1pf(fx_expf(" + a[0] + ")))";
   throw Error("codegen: no C expression for op " + o + " (node " + op.node + ")");
 }
 

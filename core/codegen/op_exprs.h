@@ -13,7 +13,8 @@ struct KOp;
 // (Clip's min/max and similar constant operands are folded into the KOp's fields.)
 std::optional<int> elementwise_arity(const std::string& op);
 
-// The C expression computing `op` from argument expressions; throws fx::Error for an
+// The C expression computing `op` (exp, erf and tanh as the preludes' fx_expf, fx_erff,
+// fx_tanhf, which vectorize on the CPU). The from argument expressions; throws fx::Error for an
 // op elementwise_arity() does not know.
 std::string c_expression(const KOp& op, const std::vector<std::string>& args);
 
