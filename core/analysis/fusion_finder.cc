@@ -133,6 +133,10 @@ void vertical_fusion(const Graph& g, FusionState& st, const std::vector<NodeId>&
     all.insert(all.end(), gg.members(b).begin(), gg.members(b).end());
     return bytes_of(a) + bytes_of(b) - cost.group(all).bytes();
   };
+  // A pair's verdict depends only on its two groups (merges elsewhere can only add paths,
+  // never remove a cycle), so after the first round only pairs touching a group that grew
+  // in the previous round are tried again.
+  std::vector<int> grew_in(g.node_count(), -1);
   for (int round = 0; round < 10; ++round) {
     std::priority_queue<Candidate> heap;
     for (NodeId p : topo) {
@@ -143,6 +147,9 @@ void vertical_fusion(const Graph& g, FusionState& st, const std::vector<NodeId>&
           if (!ok[std::size_t(c)]) continue;
           NodeId a = gg.find(p), b = gg.find(c);
           if (a == b) continue;
+          if (round > 0 && grew_in[std::size_t(a)] != round - 1 &&
+              grew_in[std::size_t(b)] != round - 1)
+            continue;
           heap.push({score(a, b), order[std::size_t(c)] - order[std::size_t(p)], p, c,
                      version[std::size_t(a)], version[std::size_t(b)]});
         }
@@ -169,6 +176,7 @@ void vertical_fusion(const Graph& g, FusionState& st, const std::vector<NodeId>&
       ++merged;
       ++version[std::size_t(gg.find(a))];
       group_bytes[std::size_t(gg.find(a))] = -1;
+      grew_in[std::size_t(gg.find(a))] = round;
     }
     if (merged == 0) break;
   }
