@@ -1,0 +1,89 @@
+#pragma once
+// Everything a report shows, gathered once from the inputs (model, plan, device,
+// analysis, optional profile result), then rendered by the HTML, Markdown and JSON
+// writers (report_writer.h). The GUI fills it from what it has open and calls the
+// same writers.
+//
+//   ReportData d = gather_report(ReportInputs{graph, info, plan, device, analysis,
+//                                             profile_doc, options});
+//   write_report(d, ReportFormat::Html, "report.html");
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/analysis_result.h"
+#include "analysis/device_profile.h"
+#include "analysis/fusion_plan.h"
+#include "ir/graph.h"
+#include "report/profile_input.h"
+
+namespace fx {
+
+struct ModelSummary {
+  std::string file;
+  std::string producer;  // "pytorch 2.1"
+  int64_t ir_version = 0;
+  std::vector<std::pair<std::string, int64_t>> opsets;
+  int64_t nodes = 0;
+  int64_t values = 0;
+  int64_t inputs = 0, outputs = 0;
+  int64_t initializers = 0;
+  int64_t parameters = 0;  // elements of all initializers with a static shape
+  int64_t parameter_bytes = 0;
+  int unknown_shape_nodes = 0;
+  // Op type -> count, most frequent first (ties by name).
+  std::vector<std::pair<std::string, int64_t>> op_histogram;
+};
+
+// How the report was asked for; also what the "commands to reproduce" repeat.
+struct ReportOptions {
+  std::string model_path;
+  std::string plan_path;
+  std::string profile_path;       // empty: no measurements
+  std::string device_arg;         // --device as given (name or file)
+  std::vector<std::string> dims;  // NAME=N bindings
+  std::string out_path;           // the report itself, for the report command line
+  std::string generated_at;       // ISO-8601 UTC; empty: now
+  int top_ops = 12;               // rows of the op histogram
+};
+
+struct ReportData {
+  std::string generator;  // "fxc (Fusion Explorer) 0.1.0"
+  std::string generated_at;
+  ReportOptions options;
+  ModelSummary model;
+  DeviceProfile device;  // the profile behind every estimate
+  // The plan's groups with the user's decisions and the plan's estimates.
+  std::vector<FusionGroup> groups;
+  std::string plan_model;                         // the model the plan was written for
+  std::vector<std::string> plan_dropped_groups;   // groups naming nodes the model lacks
+  AnalysisResult analysis;                        // re-run on `device`: totals and why-not pairs
+  std::map<std::string, int64_t> why_not_counts;  // reason name -> pairs
+  std::optional<ProfileInput> profile;            // measured results, when given
+  double rank_correlation = NAN;                  // Spearman, predicted vs measured saved time
+  int correlated_groups = 0;                      // groups both predicted and measured
+  std::vector<std::string> commands;              // shell lines that reproduce the inputs
+  std::vector<std::string> warnings;              // inputs that were partly unusable
+};
+
+// Gathers the report from already-loaded inputs. `profile_doc` is the parsed
+// `fxc profile --json` output, before/after or single run (null: none).
+ReportData gather_report(const Graph& graph, const ModelInfo& info, const FusionPlan& plan,
+                         const DeviceProfile& device, const AnalysisResult& analysis,
+                         const nlohmann::json* profile_doc, ReportOptions options);
+
+ModelSummary summarize_model(const Graph& graph, const ModelInfo& info, const std::string& file);
+
+// Spearman's rank correlation of paired samples (average ranks for ties); NaN when fewer
+// than 2 pairs or either side is constant.
+double spearman_correlation(const std::vector<double>& a, const std::vector<double>& b);
+
+// The fxc command lines that reproduce the plan, the measurements and the report.
+std::vector<std::string> reproduce_commands(const ReportData& d);
+
+}  // namespace fx
