@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   fxc::register_analyze(app, run);
   fxc::register_codegen(app, run);
   fxc::register_export(app, run);
+  fxc::register_report(app, run);
 
   try {
     app.parse(argc, argv);
