@@ -3,6 +3,7 @@
 # Idempotent: a second run installs nothing. Run as root (or with sudo available).
 #   packaging/install-deps.sh            build + test dependencies
 #   packaging/install-deps.sh --bench    also what bench/ needs (torchvision, onnx python, node)
+#   packaging/install-deps.sh --docs     also Chromium, to screenshot the HTML report headless
 set -euo pipefail
 
 packages=(
@@ -20,6 +21,9 @@ packages=(
 )
 if [[ " $* " == *" --bench "* ]]; then
   packages+=(python3-torchvision python3-onnx python3-numpy nodejs npm)
+fi
+if [[ " $* " == *" --docs "* ]]; then
+  packages+=(chromium)
 fi
 
 missing=()

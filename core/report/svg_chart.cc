@@ -110,7 +110,12 @@ const std::string& palette_color(std::size_t index) {
 }
 
 std::string render_bar_chart(const BarChart& c) {
-  const double left = 70, right = 16, top = 52, bottom = 96;
+  std::vector<LegendEntry> keys;
+  for (const auto& s : c.series) keys.push_back({s.name, s.color});
+  const double left = 70, right = 16, bottom = 110;
+  int legend_rows = 0;
+  legend(keys, left, 0, c.width - right, &legend_rows);  // dry run: the plot starts below it
+  const double top = 34 + 18.0 * legend_rows;
   const double plot_w = c.width - left - right, plot_h = c.height - top - bottom;
   std::vector<double> all;
   for (const auto& s : c.series) all.insert(all.end(), s.values.begin(), s.values.end());
@@ -119,8 +124,6 @@ std::string render_bar_chart(const BarChart& c) {
 
   std::string out = svg_open(c.width, c.height, "chart bar-chart", c.title);
   out += text(left, 18, c.title, "class=\"chart-title\" font-size=\"14\" font-weight=\"bold\"");
-  std::vector<LegendEntry> keys;
-  for (const auto& s : c.series) keys.push_back({s.name, s.color});
   out += legend(keys, left, 38, c.width - right);
   out += y_axis(y, left, left + plot_w, "gridline");
   out += text(14, top + plot_h / 2, c.y_label,

@@ -35,7 +35,7 @@ struct BarChart {
   std::string y_label;
   std::vector<std::string> categories;
   std::vector<BarSeries> series;
-  double width = 760, height = 320;
+  double width = 760, height = 360;
 };
 
 struct ScatterPoint {
