@@ -20,8 +20,6 @@ void register_analyze(CLI::App& app, Runner& run);
 void register_profile(CLI::App& app, Runner& run);
 // report (cmd_report.cc)
 void register_report(CLI::App& app, Runner& run);
-// report (cmd_report.cc)
-void register_report(CLI::App& app, Runner& run);
 // codegen (cmd_codegen.cc)
 void register_codegen(CLI::App& app, Runner& run);
 // export (cmd_export.cc)

@@ -34,8 +34,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  fx::setup_logging(quiet ? fx::LogLevel::Quiet
-                          : verbose ? fx::LogLevel::Verbose : fx::LogLevel::Normal);
+  fx::setup_logging(quiet     ? fx::LogLevel::Quiet
+                    : verbose ? fx::LogLevel::Verbose
+                              : fx::LogLevel::Normal);
   try {
     return run ? run() : 2;
   } catch (const fx::Error& e) {

@@ -11,6 +11,8 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "util/log.h"
 #include "util/version.h"
@@ -23,6 +25,14 @@ using fx::views::MainWindow;
 int main(int argc, char** argv) {
   QElapsedTimer since_start;
   since_start.start();
+  // --version and --help must answer on a machine without a display (packaging test,
+  // ssh sessions): they need no window, so use the offscreen platform for them.
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if ((a == "--version" || a == "-v" || a == "--help" || a == "-h") && !std::getenv("DISPLAY") &&
+        !std::getenv("WAYLAND_DISPLAY"))
+      setenv("QT_QPA_PLATFORM", "offscreen", 0);
+  }
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("fusion-explorer"));
   QApplication::setOrganizationName(QStringLiteral("FusionExplorer"));
