@@ -252,7 +252,7 @@ void register_codegen(CLI::App& app, Runner& run) {
                   "tensor of this many MiB (no model)");
   cmd->footer(
       "Examples:\n"
-      "  fxc codegen tiny_cnn.onnx --opt-level 2\n"
+      "  fxc codegen resources/models/tiny_cnn.onnx --opt-level 2   # print the kernels\n"
       "  fxc codegen gpt2.onnx --dim batch=1 --dim seq=128 --plan plan.json --out kernels/\n"
       "  fxc codegen resnet18.onnx --opt-level 2 --bench 20\n"
       "  fxc codegen --bandwidth 256 --bench 20");
