@@ -30,6 +30,7 @@ struct CodegenCmd {
   int bench = 0;
   int threads = 0;
   double bandwidth_mb = 0;
+  bool steps = false;
 };
 
 fx::FusionPlan plan_for(const CodegenCmd& o, const fx::Graph& g) {
@@ -49,17 +50,40 @@ fx::FusionPlan plan_for(const CodegenCmd& o, const fx::Graph& g) {
   return p;
 }
 
-double median_ms(fx::Executor& ex, const std::map<std::string, fx::Tensor>& in, int runs) {
-  ex.run(in);  // warm-up: primitives, arena
-  std::vector<double> t;
-  for (int i = 0; i < runs; ++i) {
-    auto s = std::chrono::steady_clock::now();
-    ex.run(in);
-    t.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count());
+// Per op type: the median over runs of the summed time of its steps (--steps).
+void print_op_times(fx::Executor& ex, const std::map<std::string, fx::Tensor>& in, int runs,
+                    const char* label) {
+  int run = 0;
+  std::map<std::string, std::vector<double>> ns;
+  ex.set_step_observer([&](const fx::StepEvent& e) {
+    auto& v = ns[ex.steps()[static_cast<std::size_t>(e.step)].op_type];
+    v.resize(static_cast<std::size_t>(runs));
+    v[static_cast<std::size_t>(run)] += double(e.end_ns - e.start_ns);
+  });
+  for (run = 0; run < runs; ++run) ex.run(in);
+  ex.set_step_observer({});
+  std::vector<std::pair<double, std::string>> rows;
+  double total = 0;
+  for (auto& [op, t] : ns) {
+    std::sort(t.begin(), t.end());
+    rows.push_back({t[t.size() / 2] / 1e6, op});
+    total += rows.back().first;
   }
+  std::sort(rows.rbegin(), rows.rend());
+  fmt::print("{} steps by op type (median ms per run, sum {:.3f}):\n", label, total);
+  for (std::size_t i = 0; i < rows.size() && i < 15; ++i)
+    fmt::print("  {:8.3f}  {}\n", rows[i].first, rows[i].second);
+}
+
+double time_ms(fx::Executor& ex, const std::map<std::string, fx::Tensor>& in) {
+  auto s = std::chrono::steady_clock::now();
+  ex.run(in);
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
+}
+
+double median(std::vector<double> t) {
   std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return t.empty() ? 0 : t[t.size() / 2];
 }
 
 std::map<std::string, fx::Tensor> inputs_for(const fx::Graph& g) {
@@ -157,15 +181,33 @@ int run_codegen(const CodegenCmd& o) {
     eo.threads = o.threads;
     auto in = inputs_for(m.graph);
     fx::Executor before(m.graph, eo), after(m.graph, p.steps, eo);
-    double b = median_ms(before, in, o.bench), a = median_ms(after, in, o.bench);
+    // Interleaved (one unfused run, one fused run, ...) so that load changes on a
+    // shared machine hit both alike.
+    before.run(in);
+    after.run(in);
+    std::vector<double> tb, ta;
+    for (int i = 0; i < o.bench; ++i) {
+      tb.push_back(time_ms(before, in));
+      ta.push_back(time_ms(after, in));
+    }
+    const double b = median(tb), a = median(ta);
+    if (o.steps) {
+      for (const auto& gb : p.groups)
+        fmt::print("group {} {} [{}]: {}\n", gb.id, gb.pattern,
+                   fx::group_outcome_name(gb.outcome), gb.detail);
+      print_op_times(before, in, o.bench, "unfused");
+      print_op_times(after, in, o.bench, "fused");
+    }
     fmt::print(
         "{}: {} groups ({} dnnl_post_ops, {} compiled, {} runtime, {} excluded), {} threads\n",
         o.model, p.groups.size(), p.count(fx::GroupOutcome::DnnlPostOps),
         p.count(fx::GroupOutcome::Compiled), p.count(fx::GroupOutcome::Runtime),
         p.count(fx::GroupOutcome::Excluded), before.threads());
     fmt::print(
-        "unfused {} steps median {:.3f} ms; fused {} steps median {:.3f} ms; speedup {:.2f}x\n",
-        before.steps().size(), b, after.steps().size(), a, b / a);
+        "unfused {} steps median {:.3f} ms (min {:.3f}); fused {} steps median {:.3f} ms (min "
+        "{:.3f}); speedup {:.2f}x\n",
+        before.steps().size(), b, *std::min_element(tb.begin(), tb.end()), after.steps().size(), a,
+        *std::min_element(ta.begin(), ta.end()), b / a);
     if (!p.note.empty()) fmt::print("note: {}\n", p.note);
     return 0;
   }
@@ -203,6 +245,7 @@ void register_codegen(CLI::App& app, Runner& run) {
   cmd->add_option("--out", o->out_dir, "Write one <group>.cc per group here instead of printing");
   cmd->add_option("--group", o->group, "Only this group id");
   cmd->add_option("--bench", o->bench, "Time N runs unfused and fused in our runtime (median)");
+  cmd->add_flag("--steps", o->steps, "With --bench: time per op type, unfused and fused");
   cmd->add_option("--threads", o->threads, "Intra-op threads for --bench/--bandwidth (0: all)");
   cmd->add_option("--bandwidth", o->bandwidth_mb,
                   "Measure a generated elementwise chain against a generated stream copy on a "
