@@ -102,8 +102,8 @@ void register_report(CLI::App& app, Runner& run) {
   cmd->footer(
       "Examples:\n"
       "  fxc analyze model.onnx --plan-out plan.json --accept-all\n"
-      "  fxc profile model.onnx --json > profile.json\n"
-      "  fxc report model.onnx --plan plan.json --profile profile.json --out report.html\n"
+      "  fxc profile model.onnx --plan plan.json --json > before_after.json\n"
+      "  fxc report model.onnx --plan plan.json --profile before_after.json --out report.html\n"
       "  fxc report model.onnx --plan plan.json --out report.json   # for CI "
       "(docs/report-schema.md)\n"
       "  fxc analyze resources/models/tiny_cnn.onnx --plan-out plan.json --accept-all && "

@@ -52,5 +52,7 @@ expect "fxc -v inspect " "kernels model.onnx"
 expect "fxc codegen model.onnx --plan " "kernels plan.json"
 expect "fxc codegen model.onnx --out " "kernels"
 expect "fxc profile model.onnx --runs " ""
+expect "fxc profile model.onnx --device " "cpu cuda"
+expect "fxc profile model.onnx --estimate-device nv" "nvidia-h100"
 [[ $fail -eq 0 ]] && echo "completion matches fxc --help"
 exit $fail
