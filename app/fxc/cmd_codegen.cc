@@ -5,8 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -31,6 +35,7 @@ struct CodegenCmd {
   int threads = 0;
   double bandwidth_mb = 0;
   bool steps = false;
+  bool json = false;
 };
 
 fx::FusionPlan plan_for(const CodegenCmd& o, const fx::Graph& g) {
@@ -73,6 +78,35 @@ void print_op_times(fx::Executor& ex, const std::map<std::string, fx::Tensor>& i
   fmt::print("{} steps by op type (median ms per run, sum {:.3f}):\n", label, total);
   for (std::size_t i = 0; i < rows.size() && i < 15; ++i)
     fmt::print("  {:8.3f}  {}\n", rows[i].first, rows[i].second);
+}
+
+// Fused against unfused outputs: |a - b| <= atol + rtol * |b| everywhere (float32;
+// other dtypes must match exactly).
+struct Agreement {
+  double max_abs = 0, max_rel = 0;
+  bool ok = true;
+};
+
+Agreement compare_outputs(const std::vector<fx::Tensor>& ref, const std::vector<fx::Tensor>& out,
+                          double rtol, double atol) {
+  Agreement a;
+  if (ref.size() != out.size()) return {0, 0, false};
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const fx::Tensor &r = ref[i], &o = out[i];
+    if (r.dtype() != o.dtype() || r.dims() != o.dims()) return {0, 0, false};
+    if (r.dtype() != fx::DType::Float32) {
+      a.ok = a.ok && std::memcmp(r.raw(), o.raw(), r.byte_size()) == 0;
+      continue;
+    }
+    const float *pr = r.data<float>(), *po = o.data<float>();
+    for (int64_t k = 0; k < r.numel(); ++k) {
+      const double d = std::abs(double(pr[k]) - double(po[k])), m = std::abs(double(pr[k]));
+      a.max_abs = std::max(a.max_abs, d);
+      if (m > 0) a.max_rel = std::max(a.max_rel, d / m);
+      if (!(d <= atol + rtol * m)) a.ok = false;  // NaN fails too
+    }
+  }
+  return a;
 }
 
 double time_ms(fx::Executor& ex, const std::map<std::string, fx::Tensor>& in) {
@@ -182,9 +216,8 @@ int run_codegen(const CodegenCmd& o) {
     auto in = inputs_for(m.graph);
     fx::Executor before(m.graph, eo), after(m.graph, p.steps, eo);
     // Interleaved (one unfused run, one fused run, ...) so that load changes on a
-    // shared machine hit both alike.
-    before.run(in);
-    after.run(in);
+    // shared machine hit both alike. The warm-up runs give the outputs compared.
+    const Agreement agree = compare_outputs(before.run(in), after.run(in), 1e-3, 1e-5);
     std::vector<double> tb, ta;
     for (int i = 0; i < o.bench; ++i) {
       tb.push_back(time_ms(before, in));
@@ -193,10 +226,37 @@ int run_codegen(const CodegenCmd& o) {
     const double b = median(tb), a = median(ta);
     if (o.steps) {
       for (const auto& gb : p.groups)
-        fmt::print("group {} {} [{}]: {}\n", gb.id, gb.pattern,
-                   fx::group_outcome_name(gb.outcome), gb.detail);
+        fmt::print("group {} {} [{}]: {}\n", gb.id, gb.pattern, fx::group_outcome_name(gb.outcome),
+                   gb.detail);
       print_op_times(before, in, o.bench, "unfused");
       print_op_times(after, in, o.bench, "fused");
+    }
+    if (o.json) {
+      nlohmann::json j = {{"model", o.model},
+                          {"threads", before.threads()},
+                          {"runs", o.bench},
+                          {"groups", p.groups.size()},
+                          {"outcomes",
+                           {{"dnnl_post_ops", p.count(fx::GroupOutcome::DnnlPostOps)},
+                            {"compiled", p.count(fx::GroupOutcome::Compiled)},
+                            {"runtime", p.count(fx::GroupOutcome::Runtime)},
+                            {"excluded", p.count(fx::GroupOutcome::Excluded)}}},
+                          {"unfused",
+                           {{"steps", before.steps().size()},
+                            {"median_ms", b},
+                            {"min_ms", *std::min_element(tb.begin(), tb.end())}}},
+                          {"fused",
+                           {{"steps", after.steps().size()},
+                            {"median_ms", a},
+                            {"min_ms", *std::min_element(ta.begin(), ta.end())}}},
+                          {"speedup", b / a},
+                          {"max_abs_error", agree.max_abs},
+                          {"max_rel_error", agree.max_rel},
+                          {"equivalent", agree.ok},
+                          {"tolerance", {{"rtol", 1e-3}, {"atol", 1e-5}}},
+                          {"note", p.note}};
+      fmt::print("{}\n", j.dump(1));
+      return agree.ok ? 0 : 3;
     }
     fmt::print(
         "{}: {} groups ({} dnnl_post_ops, {} compiled, {} runtime, {} excluded), {} threads\n",
@@ -208,8 +268,10 @@ int run_codegen(const CodegenCmd& o) {
         "{:.3f}); speedup {:.2f}x\n",
         before.steps().size(), b, *std::min_element(tb.begin(), tb.end()), after.steps().size(), a,
         *std::min_element(ta.begin(), ta.end()), b / a);
+    fmt::print("outputs {} (max abs error {:.3g}, max rel error {:.3g}; rtol 1e-3, atol 1e-5)\n",
+               agree.ok ? "agree" : "DISAGREE", agree.max_abs, agree.max_rel);
     if (!p.note.empty()) fmt::print("note: {}\n", p.note);
-    return 0;
+    return agree.ok ? 0 : 3;
   }
   if (!o.out_dir.empty()) std::filesystem::create_directories(o.out_dir);
   for (const fx::FusionGroup* g : accepted) {
@@ -245,6 +307,7 @@ void register_codegen(CLI::App& app, Runner& run) {
   cmd->add_option("--out", o->out_dir, "Write one <group>.cc per group here instead of printing");
   cmd->add_option("--group", o->group, "Only this group id");
   cmd->add_option("--bench", o->bench, "Time N runs unfused and fused in our runtime (median)");
+  cmd->add_flag("--json", o->json, "With --bench: one JSON object (times, speed-up, errors)");
   cmd->add_flag("--steps", o->steps, "With --bench: time per op type, unfused and fused");
   cmd->add_option("--threads", o->threads, "Intra-op threads for --bench/--bandwidth (0: all)");
   cmd->add_option("--bandwidth", o->bandwidth_mb,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 
@@ -277,6 +278,10 @@ class FusedConvKernel final : public Kernel {
       apply_epilogue(y, nullptr, ctx.threads());
       return;
     }
+    if (blocked_) {
+      run_blocked(ctx, x, y);
+      return;
+    }
     src_mem_.set_data_handle(const_cast<void*>(x.raw()));
     dst_mem_.set_data_handle(y.raw());
     std::unordered_map<int, dnnl::memory> args{
@@ -340,6 +345,7 @@ class FusedConvKernel final : public Kernel {
     operand_dims_ = operands;
     dst_dims_ = out;
     depthwise_ = epilogue_ && sp == 2 && group_ > 1 && group_ == x[1] && w_dims_[0] == group_;
+    if (!depthwise_ && try_blocked(x, out, st, dil, pl, pr, operands)) return;
     if (depthwise_) {
       dw_ = DepthwiseShape{x[0],       x[1],  x[2],  x[3],       out[2],     out[3], w_dims_[2],
                            w_dims_[3], st[0], st[1], dil[0] + 1, dil[1] + 1, pl[0],  pl[1]};
@@ -407,6 +413,92 @@ class FusedConvKernel final : public Kernel {
     dst_mem_ = dnnl::memory(dst_md, dnnl_engine(), DNNL_MEMORY_NONE);
   }
 
+  // oneDNN's own blocked layouts (nChw16c...) let it pick its direct JIT convolution,
+  // which applies eltwise and sum post-ops in registers; on plain NCHW it falls back to
+  // im2col + gemm. The price is a reorder of the input and of the output (and of a
+  // residual, into the output block, as the sum post-op's operand). Taken when the
+  // primitive oneDNN picks for "any" layouts is not a gemm and there are no binary
+  // post-ops; false leaves the plain path.
+  bool try_blocked(const std::vector<int64_t>& x, const std::vector<int64_t>& out,
+                   const dnnl::memory::dims& st, const dnnl::memory::dims& dil,
+                   const dnnl::memory::dims& pl, const dnnl::memory::dims& pr,
+                   const std::vector<std::vector<int64_t>>& operands) {
+    blocked_ = false;
+    if (std::getenv("FX_CONV_PLAIN")) return false;
+    for (const auto& p : plan_.post_ops)
+      if (p.kind == ConvPostOp::Kind::Binary) return false;
+    using dt = dnnl::memory::data_type;
+    using tag = dnnl::memory::format_tag;
+    std::vector<int64_t> wd = w_dims_;
+    if (group_ > 1) {
+      wd[0] /= group_;
+      wd.insert(wd.begin(), group_);
+    }
+    dnnl::memory::desc src_any(to_dnnl(x), dt::f32, tag::any),
+        dst_any(to_dnnl(out), dt::f32, tag::any), w_any(to_dnnl(wd), dt::f32, tag::any),
+        b_md({w_dims_[0]}, dt::f32, tag::a);
+    dnnl::post_ops po;
+    for (const auto& p : plan_.post_ops) {
+      if (p.kind == ConvPostOp::Kind::Eltwise)
+        po.append_eltwise(1.f, algorithm_of(p.alg), p.alpha, p.beta);
+      if (p.kind == ConvPostOp::Kind::Sum) po.append_sum(1.f);
+    }
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(po);
+    auto desc = dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                dnnl::algorithm::convolution_direct, src_any, w_any,
+                                                b_md, dst_any, st, dil, pl, pr);
+    dnnl::convolution_forward::primitive_desc pd;
+    try {
+      pd = dnnl::convolution_forward::primitive_desc(desc, attr, dnnl_engine());
+    } catch (const dnnl::error&) {
+      return false;
+    }
+    if (std::string(pd.impl_info_str()).find("gemm") != std::string::npos) return false;
+    prim_ = dnnl::convolution_forward(pd);
+    auto user_w = dnnl::memory(plain_f32_desc(wd), dnnl_engine(), weights_.data());
+    w_mem_ = dnnl::memory(pd.weights_desc(), dnnl_engine());
+    dnnl::reorder(user_w, w_mem_).execute(dnnl_stream(), user_w, w_mem_);
+    dnnl_stream().wait();
+    b_mem_ = dnnl::memory(b_md, dnnl_engine(), bias_.data());
+    auto src_md = plain_f32_desc(x), dst_md = plain_f32_desc(out);
+    src_mem_ = dnnl::memory(src_md, dnnl_engine(), DNNL_MEMORY_NONE);
+    dst_mem_ = dnnl::memory(dst_md, dnnl_engine(), DNNL_MEMORY_NONE);
+    res_mem_ = dnnl::memory(dst_md, dnnl_engine(), DNNL_MEMORY_NONE);
+    src_reorder_.reset();
+    if (pd.src_desc() != src_md) {
+      src_blk_ = dnnl::memory(pd.src_desc(), dnnl_engine());
+      src_reorder_ = dnnl::reorder(src_mem_, src_blk_);
+    }
+    dst_blk_ = dnnl::memory(pd.dst_desc(), dnnl_engine());
+    dst_reorder_ = dnnl::reorder(dst_blk_, dst_mem_);
+    res_reorder_ = dnnl::reorder(res_mem_, dst_blk_);
+    (void)operands;
+    blocked_ = true;
+    return true;
+  }
+
+  void run_blocked(KernelContext& ctx, const Tensor& x, Tensor& y) {
+    auto& s = dnnl_stream();
+    src_mem_.set_data_handle(const_cast<void*>(x.raw()));
+    dst_mem_.set_data_handle(y.raw());
+    if (src_reorder_) src_reorder_->execute(s, src_mem_, src_blk_);
+    for (int i = 1; i < ctx.num_inputs(); ++i) {  // the Sum operand (one at most)
+      const Tensor& r = ctx.in(i);
+      if (r.dims() != y.dims())
+        throw Error("fused Conv step " + ctx.step_name() + ": residual " + r.str() +
+                    " does not match the output");
+      res_mem_.set_data_handle(const_cast<void*>(r.raw()));
+      res_reorder_.execute(s, res_mem_, dst_blk_);
+    }
+    prim_.execute(s, {{DNNL_ARG_SRC, src_reorder_ ? src_blk_ : src_mem_},
+                      {DNNL_ARG_WEIGHTS, w_mem_},
+                      {DNNL_ARG_BIAS, b_mem_},
+                      {DNNL_ARG_DST, dst_blk_}});
+    dst_reorder_.execute(s, dst_blk_, dst_mem_);
+    s.wait();
+  }
+
   void apply_epilogue(Tensor& y, const float* bias, int threads) const {
     const auto& d = y.dims();
     int64_t spatial = 1;
@@ -428,6 +520,10 @@ class FusedConvKernel final : public Kernel {
   std::vector<int> post_op_index_;        // per plan post-op: its index in the primitive, -1 folded
   std::optional<ConvEpilogue> epilogue_;  // set: no oneDNN post-ops, this pass instead
   bool depthwise_ = false;                // runs runtime/depthwise_conv.h's loop
+  bool blocked_ = false;                  // try_blocked()
+  std::optional<dnnl::reorder> src_reorder_;
+  dnnl::reorder dst_reorder_, res_reorder_;
+  dnnl::memory src_blk_, dst_blk_, res_mem_;
   DepthwiseShape dw_{};
   std::vector<const float*> residuals_;
 };

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "codegen/fused_conv_kernel.h"
 #include "codegen_test_util.h"
 #include "ir/graph_builder.h"
@@ -94,7 +96,23 @@ TEST(FusedConv, PostOpPlansNameTheirAlgorithms) {
   EXPECT_EQ(r->step_inputs.size(), 3u);
 }
 
-TEST(FusedConv, MatchesUnfusedRuntime) {
+// FX_CONV_PLAIN=1 keeps oneDNN on plain NCHW (gemm, our epilogue pass); without it,
+// convolutions go through oneDNN's blocked layouts where it has a direct kernel.
+class FusedConvPaths : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    if (GetParam())
+      setenv("FX_CONV_PLAIN", "1", 1);
+    else
+      unsetenv("FX_CONV_PLAIN");
+  }
+  void TearDown() override { unsetenv("FX_CONV_PLAIN"); }
+};
+
+INSTANTIATE_TEST_SUITE_P(Layouts, FusedConvPaths, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "plain" : "any"; });
+
+TEST_P(FusedConvPaths, MatchesUnfusedRuntime) {
   Graph g = conv_graph();
   using testing::make_group;
   std::vector<FusionGroup> groups{
