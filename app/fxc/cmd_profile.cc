@@ -393,6 +393,7 @@ void register_profile(CLI::App& app, Runner& run) {
       "  fxc profile resnet18.onnx --trace resnet18.json   # open in ui.perfetto.dev\n"
       "  fxc profile gpt2.onnx --dim batch=1 --dim seq=128 --json\n"
       "  fxc profile resnet18.onnx --compare onnxruntime_profile.json   # ORT's profiler JSON\n"
+      "  fxc profile resources/models/tiny_cnn.onnx --opt-level 2 --threads 2   # unfused vs fused\n"
       "  fxc profile resnet18.onnx --opt-level 2 --runs 20 --json > before_after.json\n"
       "  fxc profile gpt2.onnx --dim batch=1 --dim seq=128 --plan plan.json "
       "--trace-before b.json --trace-after a.json");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <set>
 
 #include "profile/random_inputs.h"
@@ -167,32 +168,61 @@ BeforeAfterResult run_before_after(const Graph& g, const std::vector<const Fusio
   ProfileSession before(g, make_steps(g, opset), po);
   before.run(inputs, false);
   po.source = "fusion-explorer cpu (fused)";
-  // Step 3: the first run of the program that will be timed is checked whole; while
-  // its outputs differ, the group with the largest error alone is dropped.
+  // Step 3: the first run of the program that will be timed is checked whole.
+  const auto names = output_names(g);
   FusedProgram p = build();
   auto after = std::make_unique<ProfileSession>(g, p.steps, po);
-  const auto names = output_names(g);
-  for (std::size_t round = 0; round <= p.groups.size(); ++round) {
-    TensorDiff d = compare_outputs(reference, after->run(inputs, false), names, o.tolerance);
-    if (d.match) break;
-    const GroupBuild* worst = nullptr;
-    double worst_err = -1;
+  TensorDiff whole = compare_outputs(reference, after->run(inputs, false), names, o.tolerance);
+  if (!whole.match) {
+    // Errors within tolerance per group can add up. Only groups that changed their own
+    // outputs at all can be the cause: keep the k with the smallest error, the largest k
+    // for which the outputs still match (binary search; more groups, more error).
+    std::vector<std::pair<double, std::string>> suspects;
     for (const auto& b : p.groups) {
       if (!b.step) continue;
       auto it = diffs.find(b.id);
       double err = it == diffs.end() ? INFINITY : it->second.max_rel_error;
-      if (err > worst_err) worst = &b, worst_err = err;
+      if (!(err == 0 && it->second.max_abs_error == 0)) suspects.emplace_back(err, b.id);
     }
-    if (!worst) break;  // nothing fused left: reported as outputs_match false
-    std::string why = fmt::format(
-        "the model's outputs differ with it ({}) although it matched alone (max rel error "
-        "{:.3g}); it had the largest error of the fused groups",
-        d.where, worst_err);
-    spdlog::warn("group {} excluded: {}", worst->id, why);
-    excluded[worst->id] = why;
-    after.reset();
-    p = build();
-    after = std::make_unique<ProfileSession>(g, p.steps, po);
+    std::sort(suspects.begin(), suspects.end());
+    const auto before_probe = excluded;
+    auto probe = [&](std::size_t keep) {  // excludes suspects[keep..]; true when it matches
+      excluded = before_probe;
+      for (std::size_t i = keep; i < suspects.size(); ++i) excluded[suspects[i].second] = "";
+      after.reset();
+      p = build();
+      after = std::make_unique<ProfileSession>(g, p.steps, po);
+      return compare_outputs(reference, after->run(inputs, false), names, o.tolerance).match;
+    };
+    if (suspects.empty() || !probe(0)) {
+      // Not explained by the fused groups: keep them all and report the mismatch.
+      spdlog::warn("the fused program's outputs differ ({}) and excluding groups does not help",
+                   whole.where);
+      excluded = before_probe;
+      after.reset();
+      p = build();
+      after = std::make_unique<ProfileSession>(g, p.steps, po);
+      after->run(inputs, false);
+    } else {
+      std::size_t lo = 0, hi = suspects.size();  // probe(lo) matches, probe(hi) does not
+      while (hi - lo > 1) {
+        std::size_t mid = (lo + hi) / 2;
+        (probe(mid) ? lo : hi) = mid;
+      }
+      excluded = before_probe;
+      for (std::size_t i = lo; i < suspects.size(); ++i) {
+        std::string why = fmt::format(
+            "the model's outputs differ when it is fused together with the {} groups of smaller "
+            "error ({}); alone it matched (max rel error {:.3g})",
+            lo, whole.where, suspects[i].first);
+        spdlog::warn("group {} excluded: {}", suspects[i].second, why);
+        excluded[suspects[i].second] = why;
+      }
+      after.reset();
+      p = build();
+      after = std::make_unique<ProfileSession>(g, p.steps, po);
+      after->run(inputs, false);
+    }
   }
 
   // Step 4: alternate, flipping the order each round, so that load and cache state
