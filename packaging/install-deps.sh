@@ -17,8 +17,8 @@ packages=(
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev libgraphviz-dev
   # tests: GoogleTest, ONNX's own test data, a virtual X server for GUI tests
   libgtest-dev libgmock-dev libonnx-testdata xvfb xauth
-  # packaging (lintian: the package test checks the .deb with it)
-  dpkg-dev file lintian
+  # packaging (the package test checks the .deb with lintian and validators)
+  dpkg-dev file lintian desktop-file-utils appstream
 )
 if [[ " $* " == *" --bench "* ]]; then
   packages+=(python3-torchvision python3-onnx python3-numpy nodejs npm)

@@ -12,7 +12,8 @@ help_options() { awk '/^Options:/{on=1;next} /^[A-Z][a-z]*:/{on=0} on' | grep -o
 words() { tr ' ' '\n' | grep -- "${1:-.}" | sort -u; }
 same() {  # same WHAT EXPECTED ACTUAL
   if [[ "$2" != "$3" ]]; then
-    echo "FAIL $1 differs (< fxc --help, > completion):"; diff <(echo "$2") <(echo "$3") | grep '^[<>]'; fail=1
+    echo "FAIL $1 differs (< fxc --help, > completion): update packaging/fxc.bash-completion"
+    diff <(echo "$2") <(echo "$3") | grep '^[<>]'; fail=1
   else
     echo "ok   $1: $(echo $3)"
   fi

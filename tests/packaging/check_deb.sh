@@ -2,7 +2,8 @@
 # check_deb.sh BUILD_DIR: cpack -G DEB, then check the package's files, its computed
 # dependencies, that fxc and fusion-explorer answer --version from the package, that the
 # packaged fxc reads the packaged sample and device profiles, and (when lintian is
-# installed, as packaging/install-deps.sh does) that lintian reports no error.
+# installed, as packaging/install-deps.sh does) that lintian, desktop-file-validate and
+# appstreamcli find no error.
 set -euo pipefail
 build=$1
 work=$(mktemp -d)
@@ -51,6 +52,14 @@ expect "packaged fxc analyze with the packaged ascend-910b.json" "^Device +ascen
 expect "fxc(1) has an analyze subsection" '^\.SS analyze' gzip -dc "$root/usr/share/man/man1/fxc.1.gz"
 expect "fusion-explorer(1) lists --screenshot" 'screenshot' \
   gzip -dc "$root/usr/share/man/man1/fusion-explorer.1.gz"
+# desktop entry and AppStream metadata as shipped (tools from install-deps.sh)
+if command -v desktop-file-validate >/dev/null; then
+  expect "desktop-file-validate" '' desktop-file-validate "$root/usr/share/applications/fusion-explorer.desktop"
+fi
+if command -v appstreamcli >/dev/null; then
+  expect "appstreamcli validate" 'successful' \
+    appstreamcli validate --no-net "$root/usr/share/metainfo/io.github.fusion_explorer.metainfo.xml"
+fi
 if command -v lintian >/dev/null; then
   lintian --no-cfg "$deb" >"$work/lintian" 2>&1 || true
   if grep -E '^E: ' "$work/lintian"; then echo "lintian reports errors"; fail=1; fi
