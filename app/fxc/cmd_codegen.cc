@@ -56,6 +56,17 @@ fx::FusionPlan plan_for(const CodegenCmd& o, const fx::Graph& g) {
   return p;
 }
 
+double time_ms(fx::Executor& ex, const std::map<std::string, fx::Tensor>& in) {
+  auto s = std::chrono::steady_clock::now();
+  ex.run(in);
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
+}
+
+double median(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  return t.empty() ? 0 : t[t.size() / 2];
+}
+
 // Per op type: the median over runs of the summed time of its steps (--steps).
 void print_op_times(fx::Executor& ex, const std::map<std::string, fx::Tensor>& in, int runs,
                     const char* label) {
@@ -66,8 +77,14 @@ void print_op_times(fx::Executor& ex, const std::map<std::string, fx::Tensor>& i
     v.resize(static_cast<std::size_t>(runs));
     v[static_cast<std::size_t>(run)] += double(e.end_ns - e.start_ns);
   });
-  for (run = 0; run < runs; ++run) ex.run(in);
+  std::vector<double> wall, inside(static_cast<std::size_t>(runs));
+  for (run = 0; run < runs; ++run) wall.push_back(time_ms(ex, in));
   ex.set_step_observer({});
+  for (auto& [op, t] : ns)
+    for (int r = 0; r < runs; ++r)
+      inside[static_cast<std::size_t>(r)] += t[static_cast<std::size_t>(r)] / 1e6;
+  fmt::print("{}: median run {:.3f} ms, of which inside steps {:.3f} ms\n", label, median(wall),
+             median(inside));
   std::vector<std::pair<double, std::string>> rows;
   double total = 0;
   for (auto& [op, t] : ns) {
@@ -108,17 +125,6 @@ Agreement compare_outputs(const std::vector<fx::Tensor>& ref, const std::vector<
     }
   }
   return a;
-}
-
-double time_ms(fx::Executor& ex, const std::map<std::string, fx::Tensor>& in) {
-  auto s = std::chrono::steady_clock::now();
-  ex.run(in);
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
-}
-
-double median(std::vector<double> t) {
-  std::sort(t.begin(), t.end());
-  return t.empty() ? 0 : t[t.size() / 2];
 }
 
 std::map<std::string, fx::Tensor> inputs_for(const fx::Graph& g) {
