@@ -25,9 +25,9 @@ chmod 755 "$root"  # the chroot's / (mktemp makes it 0700, which locks out _apt)
 cleanup() {
   # Unmount (debootstrap and we may have stacked mounts) before deleting, and never
   # delete while anything below $root is still mounted.
-  local m i
+  local m
   for m in "$root/dev/pts" "$root/sys" "$root/proc"; do
-    for i in 1 2 3 4; do mountpoint -q "$m" 2>/dev/null && umount -l "$m" || break; done
+    for _ in 1 2 3 4; do mountpoint -q "$m" 2>/dev/null && umount -l "$m" || break; done
   done
   if grep -q " $root/" /proc/mounts; then
     echo "check_fresh_install: mounts left under $root, not deleting it" >&2
