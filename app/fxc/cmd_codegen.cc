@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "analysis/device_profile.h"
 #include "analysis/fusion_finder.h"
@@ -55,6 +56,17 @@ fx::FusionPlan plan_for(const CodegenCmd& o, const fx::Graph& g) {
   return p;
 }
 
+double time_ms(fx::Executor& ex, const std::map<std::string, fx::Tensor>& in) {
+  auto s = std::chrono::steady_clock::now();
+  ex.run(in);
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
+}
+
+double median(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  return t.empty() ? 0 : t[t.size() / 2];
+}
+
 // Per op type: the median over runs of the summed time of its steps (--steps).
 void print_op_times(fx::Executor& ex, const std::map<std::string, fx::Tensor>& in, int runs,
                     const char* label) {
@@ -65,8 +77,14 @@ void print_op_times(fx::Executor& ex, const std::map<std::string, fx::Tensor>& i
     v.resize(static_cast<std::size_t>(runs));
     v[static_cast<std::size_t>(run)] += double(e.end_ns - e.start_ns);
   });
-  for (run = 0; run < runs; ++run) ex.run(in);
+  std::vector<double> wall, inside(static_cast<std::size_t>(runs));
+  for (run = 0; run < runs; ++run) wall.push_back(time_ms(ex, in));
   ex.set_step_observer({});
+  for (auto& [op, t] : ns)
+    for (int r = 0; r < runs; ++r)
+      inside[static_cast<std::size_t>(r)] += t[static_cast<std::size_t>(r)] / 1e6;
+  fmt::print("{}: median run {:.3f} ms, of which inside steps {:.3f} ms\n", label, median(wall),
+             median(inside));
   std::vector<std::pair<double, std::string>> rows;
   double total = 0;
   for (auto& [op, t] : ns) {
@@ -109,17 +127,6 @@ Agreement compare_outputs(const std::vector<fx::Tensor>& ref, const std::vector<
   return a;
 }
 
-double time_ms(fx::Executor& ex, const std::map<std::string, fx::Tensor>& in) {
-  auto s = std::chrono::steady_clock::now();
-  ex.run(in);
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
-}
-
-double median(std::vector<double> t) {
-  std::sort(t.begin(), t.end());
-  return t.empty() ? 0 : t[t.size() / 2];
-}
-
 std::map<std::string, fx::Tensor> inputs_for(const fx::Graph& g) {
   std::map<std::string, fx::Tensor> m;
   uint64_t state = 12345;
@@ -145,8 +152,10 @@ std::map<std::string, fx::Tensor> inputs_for(const fx::Graph& g) {
 
 int run_bandwidth(const CodegenCmd& o) {
   const int64_t n = static_cast<int64_t>(o.bandwidth_mb * 1024 * 1024 / 4);
+  const int64_t cols = 1024, rows = std::max<int64_t>(1, n / cols);
   fx::GraphBuilder b;
   auto x = b.input("x", {n});
+  auto m = b.input("m", {rows, cols});
   auto c = [&](const char* name, float v) {
     return b.constant(name, fx::TensorData::from_floats({}, {v}));
   };
@@ -155,13 +164,31 @@ int run_bandwidth(const CodegenCmd& o) {
   y = b.op("Add", {y, c("b", 0.25f)}, {}, "shift");
   y = b.op("Sigmoid", {y}, {}, "sig");
   b.output(b.op("Mul", {y, x}, {}, "gate"));
+  std::vector<float> ones(static_cast<std::size_t>(cols), 1.f), zeros(ones.size(), 0.f);
+  auto g1 = b.constant("ln_scale", fx::TensorData::from_floats({cols}, ones));
+  auto b0 = b.constant("ln_bias", fx::TensorData::from_floats({cols}, zeros));
+  b.output(b.op("LayerNormalization", {m, g1, b0}, {{"axis", int64_t{-1}}}, "layernorm"));
+  b.output(b.op("Softmax", {m}, {{"axis", int64_t{-1}}}, "softmax"));
   fx::Graph g = b.build();
-  std::vector<fx::FusionGroup> groups(2);
-  groups[0].id = "stream-copy";
-  groups[0].nodes = {"copy"};
-  groups[1].id = "chain";
-  groups[1].nodes = {"scale", "shift", "sig", "gate"};
-  std::vector<const fx::FusionGroup*> ptrs{&groups[0], &groups[1]};
+  // kernel id, its node, floats read + written per element of its tensor
+  const std::vector<std::tuple<std::string, std::string, int64_t>> kernels{
+      {"stream-copy", "copy", n},
+      {"chain", "scale,shift,sig,gate", n},
+      {"layernorm", "layernorm", rows * cols},
+      {"softmax", "softmax", rows * cols}};
+  std::vector<fx::FusionGroup> groups;
+  for (const auto& [id, nodes, _] : kernels) {
+    fx::FusionGroup fg;
+    fg.id = id;
+    for (std::size_t p = 0, q; p <= nodes.size(); p = q + 1) {
+      q = nodes.find(',', p);
+      if (q == std::string::npos) q = nodes.size();
+      fg.nodes.push_back(nodes.substr(p, q - p));
+    }
+    groups.push_back(fg);
+  }
+  std::vector<const fx::FusionGroup*> ptrs;
+  for (const auto& fg : groups) ptrs.push_back(&fg);
   fx::FusedProgram p = fx::build_fused_program(g, ptrs, {});
   for (const auto& gb : p.groups) {
     if (gb.outcome != fx::GroupOutcome::Compiled)
@@ -169,7 +196,7 @@ int run_bandwidth(const CodegenCmd& o) {
   }
   fx::ExecutorOptions eo;
   eo.threads = o.threads;
-  std::map<std::string, fx::Tensor> in{{"x", inputs_for(g).at("x")}};
+  auto in = inputs_for(g);
   // Time each kernel alone through the step observer.
   fx::Executor ex(g, p.steps, eo);
   std::map<std::string, std::vector<double>> times;
@@ -177,17 +204,19 @@ int run_bandwidth(const CodegenCmd& o) {
     times[ex.steps()[static_cast<std::size_t>(e.step)].name].push_back(
         double(e.end_ns - e.start_ns));
   });
+  ex.run(in);  // warm-up: first touch of the outputs
+  times.clear();
   for (int i = 0; i < std::max(5, o.bench); ++i) ex.run(in);
-  const double bytes = 2.0 * double(n) * 4;  // read x, write the output
-  fmt::print("tensor {} floats ({:.0f} MiB), {} threads, {} runs; bytes moved = read + write\n", n,
-             double(n) * 4 / 1048576, ex.threads(), times["stream-copy"].size());
+  fmt::print(
+      "tensors of {} floats ({:.0f} MiB), {} threads, {} runs; bytes = read once + written once\n",
+      n, double(n) * 4 / 1048576, ex.threads(), times["stream-copy"].size());
   double copy_bw = 0;
-  for (const char* k : {"stream-copy", "chain"}) {
+  for (const auto& [k, nodes, elems] : kernels) {
     auto t = times[k];
     std::sort(t.begin(), t.end());
-    double med = t[t.size() / 2];
-    double bw = bytes / med;  // bytes per ns = GB/s
-    if (std::string(k) == "stream-copy") copy_bw = bw;
+    const double med = t[t.size() / 2];
+    const double bw = 2.0 * double(elems) * 4 / med;  // bytes per ns = GB/s
+    if (k == "stream-copy") copy_bw = bw;
     fmt::print("{:<12} median {:8.3f} ms  {:7.2f} GB/s  {:5.1f}% of stream copy\n", k, med / 1e6,
                bw, 100 * bw / copy_bw);
   }

@@ -86,7 +86,9 @@ static inline float fx_max(float a, float b) { return a < b ? b : a; }
 static inline float fx_min(float a, float b) { return a > b ? b : a; }
 static inline float fx_expf(float x) {
   x = fx_min(fx_max(x, -87.3f), 88.7f);
-  const float n = floorf(x * 1.44269504f + 0.5f);
+  // round(x / ln2) by adding and removing 1.5 * 2^23 (floorf does not vectorize
+  // unless traps are off)
+  const float n = (x * 1.44269504f + 12582912.f) - 12582912.f;
   const float r = x - n * 0.693145752f - n * 1.42860677e-06f;
   float p = 1.f / 720.f;
   p = p * r + 1.f / 120.f;

@@ -413,18 +413,23 @@ class FusedConvKernel final : public Kernel {
     dst_mem_ = dnnl::memory(dst_md, dnnl_engine(), DNNL_MEMORY_NONE);
   }
 
-  // oneDNN's own blocked layouts (nChw16c...) let it pick its direct JIT convolution,
+  // oneDNN's own blocked layouts (nChw16c...) let it pick its direct JIT convolution
   // which applies eltwise and sum post-ops in registers; on plain NCHW it falls back to
   // im2col + gemm. The price is a reorder of the input and of the output (and of a
-  // residual, into the output block, as the sum post-op's operand). Taken when the
-  // primitive oneDNN picks for "any" layouts is not a gemm and there are no binary
-  // post-ops; false leaves the plain path.
+  // residual, into the output block, as the sum post-op's operand). Taken for kernels
+  // larger than 1x1 when the primitive oneDNN picks for "any" layouts is not a gemm
+  // and there are no binary post-ops; false leaves the plain path.
   bool try_blocked(const std::vector<int64_t>& x, const std::vector<int64_t>& out,
                    const dnnl::memory::dims& st, const dnnl::memory::dims& dil,
                    const dnnl::memory::dims& pl, const dnnl::memory::dims& pr,
                    const std::vector<std::vector<int64_t>>& operands) {
     blocked_ = false;
     if (std::getenv("FX_CONV_PLAIN")) return false;
+    // A 1x1 convolution on NCHW is a plain gemm already: reorders would only add two
+    // passes over memory.
+    int64_t taps = 1;
+    for (std::size_t i = 2; i < w_dims_.size(); ++i) taps *= w_dims_[i];
+    if (taps == 1) return false;
     for (const auto& p : plan_.post_ops)
       if (p.kind == ConvPostOp::Kind::Binary) return false;
     using dt = dnnl::memory::data_type;

@@ -59,18 +59,6 @@ Step make_group_step(const Graph& g, const GroupBuild& b, const std::vector<Node
   return s;
 }
 
-// The members' runtime kernels in one step.
-std::shared_ptr<Kernel> member_kernels(const Graph& g, const std::vector<NodeId>& nodes,
-                                       int64_t opset) {
-  std::vector<SubStep> subs;
-  for (NodeId n : nodes) {
-    const Node& node = g.node(n);
-    subs.push_back({make_kernel(g, node, opset), node.inputs, node.outputs, node.name});
-  }
-  return std::make_shared<CompositeKernel>(std::move(subs), group_external_inputs(g, nodes),
-                                           group_external_outputs(g, nodes));
-}
-
 struct Pending {
   std::size_t index;
   std::vector<NodeId> nodes;
@@ -253,17 +241,13 @@ FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionG
                                   std::move(subs), ins, group_external_outputs(g, pd.nodes)));
     gb.detail = a.op_type + " runtime kernel + generated epilogue";
   }
-  // Runtime fallbacks get their member kernels now.
-  for (std::size_t i = 0; i < p.groups.size(); ++i) {
-    GroupBuild& gb = p.groups[i];
-    if (gb.outcome != GroupOutcome::Runtime || gb.step) continue;
-    try {
-      gb.step = make_group_step(g, gb, group_nodes[i], group_external_inputs(g, group_nodes[i]),
-                                member_kernels(g, group_nodes[i], options.opset));
-    } catch (const Error& e) {
-      gb.outcome = GroupOutcome::Excluded;
-      gb.detail = e.what();
-    }
+  // Runtime fallbacks: the members stay the unfused steps they were. (Running them
+  // inside one composite step saved nothing and cost time: its internal values do not
+  // share the executor's arena.)
+  for (auto& gb : p.groups) {
+    if (gb.outcome != GroupOutcome::Runtime) continue;
+    gb.step.reset();
+    gb.detail += "; the members run as unfused steps";
   }
   rebuild_steps(g, p, options.opset);
   return p;

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # check_completion.sh FXC COMPLETION_SCRIPT: the bash completion's subcommand and option
-# lists equal what `fxc --help` and `fxc SUB --help` print (so they cannot drift), and
-# completing a few command lines gives the expected words.
+# lists (written by packaging/make_completion.sh) equal what `fxc --help` and
+# `fxc SUB --help` print, read here by a separate parser, and completing a few command
+# lines gives the expected words.
 set -uo pipefail
 fxc=$1 script=$2
 fail=0
+[[ -f $script ]] || { echo "FAIL $script missing (built by the fx_completion target)"; exit 1; }
+if grep -n '@[A-Z_]*@' "$script"; then echo "FAIL placeholders left in $script"; exit 1; fi
 source "$script" || { echo "cannot source $script"; exit 1; }
 
 # Long options of one --help text (CLI11 lists them as "  -x,--name TYPE  text").
@@ -12,7 +15,7 @@ help_options() { awk '/^Options:/{on=1;next} /^[A-Z][a-z]*:/{on=0} on' | grep -o
 words() { tr ' ' '\n' | grep -- "${1:-.}" | sort -u; }
 same() {  # same WHAT EXPECTED ACTUAL
   if [[ "$2" != "$3" ]]; then
-    echo "FAIL $1 differs (< fxc --help, > completion): update packaging/fxc.bash-completion"
+    echo "FAIL $1 differs (< fxc --help, > completion): see packaging/make_completion.sh"
     diff <(echo "$2") <(echo "$3") | grep '^[<>]'; fail=1
   else
     echo "ok   $1: $(echo $3)"
