@@ -76,8 +76,18 @@ if [ "${#all_groups[@]}" -gt 1 ]; then
   jq -s '.[0] + {groups: (map(.groups) | add), model: "all"}' "${all_groups[@]}" > "$dir/all.json"
   if "$FXC" calibrate --from "$dir/all.json" --out "$dir/all.fitted.json" --json \
        > "$dir/all.calibration.json" 2>> "$dir/all.log"; then
-    jq -r '"\nAll models pooled (\(.groups) groups): Spearman \(.before.spearman * 1000 | round / 1000) -> \(.after.spearman * 1000 | round / 1000), median error \(.before.median_abs_rel_error * 100 | round)% -> \(.after.median_abs_rel_error * 100 | round)% (fitted \(.bandwidth_bytes_per_s / 1e8 | round / 10) GB/s, launch \(.launch_overhead_s * 1e7 | round / 10) us)."' \
-      "$dir/all.calibration.json" >> "$out"
+    "$PY" - "$dir/all.calibration.json" >> "$out" <<'PYEOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+f = lambda v: "-" if v is None else f"{v:.2f}"
+p = lambda v: "-" if v is None else f"{100 * v:.0f}%"
+bw, lo = c["bandwidth_bytes_per_s"], c["launch_overhead_s"]
+print(f"\nAll models pooled ({c['groups']} groups): Spearman {f(c['before']['spearman'])} -> "
+      f"{f(c['after']['spearman'])}, median error {p(c['before']['median_abs_rel_error'])} -> "
+      f"{p(c['after']['median_abs_rel_error'])} (fitted: "
+      f"{f'{bw / 1e9:.1f} GB/s' if bw > 0 else 'BW not fitted'}, "
+      f"{f'launch {lo * 1e6:.1f} us' if lo > 0 else 'launch not fitted'}).")
+PYEOF
   fi
 fi
 {

@@ -88,13 +88,31 @@ std::vector<Tensor> check_groups(const Graph& g, const FusedProgram& p, const Be
   return std::move(run.outputs);
 }
 
+// Time of the kernels that compute exactly `members` (fused steps, generated parts and
+// members left unfused); NaN when some member is not covered or a kernel reaches outside.
+double kernels_covering(const std::vector<KernelStats>& kernels,
+                        const std::set<std::string>& members) {
+  std::set<std::string> covered;
+  double us = 0;
+  for (const auto& k : kernels) {
+    bool inside = true, touches = false;
+    for (const auto& n : k.nodes) {
+      if (members.count(n))
+        touches = true;
+      else
+        inside = false;
+    }
+    if (!touches) continue;
+    if (!inside) return NAN;
+    us += k.median_us;
+    covered.insert(k.nodes.begin(), k.nodes.end());
+  }
+  return covered == members ? us : NAN;
+}
+
 void measure_groups(const std::vector<const FusionGroup*>& groups, const FusedProgram& p,
                     const BeforeAfterResult& r, const std::map<std::string, TensorDiff>& diffs,
                     std::vector<GroupMeasurement>& out) {
-  std::map<std::string, double> node_us, kernel_us;
-  for (const auto& k : r.before.kernels)
-    if (k.nodes.size() == 1) node_us[k.nodes[0]] += k.median_us;
-  for (const auto& k : r.after.kernels) kernel_us[k.name] = k.median_us;
   for (const FusionGroup* fg : groups) {
     GroupMeasurement m;
     m.id = fg->id;
@@ -113,26 +131,40 @@ void measure_groups(const std::vector<const FusionGroup*>& groups, const FusedPr
       continue;
     }
     describe_outcome(*b, m);
-    if (auto it = diffs.find(fg->id); it != diffs.end()) {
-      m.max_abs_error = it->second.max_abs_error;
-      m.max_rel_error = it->second.max_rel_error;
+    // A group that could not be generated whole may run as generated parts "<id>.N".
+    bool live = b->step.has_value();
+    auto fold_error = [&](const std::string& id) {
+      if (auto it = diffs.find(id); it != diffs.end()) {
+        m.max_abs_error = std::isnan(m.max_abs_error)
+                              ? it->second.max_abs_error
+                              : std::max(m.max_abs_error, it->second.max_abs_error);
+        m.max_rel_error = std::isnan(m.max_rel_error)
+                              ? it->second.max_rel_error
+                              : std::max(m.max_rel_error, it->second.max_rel_error);
+      }
+    };
+    fold_error(fg->id);
+    int parts = 0;
+    for (const auto& part : p.groups) {
+      if (part.id.rfind(fg->id + ".", 0) != 0) continue;
+      if (part.step) {
+        ++parts;
+        fold_error(part.id);
+      } else {
+        m.reason += "; part " + part.id + " " + std::string(group_outcome_name(part.outcome)) +
+                    ": " + part.detail;
+      }
     }
-    auto after = kernel_us.find(fg->id);
-    if (b->step && after != kernel_us.end()) {
-      double before = 0;
-      bool all = true;
-      for (const auto& n : fg->nodes) {
-        auto it = node_us.find(n);
-        if (it == node_us.end())
-          all = false;
-        else
-          before += it->second;
-      }
-      if (all) {
-        m.before_us = before;
-        m.after_us = after->second;
-        m.measured_saved_us = before - after->second;
-      }
+    if (!live && parts > 0) {
+      live = true;
+      m.status = "fused";
+      m.backend = "generated-cpp";
+    }
+    if (live) {
+      std::set<std::string> members(fg->nodes.begin(), fg->nodes.end());
+      m.before_us = kernels_covering(r.before.kernels, members);
+      m.after_us = kernels_covering(r.after.kernels, members);
+      m.measured_saved_us = m.before_us - m.after_us;
     }
     out.push_back(std::move(m));
   }
