@@ -25,9 +25,9 @@ chmod 755 "$root"  # the chroot's / (mktemp makes it 0700, which locks out _apt)
 cleanup() {
   # Unmount (debootstrap and we may have stacked mounts) before deleting, and never
   # delete while anything below $root is still mounted.
-  local m i
+  local m
   for m in "$root/dev/pts" "$root/sys" "$root/proc"; do
-    for i in 1 2 3 4; do mountpoint -q "$m" 2>/dev/null && umount -l "$m" || break; done
+    for _ in 1 2 3 4; do mountpoint -q "$m" 2>/dev/null && umount -l "$m" || break; done
   done
   if grep -q " $root/" /proc/mounts; then
     echo "check_fresh_install: mounts left under $root, not deleting it" >&2
@@ -79,8 +79,8 @@ check "fxc analyze $sample --device nvidia-h100" '^Kernels +23 -> ' fxc analyze 
 check "fxc why (a missing node is a clear error, exit 2)" 'no node|not found|unknown' \
   sh -c "fxc why $sample no_such_node conv1; [ \$? -eq 2 ]"
 check "man page fxc(1) is installed" 'fxc\.1\.gz' dpkg -L fusion-explorer
-check "bash completion defines _fxc" 'complete -F _fxc fxc' \
-  bash -c 'source /usr/share/bash-completion/completions/fxc && complete -p fxc'
+check "bash completion completes 'fxc an'" '^analyze$' \
+  bash -c 'source /usr/share/bash-completion/completions/fxc && COMP_WORDS=(fxc an) COMP_CWORD=1 && _fxc && echo "${COMPREPLY[*]}"'
 
 step "done: $([[ $fail -eq 0 ]] && echo PASS || echo FAIL), $(($(date +%s) - t0)) s in all"
 exit $fail

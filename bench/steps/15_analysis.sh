@@ -44,7 +44,7 @@ ort_nodes() {
   node "$ORT_RUN" "$path" --threads 2 --opt "$level" --runs 0 --warmup 0 --int-max "$int_max" \
     $(dims_args "$dims") --save-optimized "$opt" > "$dir/$name.ort.$level.json"
   # ORT's saved model keeps the original's external data reference (NAME.onnx.data).
-  local data=$dir/$(basename "$path").data
+  local data; data=$dir/$(basename "$path").data
   [ ! -f "$path.data" ] || ln -sf "$path.data" "$data"
   # shellcheck disable=SC2046
   local n; n=$("$FXC" -q inspect "$opt" $(dims_args "$dims") --json | jq .nodes)
@@ -118,11 +118,11 @@ for device in $devices; do
         --json > "$json"
       jq .analysis_ms "$json" >> "$dir/synthetic.runs"
     done
-    ms=$(median < "$dir/synthetic.runs")
-    worst=$(awk -v a="$worst" -v b="$ms" 'BEGIN {print (b > a) ? b : a}')
+    sms=$(median < "$dir/synthetic.runs")
+    worst=$(awk -v a="$worst" -v b="$sms" 'BEGIN {print (b > a) ? b : a}')
     printf '| %s | %s | %s | %s | %s -> %s | %.1f |\n' "$(jq .nodes "$json")" "$device" "$level" \
-      "$(jq .groups "$json")" "$(jq .kernels_before "$json")" "$(jq .kernels_after "$json")" "$ms" >> "$out"
-    echo "synthetic $device L$level: $ms ms" >&2
+      "$(jq .groups "$json")" "$(jq .kernels_before "$json")" "$(jq .kernels_after "$json")" "$sms" >> "$out"
+    echo "synthetic $device L$level: $sms ms" >&2
   done
 done
 verdict=$(awk -v w="$worst" 'BEGIN {print (w < 3000) ? "met" : "MISSED"}')
