@@ -36,7 +36,11 @@ have_ort=0
   echo "Equivalence: fused vs unfused outputs on the same seeded inputs, |a - b| <= 1e-3 |b| + 1e-5."
   echo "OMP_WAIT_POLICY=$OMP_WAIT_POLICY. Load (uptime) is recorded per model."
   echo
-  echo "| model | groups (post-ops/compiled/runtime/excluded) | unfused ms | fused ms | fused speed-up | ORT all ms | fused / ORT | max abs err | outputs | load |"
+  echo "Groups: those of the plan by outcome, plus the generated parts of groups that could not be"
+  echo "generated whole (counted as compiled). \"max abs err / max |out|\" puts the largest"
+  echo "difference against the output's scale (summation order differs between kernels)."
+  echo
+  echo "| model | groups (post-ops/compiled/runtime/excluded) | unfused ms | fused ms | fused speed-up | ORT all ms | fused / ORT | max abs err / max abs out | outputs (allclose) | load |"
   echo "|---|---|---:|---:|---:|---:|---:|---:|---|---|"
 } > "$out"
 
@@ -67,6 +71,8 @@ while IFS=$'\t' read -r name path dims _; do
   un=$(f .unfused.median_ms) fu=$(f .fused.median_ms)
   unmin=$(fmin .unfused.min_ms) fumin=$(fmin .fused.min_ms)
   err=$(for r in $(seq 1 "$rounds"); do jq -r .max_abs_error "$dir/$name.$r.json"; done | sort -g | tail -1)
+  scale=$(jq -r .max_abs_output "$dir/$name.1.json")
+  err=$(awk -v e="$err" -v s="$scale" 'BEGIN {printf "%.2g / %.3g", e, s}')
   eq=$(for r in $(seq 1 "$rounds"); do jq -r .equivalent "$dir/$name.$r.json"; done | sort -u | tr '\n' ' ')
   [ "$eq" = "true " ] && eq=agree || eq="DISAGREE"
   groups=$(jq -r '"\(.groups) (\(.outcomes.dnnl_post_ops)/\(.outcomes.compiled)/\(.outcomes.runtime)/\(.outcomes.excluded))"' "$dir/$name.1.json")
@@ -77,7 +83,7 @@ while IFS=$'\t' read -r name path dims _; do
     ratio=$(awk -v a="$fu" -v b="$ort" 'BEGIN {printf "%.2fx", a / b}')
     ort=$(awk -v a="$ort" -v b="$ortmin" 'BEGIN {printf "%.2f (%.2f)", a, b}')
   fi
-  printf '| %s | %s | %.2f (%.2f) | %.2f (%.2f) | %.2fx | %s | %s | %.2g | %s | %s |\n' "$name" \
+  printf '| %s | %s | %.2f (%.2f) | %.2f (%.2f) | %.2fx | %s | %s | %s | %s | %s |\n' "$name" \
     "$groups" "$un" "$unmin" "$fu" "$fumin" "$(awk -v a="$un" -v b="$fu" 'BEGIN {print a / b}')" \
     "$ort" "$ratio" "$err" "$eq" "$load" >> "$out"
   echo "fused $name: unfused $un ms, fused $fu ms, ORT $ort ms, outputs $eq" >&2

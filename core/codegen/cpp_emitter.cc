@@ -250,8 +250,13 @@ std::string emit_cpp_function(const LoweredGroup& g) {
         continue;
       }
       if (!r.row) continue;
-      o << "        const float " << r.c_name << " = " << c_expression(op, args) << ";  // "
-        << op.node << " (" << op.op << ")" << var_comment(r) << "\n";
+      // Division by a per-row scalar (Softmax's sum, LayerNorm's deviation): one
+      // reciprocal per row (hoisted out of the loop) and a multiply per element.
+      const KVar& divisor = g.vars[static_cast<std::size_t>(op.args.back())];
+      const bool by_row_scalar = op.op == "Div" && !divisor.row && !divisor.literal;
+      o << "        const float " << r.c_name << " = "
+        << (by_row_scalar ? "(" + args[0] + ") * (1.f / " + args[1] + ")" : c_expression(op, args))
+        << ";  // " << op.node << " (" << op.op << ")" << var_comment(r) << "\n";
       if (slot[op.result] >= 0) o << "        b" << op.result << "[j] = " << r.c_name << ";\n";
       if (int k = output_index(op.result); k >= 0)
         o << "        q" << k << "[j] = " << r.c_name << ";\n";

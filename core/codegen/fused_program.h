@@ -29,6 +29,10 @@ namespace fx {
 struct CodegenOptions {
   bool compile = true;        // false: never run a compiler (such groups run as `runtime`)
   bool dnnl_post_ops = true;  // false: Conv epilogues go through generated code too
+  // A group that cannot be generated as a whole: generate its runs of consecutive
+  // members that can, as extra groups "<id>.1", "<id>.2", ... (outcome compiled; the
+  // group itself stays runtime and its detail lists them).
+  bool split = true;
   CompilerOptions compiler;
   std::string stem = "model";  // file name stem of the generated source in the cache
   int64_t opset = 0;           // the model's default-domain opset
