@@ -170,6 +170,7 @@ void register_run(CLI::App& app, Runner& run) {
   cmd->add_flag("--save-inputs", opts->save_inputs, "Also write the inputs used as input_<i>.pb");
   cmd->footer(
       "Examples:\n"
+      "  fxc run resources/models/tiny_cnn.onnx --seed 1 --save-inputs --output-dir out/\n"
       "  fxc run resnet18.onnx --seed 1 --threads 2 --output-dir out/\n"
       "  fxc run gpt2.onnx --dim batch=1 --dim seq=64 --input input_ids=ids.pb --output-dir out/");
   cmd->callback([opts, &run] { run = [opts] { return run_run(*opts); }; });

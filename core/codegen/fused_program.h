@@ -9,9 +9,9 @@
 //   dnnl_post_ops  Conv (+BN folded) + expressible epilogue -> one oneDNN primitive
 //   compiled       generated C++ (elementwise chain / row kernel), or an anchor's
 //                  runtime kernel followed by a generated epilogue
-//   runtime        the members' runtime kernels inside one step (the group's ops could
-//                  not be emitted, the shapes are not static enough, no compiler, or the
-//                  compile failed); `detail` says why
+//   runtime        not fused: the members run as their own unfused steps (the group's
+//                  ops could not be emitted, the shapes are not static enough, no
+//                  compiler, or the compile failed); `detail` says why
 //   excluded       not fused at all (a node is missing, groups overlap, an op has no
 //                  kernel, or the equivalence check failed); `detail` says why
 // All generated groups of a model go into one translation unit, compiled once (cached).
@@ -29,6 +29,10 @@ namespace fx {
 struct CodegenOptions {
   bool compile = true;        // false: never run a compiler (such groups run as `runtime`)
   bool dnnl_post_ops = true;  // false: Conv epilogues go through generated code too
+  // A group that cannot be generated as a whole: generate its runs of consecutive
+  // members that can, as extra groups "<id>.1", "<id>.2", ... (outcome compiled; the
+  // group itself stays runtime and its detail lists them).
+  bool split = true;
   CompilerOptions compiler;
   std::string stem = "model";  // file name stem of the generated source in the cache
   int64_t opset = 0;           // the model's default-domain opset
@@ -44,7 +48,7 @@ struct GroupBuild {
   GroupOutcome outcome = GroupOutcome::Excluded;
   std::string detail;        // what it became, or why not
   std::string entry;         // C entry point, when generated code runs
-  std::optional<Step> step;  // the fused step (absent when excluded)
+  std::optional<Step> step;  // the fused step (absent when runtime or excluded)
 };
 
 struct FusedProgram {

@@ -21,8 +21,10 @@ namespace fx {
 
 struct CompilerOptions {
   std::string compiler;  // empty: $FX_CXX, $CXX, then c++ / g++ / clang++ on PATH
-  std::vector<std::string> flags{"-O3",     "-march=native", "-fopenmp", "-fno-math-errno",
-                                 "-shared", "-fPIC"};
+  // No FP traps or errno are relied on: dropping them lets selects, sqrt and rounding
+  // vectorize. No -ffast-math: NaN/Inf and reassociation stay as written.
+  std::vector<std::string> flags{"-O3",    "-march=native", "-fopenmp", "-fno-math-errno",
+                                 "-fno-trapping-math", "-shared", "-fPIC"};
   std::string cache_dir;  // empty: default_kernel_cache_dir()
 };
 
