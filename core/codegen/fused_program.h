@@ -33,6 +33,7 @@ struct CodegenOptions {
   // members that can, as extra groups "<id>.1", "<id>.2", ... (outcome compiled; the
   // group itself stays runtime and its detail lists them).
   bool split = true;
+  bool emit_cuda = false;  // also emit the generated groups as CUDA (FusedProgram::cuda_source)
   CompilerOptions compiler;
   std::string stem = "model";  // file name stem of the generated source in the cache
   int64_t opset = 0;           // the model's default-domain opset
@@ -55,6 +56,7 @@ struct FusedProgram {
   std::vector<Step> steps;
   std::vector<GroupBuild> groups;
   std::string source;       // the generated translation unit ("" when none)
+  std::string cuda_source;  // the same groups as CUDA C++ (CodegenOptions::emit_cuda)
   std::string source_path;  // in the kernel cache, when compiled
   std::string library_path;
   bool cache_hit = false;
