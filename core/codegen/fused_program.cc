@@ -312,11 +312,12 @@ FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionG
                                   std::move(subs), ins, group_external_outputs(g, pd.nodes)));
     gb.detail = a.op_type + " runtime kernel + generated epilogue";
   }
-  // Runtime fallbacks: the members stay the unfused steps they were. (Running them
-  // inside one composite step saved nothing and cost time: its internal values do not
-  // share the executor's arena.)
+  // Groups that could not be generated are not fused: their members stay the unfused
+  // steps they were. (Running them inside one composite step saved nothing and cost
+  // time: its internal values do not share the executor's arena.)
   for (auto& gb : p.groups) {
     if (gb.outcome != GroupOutcome::Runtime) continue;
+    gb.outcome = GroupOutcome::Excluded;
     gb.step.reset();
     gb.detail += "; the members run as unfused steps";
   }
