@@ -115,6 +115,13 @@ BeforeAfterResult read_before_after(const QByteArray& text, const QString& origi
   if (!r.input.before_after)
     throw FileError(where, "a single-run profile, not a before/after result (no \"before\")");
   for (const std::string& w : r.input.warnings) r.warnings << QString::fromStdString(w);
+  if (auto tol = doc.find("tolerance"); tol != doc.end() && tol->is_object()) {
+    r.rtol = tol->value("rtol", double(NAN));
+    r.atol = tol->value("atol", double(NAN));
+  }
+  for (auto [key, out] : {std::pair{"mismatch", &r.mismatch}, {"codegen_note", &r.codegen_note}})
+    if (auto it = doc.find(key); it != doc.end() && it->is_string())
+      *out = QString::fromStdString(it->get<std::string>());
   r.before = read_lane(doc, "before", trace_before, where, r.before_laid_end_to_end, r.warnings);
   r.after = read_lane(doc, "after", trace_after, where, r.after_laid_end_to_end, r.warnings);
   std::map<std::string, int> group_of;

@@ -13,6 +13,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <cmath>
+
 #include "profile/timeline.h"
 #include "report/profile_input.h"
 
@@ -23,6 +25,10 @@ struct BeforeAfterResult {
   Timeline before, after;  // one run each, starting at 0
   bool before_laid_end_to_end = false, after_laid_end_to_end = false;
   QStringList warnings;  // what was missing or unreadable, for the status bar
+  // The equivalence check's tolerance ("tolerance": {"rtol", "atol"}), NaN when absent,
+  // and the profiler's notes on a mismatch or on code generation, when it gave any.
+  double rtol = NAN, atol = NAN;
+  QString mismatch, codegen_note;
 
   // Sum of the kernel times of a lane, in microseconds.
   static double kernel_us(const Timeline& t) { return t.kernel_time_us(0); }

@@ -67,7 +67,7 @@ QVariant GroupResultModel::data(const QModelIndex& index, int role) const {
 QVariant GroupResultModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= Count) return {};
   static const char* const names[] = {"Group",        "Pattern",     "Status",        "Backend",
-                                      "Predicted µs", "Measured µs", "Max abs error", "Reason"};
+                                      "Predicted µs", "Measured µs", "Max abs error", "Note"};
   return tr(names[section]);
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The measured fusion groups of a before/after profile as a table: id, pattern,
-// status, backend, predicted and measured saving, max abs error, and the reason a
-// group fell back or was excluded. Numbers sort by value (Qt::UserRole).
+// status, backend, predicted and measured saving, max abs error, and the profiler's
+// note (how it was fused, or why it fell back or was excluded). Numbers sort by value
+// (Qt::UserRole).
 
 #include <QAbstractTableModel>
 

@@ -96,11 +96,14 @@ QAction* MainWindow::build_profile_actions(QMenu* tools) {
 }
 
 QString MainWindow::default_profiler() const {
-  // The build tree has app/gui/fusion-explorer and app/fxc/fxc; an install has both
-  // in one bin directory.
+  // An install has both executables in one bin directory; the build tree has
+  // app/gui/fusion-explorer and app/fxc.
   const QString dir = QCoreApplication::applicationDirPath();
-  for (const QString p : {dir + QStringLiteral("/fxc"), dir + QStringLiteral("/../fxc/fxc")})
-    if (QFileInfo(p).isExecutable()) return QFileInfo(p).canonicalFilePath();
+  const QStringList candidates{dir + QStringLiteral("/fxc"), dir + QStringLiteral("/../fxc")};
+  for (const QString& p : candidates) {
+    const QFileInfo fi(p);
+    if (fi.isFile() && fi.isExecutable()) return fi.canonicalFilePath();
+  }
   return QStandardPaths::findExecutable(QStringLiteral("fxc"));
 }
 
@@ -197,6 +200,10 @@ void MainWindow::show_profile_result(const BeforeAfterResult& r) {
   if (auto* dock = findChild<QDockWidget*>(QStringLiteral("TimelineDock"))) {
     dock->show();
     dock->raise();
+    // Two lanes and the summary need room: give the dock half the window when it is
+    // smaller (the user's own larger size is kept).
+    if (!dock->isFloating() && dock->height() < height() / 2)
+      resizeDocks({dock}, {height() / 2}, Qt::Vertical);
   }
   QString msg = tr("Profiled: speed-up %1").arg(format_speedup(r.input.speedup));
   if (r.before_laid_end_to_end || r.after_laid_end_to_end)

@@ -124,7 +124,6 @@ void ProfileSummary::set_result(const BeforeAfterResult& r) {
   if (!in.device.empty())
     head += tr(" on %1").arg(QString::fromStdString(in.device).toHtmlEscaped());
   if (in.runs > 0) head += tr("<br>median of %1 runs after %2 warm-up").arg(in.runs).arg(in.warmup);
-  header_->setText(head);
   const auto total = [](const RunProfile& run, const Timeline& t) {
     QString s = format_ms(run.median_ms);
     if (!t.events.empty())
@@ -138,12 +137,20 @@ void ProfileSummary::set_result(const BeforeAfterResult& r) {
   speedup_->setText(format_speedup(in.speedup));
   max_abs_->setText(error_text(in.max_abs_error));
   max_rel_->setText(error_text(in.max_rel_error));
+  const QString tolerance =
+      std::isnan(r.rtol) ? QString()
+                         : tr(" (rtol %1, atol %2)").arg(r.rtol, 0, 'g', 3).arg(r.atol, 0, 'g', 3);
   if (!in.outputs_match)
     match_->setText(tr("not checked"));
   else if (*in.outputs_match)
-    match_->setText(tr("<span style='color:#2a8a2a'>✔ match</span> (rtol 1e-3, atol 1e-5)"));
+    match_->setText(tr("<span style='color:#2a8a2a'>✔ match</span>") + tolerance);
   else
-    match_->setText(tr("<span style='color:#c03030'>✘ differ</span> (rtol 1e-3, atol 1e-5)"));
+    match_->setText(
+        tr("<span style='color:#c03030'>✘ differ</span>") + tolerance +
+        (r.mismatch.isEmpty() ? QString() : QStringLiteral("<br>") + r.mismatch.toHtmlEscaped()));
+  if (!r.codegen_note.isEmpty())
+    head += QStringLiteral("<br><i>") + r.codegen_note.toHtmlEscaped() + QStringLiteral("</i>");
+  header_->setText(head);
   QStringList excluded;
   for (const MeasuredGroup& g : in.groups)
     if (g.status == "excluded")

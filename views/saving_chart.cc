@@ -17,7 +17,7 @@ namespace {
 constexpr int kHeader = 38;  // title + legend
 constexpr int kRowHeight = 26;
 constexpr int kLabelWidth = 150;
-constexpr int kValueWidth = 120;
+constexpr int kValueWidth = 170;
 
 double finite_or_zero(double v) {
   return std::isnan(v) ? 0.0 : v;
@@ -40,8 +40,8 @@ void SavingChart::set_groups(const std::vector<MeasuredGroup>& groups,
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const MeasuredGroup& g = groups[i];
     if (g.status == "excluded") continue;
-    QString label = QString::fromStdString(g.pattern.empty() ? g.id : g.pattern);
-    rows_.push_back({int(i), label, g.predicted_saved_us, g.measured_saved_us});
+    rows_.push_back({int(i), QString::fromStdString(g.id), QString::fromStdString(g.pattern),
+                     g.predicted_saved_us, g.measured_saved_us});
   }
   std::stable_sort(rows_.begin(), rows_.end(), [](const Row& a, const Row& b) {
     return finite_or_zero(a.predicted) > finite_or_zero(b.predicted);
@@ -87,8 +87,9 @@ void SavingChart::paintEvent(QPaintEvent*) {
       profile_.isEmpty() ? tr("predicted") : tr("predicted (estimate for %1)").arg(profile_);
   p.drawText(QRect(24, ly, 400, 14), Qt::AlignLeft | Qt::AlignVCenter, predicted);
   const int mx = 24 + p.fontMetrics().horizontalAdvance(predicted) + 16;
-  p.fillRect(mx, ly + 3, 14, 8, group_color(0));
-  p.drawText(QRect(mx + 18, ly, 200, 14), Qt::AlignLeft | Qt::AlignVCenter, tr("measured"));
+  p.fillRect(mx, ly + 3, 14, 8, palette().mid());
+  p.drawText(QRect(mx + 18, ly, 300, 14), Qt::AlignLeft | Qt::AlignVCenter,
+             tr("measured (red: the fused kernel was slower)"));
   if (rows_.empty()) {
     p.drawText(QRect(6, kHeader, width() - 12, kRowHeight), Qt::AlignLeft | Qt::AlignVCenter,
                tr("No fused groups measured"));
@@ -103,21 +104,23 @@ void SavingChart::paintEvent(QPaintEvent*) {
                x_right = std::max(x_left + 60.0, double(width() - kValueWidth));
   const auto to_x = [&](double us) { return x_left + (us - lo) / (hi - lo) * (x_right - x_left); };
   const double zero = to_x(0);
+  const bool dark = palette().base().color().lightness() < 128;  // outlines must show
   p.setPen(palette().mid().color());
   p.drawLine(QPointF(zero, kHeader - 2), QPointF(zero, row_top(int(rows_.size()))));
   for (int i = 0; i < int(rows_.size()); ++i) {
     const Row& r = rows_[std::size_t(i)];
     const int y = row_top(i);
     const QColor c = group_color(r.group);
+    p.fillRect(QRect(6, y + 8, 10, 10), c);
     p.setPen(text);
-    p.drawText(QRect(6, y, kLabelWidth - 12, kRowHeight), Qt::AlignRight | Qt::AlignVCenter,
-               p.fontMetrics().elidedText(r.label, Qt::ElideRight, kLabelWidth - 12));
+    p.drawText(QRect(20, y, kLabelWidth - 26, kRowHeight), Qt::AlignLeft | Qt::AlignVCenter,
+               p.fontMetrics().elidedText(r.id, Qt::ElideRight, kLabelWidth - 26));
     const auto bar = [&](double v, int top, int h) {
       const double x = to_x(finite_or_zero(v));
       return QRectF(std::min(zero, x), top, std::max(1.0, std::abs(x - zero)), h);
     };
     if (!std::isnan(r.predicted)) {
-      p.setPen(QPen(c.darker(160), 1));
+      p.setPen(QPen(dark ? c.lighter(115) : c.darker(160), 1.5));
       p.setBrush(Qt::NoBrush);
       p.drawRect(bar(r.predicted, y + 3, 8));
     }
@@ -142,11 +145,11 @@ bool SavingChart::event(QEvent* event) {
     const int i = (help->pos().y() - kHeader) / kRowHeight;
     if (help->pos().y() >= kHeader && i >= 0 && i < int(rows_.size())) {
       const Row& r = rows_[std::size_t(i)];
-      QToolTip::showText(
-          help->globalPos(),
-          tr("<b>%1</b><br>predicted saving %2<br>measured saving %3")
-              .arg(r.label.toHtmlEscaped(), us_text(r.predicted), us_text(r.measured)),
-          this);
+      QToolTip::showText(help->globalPos(),
+                         tr("<b>%1</b> %2<br>predicted saving %3<br>measured saving %4")
+                             .arg(r.id.toHtmlEscaped(), r.pattern.toHtmlEscaped(),
+                                  us_text(r.predicted), us_text(r.measured)),
+                         this);
     } else {
       QToolTip::hideText();
     }

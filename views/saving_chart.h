@@ -36,7 +36,7 @@ class SavingChart : public QWidget {
  private:
   struct Row {
     int group;
-    QString label;
+    QString id, pattern;
     double predicted, measured;  // µs, NaN when unknown
   };
   int row_top(int i) const;

@@ -175,6 +175,12 @@ class TestProfileFlow : public QObject {
     QTest::mouseClick(tl, Qt::LeftButton, {}, fused);
     QTRY_VERIFY(!w.scene()->selectedItems().isEmpty());
 
+    // A result loaded from a file; a missing file is an error naming it.
+    QVERIFY(w.load_profile_result(dir.filePath(QStringLiteral("fixture.json"))));
+    QCOMPARE(w.timeline()->lane_count(), 2);
+    QVERIFY(!w.load_profile_result(dir.filePath(QStringLiteral("missing.json"))));
+    QVERIFY(w.last_error().contains(QStringLiteral("missing.json")));
+
     // Bad JSON: reported, the last result stays.
     done.clear();
     w.set_profiler(write_stub(dir, QStringLiteral("garbage.sh"), "echo 'this is not json'\n"));
@@ -214,6 +220,48 @@ class TestProfileFlow : public QObject {
     QCOMPARE(done.front().front().toBool(), false);
     QVERIFY(!w.profile_running());
     QCOMPARE(int(failed.count()), errors);
+  }
+
+  // The real `fxc profile --plan` on tiny_cnn with every candidate accepted.
+  void main_window_profiles_tiny_cnn_with_the_real_fxc() {
+#ifndef FX_FXC_PATH
+    QSKIP("fxc is not built in this configuration");
+#else
+    QTemporaryDir dir;
+    MainWindow w;
+    w.set_autosave_dir(dir.path());
+    w.resize(1400, 900);
+    w.show();
+    QSignalSpy opened(&w, &MainWindow::model_opened);
+    w.open_model(QStringLiteral(FX_RESOURCES_DIR "/models/tiny_cnn.onnx"));
+    QVERIFY(opened.wait(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(!w.is_busy(), 30000);
+    QStringList ids;
+    for (const auto& g : w.document()->plan.groups()) ids << QString::fromStdString(g.id);
+    QVERIFY(!ids.isEmpty());
+    w.accept_groups(ids);
+    QSignalSpy done(&w, &MainWindow::profile_finished);
+    w.set_profiler(QStringLiteral(FX_FXC_PATH));
+    w.profile();
+    QVERIFY(done.wait(120000));
+    QVERIFY2(done.front().front().toBool(), qPrintable(w.last_error()));
+    QCOMPARE(w.timeline()->lane_count(), 2);
+    const Timeline& before = w.timeline()->lane(0);
+    const Timeline& after = w.timeline()->lane(1);
+    QCOMPARE(int(before.events.size()), int(w.document()->graph().node_count()));
+    // Each accepted group ran as one kernel: fewer kernels after, coloured by group.
+    QVERIFY(after.events.size() < before.events.size());
+    int grouped = 0;
+    for (const KernelEvent& e : after.events)
+      grouped += e.group_id.has_value() && e.nodes.size() > 1;
+    QVERIFY(grouped >= 1);
+    ProfileSummary* sum = w.profile_summary();
+    QCOMPARE(sum->group_model()->rowCount(), int(ids.size()));
+    QCOMPARE(sum->value(QStringLiteral("before_kernels")), QString::number(before.events.size()));
+    QCOMPARE(sum->value(QStringLiteral("after_kernels")), QString::number(after.events.size()));
+    QVERIFY(sum->value(QStringLiteral("speedup")).endsWith(QStringLiteral("×")));
+    QVERIFY(sum->value(QStringLiteral("outputs_match")).contains(QStringLiteral("match")));
+#endif
   }
 };
 
