@@ -104,6 +104,7 @@ void SavingChart::paintEvent(QPaintEvent*) {
                x_right = std::max(x_left + 60.0, double(width() - kValueWidth));
   const auto to_x = [&](double us) { return x_left + (us - lo) / (hi - lo) * (x_right - x_left); };
   const double zero = to_x(0);
+  const bool dark = palette().base().color().lightness() < 128;  // outlines must show
   p.setPen(palette().mid().color());
   p.drawLine(QPointF(zero, kHeader - 2), QPointF(zero, row_top(int(rows_.size()))));
   for (int i = 0; i < int(rows_.size()); ++i) {
@@ -119,7 +120,7 @@ void SavingChart::paintEvent(QPaintEvent*) {
       return QRectF(std::min(zero, x), top, std::max(1.0, std::abs(x - zero)), h);
     };
     if (!std::isnan(r.predicted)) {
-      p.setPen(QPen(c.darker(160), 1));
+      p.setPen(QPen(dark ? c.lighter(115) : c.darker(160), 1.5));
       p.setBrush(Qt::NoBrush);
       p.drawRect(bar(r.predicted, y + 3, 8));
     }

@@ -52,6 +52,7 @@ struct ProfileCliOptions {
   std::string estimate_device = "cpu-host";  // device profile of the --opt-level analysis
   std::string trace_before, trace_after;
   std::vector<std::string> exclude;  // internal: "ID=why", from a parent after a crash
+  fx::Tolerance tolerance;           // ONNX's: rtol 1e-3, atol 1e-5
   bool before_after() const { return !plan.empty() || opt_level >= 0; }
 };
 
@@ -233,7 +234,11 @@ std::vector<std::string> before_after_child_args(const ProfileCliOptions& o,
                                    "--threshold",
                                    fmt::format("{}", o.threshold),
                                    "--estimate-device",
-                                   o.estimate_device};
+                                   o.estimate_device,
+                                   "--rtol",
+                                   fmt::format("{}", o.tolerance.rtol),
+                                   "--atol",
+                                   fmt::format("{}", o.tolerance.atol)};
   if (!o.plan.empty()) argv.insert(argv.end(), {"--plan", o.plan});
   if (o.opt_level >= 0) argv.insert(argv.end(), {"--opt-level", std::to_string(o.opt_level)});
   for (const auto& [name, value] : lo.dims)
@@ -256,6 +261,7 @@ int run_before_after_cli(const ProfileCliOptions& o, const fx::LoadOptions& lo) 
   fx::FusionPlan plan = plan_for(o, m.graph);
   fx::BeforeAfterOptions bo;
   bo.profile = o.profile;
+  bo.tolerance = o.tolerance;
   bo.profile.opset = default_opset(m.info);
   bo.codegen.stem = std::filesystem::path(o.model).stem().string();
   for (const auto& e : o.exclude) {
@@ -386,6 +392,12 @@ void register_profile(CLI::App& app, Runner& run) {
                   "Before/after: write the unfused representative run as a Chrome trace");
   cmd->add_option("--trace-after", o->trace_after,
                   "Before/after: write the fused representative run as a Chrome trace");
+  cmd->add_option("--rtol", o->tolerance.rtol,
+                  "Before/after: relative tolerance of the output check (ONNX's)")
+      ->capture_default_str();
+  cmd->add_option("--atol", o->tolerance.atol,
+                  "Before/after: absolute tolerance of the output check (ONNX's)")
+      ->capture_default_str();
   cmd->add_option("--exclude-group", o->exclude)->group("");  // internal: ID=why, from a parent
   cmd->footer(
       "Examples:\n"
@@ -393,6 +405,8 @@ void register_profile(CLI::App& app, Runner& run) {
       "  fxc profile resnet18.onnx --trace resnet18.json   # open in ui.perfetto.dev\n"
       "  fxc profile gpt2.onnx --dim batch=1 --dim seq=128 --json\n"
       "  fxc profile resnet18.onnx --compare onnxruntime_profile.json   # ORT's profiler JSON\n"
+      "  fxc profile resources/models/tiny_cnn.onnx --opt-level 2 --threads 2   # unfused vs "
+      "fused\n"
       "  fxc profile resnet18.onnx --opt-level 2 --runs 20 --json > before_after.json\n"
       "  fxc profile gpt2.onnx --dim batch=1 --dim seq=128 --plan plan.json "
       "--trace-before b.json --trace-after a.json");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <set>
 
 #include "profile/random_inputs.h"
@@ -87,13 +88,31 @@ std::vector<Tensor> check_groups(const Graph& g, const FusedProgram& p, const Be
   return std::move(run.outputs);
 }
 
+// Time of the kernels that compute exactly `members` (fused steps, generated parts and
+// members left unfused); NaN when some member is not covered or a kernel reaches outside.
+double kernels_covering(const std::vector<KernelStats>& kernels,
+                        const std::set<std::string>& members) {
+  std::set<std::string> covered;
+  double us = 0;
+  for (const auto& k : kernels) {
+    bool inside = true, touches = false;
+    for (const auto& n : k.nodes) {
+      if (members.count(n))
+        touches = true;
+      else
+        inside = false;
+    }
+    if (!touches) continue;
+    if (!inside) return NAN;
+    us += k.median_us;
+    covered.insert(k.nodes.begin(), k.nodes.end());
+  }
+  return covered == members ? us : NAN;
+}
+
 void measure_groups(const std::vector<const FusionGroup*>& groups, const FusedProgram& p,
                     const BeforeAfterResult& r, const std::map<std::string, TensorDiff>& diffs,
                     std::vector<GroupMeasurement>& out) {
-  std::map<std::string, double> node_us, kernel_us;
-  for (const auto& k : r.before.kernels)
-    if (k.nodes.size() == 1) node_us[k.nodes[0]] += k.median_us;
-  for (const auto& k : r.after.kernels) kernel_us[k.name] = k.median_us;
   for (const FusionGroup* fg : groups) {
     GroupMeasurement m;
     m.id = fg->id;
@@ -112,26 +131,40 @@ void measure_groups(const std::vector<const FusionGroup*>& groups, const FusedPr
       continue;
     }
     describe_outcome(*b, m);
-    if (auto it = diffs.find(fg->id); it != diffs.end()) {
-      m.max_abs_error = it->second.max_abs_error;
-      m.max_rel_error = it->second.max_rel_error;
+    // A group that could not be generated whole may run as generated parts "<id>.N".
+    bool live = b->step.has_value();
+    auto fold_error = [&](const std::string& id) {
+      if (auto it = diffs.find(id); it != diffs.end()) {
+        m.max_abs_error = std::isnan(m.max_abs_error)
+                              ? it->second.max_abs_error
+                              : std::max(m.max_abs_error, it->second.max_abs_error);
+        m.max_rel_error = std::isnan(m.max_rel_error)
+                              ? it->second.max_rel_error
+                              : std::max(m.max_rel_error, it->second.max_rel_error);
+      }
+    };
+    fold_error(fg->id);
+    int parts = 0;
+    for (const auto& part : p.groups) {
+      if (part.id.rfind(fg->id + ".", 0) != 0) continue;
+      if (part.step) {
+        ++parts;
+        fold_error(part.id);
+      } else {
+        m.reason += "; part " + part.id + " " + std::string(group_outcome_name(part.outcome)) +
+                    ": " + part.detail;
+      }
     }
-    auto after = kernel_us.find(fg->id);
-    if (b->step && after != kernel_us.end()) {
-      double before = 0;
-      bool all = true;
-      for (const auto& n : fg->nodes) {
-        auto it = node_us.find(n);
-        if (it == node_us.end())
-          all = false;
-        else
-          before += it->second;
-      }
-      if (all) {
-        m.before_us = before;
-        m.after_us = after->second;
-        m.measured_saved_us = before - after->second;
-      }
+    if (!live && parts > 0) {
+      live = true;
+      m.status = "fused";
+      m.backend = "generated-cpp";
+    }
+    if (live) {
+      std::set<std::string> members(fg->nodes.begin(), fg->nodes.end());
+      m.before_us = kernels_covering(r.before.kernels, members);
+      m.after_us = kernels_covering(r.after.kernels, members);
+      m.measured_saved_us = m.before_us - m.after_us;
     }
     out.push_back(std::move(m));
   }
@@ -167,32 +200,61 @@ BeforeAfterResult run_before_after(const Graph& g, const std::vector<const Fusio
   ProfileSession before(g, make_steps(g, opset), po);
   before.run(inputs, false);
   po.source = "fusion-explorer cpu (fused)";
-  // Step 3: the first run of the program that will be timed is checked whole; while
-  // its outputs differ, the group with the largest error alone is dropped.
+  // Step 3: the first run of the program that will be timed is checked whole.
+  const auto names = output_names(g);
   FusedProgram p = build();
   auto after = std::make_unique<ProfileSession>(g, p.steps, po);
-  const auto names = output_names(g);
-  for (std::size_t round = 0; round <= p.groups.size(); ++round) {
-    TensorDiff d = compare_outputs(reference, after->run(inputs, false), names, o.tolerance);
-    if (d.match) break;
-    const GroupBuild* worst = nullptr;
-    double worst_err = -1;
+  TensorDiff whole = compare_outputs(reference, after->run(inputs, false), names, o.tolerance);
+  if (!whole.match) {
+    // Errors within tolerance per group can add up. Only groups that changed their own
+    // outputs at all can be the cause: keep the k with the smallest error, the largest k
+    // for which the outputs still match (binary search; more groups, more error).
+    std::vector<std::pair<double, std::string>> suspects;
     for (const auto& b : p.groups) {
       if (!b.step) continue;
       auto it = diffs.find(b.id);
       double err = it == diffs.end() ? INFINITY : it->second.max_rel_error;
-      if (err > worst_err) worst = &b, worst_err = err;
+      if (!(err == 0 && it->second.max_abs_error == 0)) suspects.emplace_back(err, b.id);
     }
-    if (!worst) break;  // nothing fused left: reported as outputs_match false
-    std::string why = fmt::format(
-        "the model's outputs differ with it ({}) although it matched alone (max rel error "
-        "{:.3g}); it had the largest error of the fused groups",
-        d.where, worst_err);
-    spdlog::warn("group {} excluded: {}", worst->id, why);
-    excluded[worst->id] = why;
-    after.reset();
-    p = build();
-    after = std::make_unique<ProfileSession>(g, p.steps, po);
+    std::sort(suspects.begin(), suspects.end());
+    const auto before_probe = excluded;
+    auto probe = [&](std::size_t keep) {  // excludes suspects[keep..]; true when it matches
+      excluded = before_probe;
+      for (std::size_t i = keep; i < suspects.size(); ++i) excluded[suspects[i].second] = "";
+      after.reset();
+      p = build();
+      after = std::make_unique<ProfileSession>(g, p.steps, po);
+      return compare_outputs(reference, after->run(inputs, false), names, o.tolerance).match;
+    };
+    if (suspects.empty() || !probe(0)) {
+      // Not explained by the fused groups: keep them all and report the mismatch.
+      spdlog::warn("the fused program's outputs differ ({}) and excluding groups does not help",
+                   whole.where);
+      excluded = before_probe;
+      after.reset();
+      p = build();
+      after = std::make_unique<ProfileSession>(g, p.steps, po);
+      after->run(inputs, false);
+    } else {
+      std::size_t lo = 0, hi = suspects.size();  // probe(lo) matches, probe(hi) does not
+      while (hi - lo > 1) {
+        std::size_t mid = (lo + hi) / 2;
+        (probe(mid) ? lo : hi) = mid;
+      }
+      excluded = before_probe;
+      for (std::size_t i = lo; i < suspects.size(); ++i) {
+        std::string why = fmt::format(
+            "the model's outputs differ when it is fused together with the {} groups of smaller "
+            "error ({}); alone it matched (max rel error {:.3g})",
+            lo, whole.where, suspects[i].first);
+        spdlog::warn("group {} excluded: {}", suspects[i].second, why);
+        excluded[suspects[i].second] = why;
+      }
+      after.reset();
+      p = build();
+      after = std::make_unique<ProfileSession>(g, p.steps, po);
+      after->run(inputs, false);
+    }
   }
 
   // Step 4: alternate, flipping the order each round, so that load and cache state

@@ -11,9 +11,10 @@
 //   2. one unfused run keeps the values the fused steps read and write; each fused step
 //      then runs alone on those inputs and its outputs are compared with the unfused
 //      ones (ONNX tolerances): a group that differs is excluded, with the reason
-//   3. the whole fused program's outputs are compared with the unfused ones; while they
-//      differ (errors within tolerance per group can add up), the group with the largest
-//      error is excluded
+//   3. the whole fused program's outputs are compared with the unfused ones; when they
+//      differ (errors within tolerance per group can add up), the groups whose own
+//      outputs changed at all are sorted by error and the largest-error ones are excluded,
+//      as few as keep the outputs matching (binary search over how many to keep)
 //   4. warm-up and timed runs alternate before/after (the order flips every round)
 //   5. per group: predicted saving (the plan's estimate, on its device profile) and
 //      measured saving (the members' kernels before minus the fused kernel after)

@@ -175,6 +175,12 @@ class TestProfileFlow : public QObject {
     QTest::mouseClick(tl, Qt::LeftButton, {}, fused);
     QTRY_VERIFY(!w.scene()->selectedItems().isEmpty());
 
+    // A result loaded from a file; a missing file is an error naming it.
+    QVERIFY(w.load_profile_result(dir.filePath(QStringLiteral("fixture.json"))));
+    QCOMPARE(w.timeline()->lane_count(), 2);
+    QVERIFY(!w.load_profile_result(dir.filePath(QStringLiteral("missing.json"))));
+    QVERIFY(w.last_error().contains(QStringLiteral("missing.json")));
+
     // Bad JSON: reported, the last result stays.
     done.clear();
     w.set_profiler(write_stub(dir, QStringLiteral("garbage.sh"), "echo 'this is not json'\n"));
