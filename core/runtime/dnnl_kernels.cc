@@ -77,25 +77,17 @@ class ConvKernel final : public Kernel {
                        y.data<float>());
       return;
     }
-    void* src = const_cast<void*>(x.raw());
-    void* dst = y.raw();
-    if (blk_) {
-      if (src_reorder_) {
-        src_user_.set_data_handle(src);
-        src_reorder_prim_.execute(dnnl_stream(), src_user_, src_blk_);
-        dnnl_stream().wait();
-        src = src_blk_.get_data_handle();
-      }
-      dst = dst_blk_.get_data_handle();
+    void* wp = const_cast<void*>(w.raw());
+    void* bp = b ? const_cast<void*>(b->raw()) : nullptr;
+    if (nhwc_) {  // three stages, each split over rows: reorder in, convolve, reorder out
+      void* in = src_nhwc_.get_data_handle();
+      void* mid = dst_nhwc_.get_data_handle();
+      run_parts(in_parts_, {const_cast<void*>(x.raw()), nullptr, nullptr, in}, ctx.threads());
+      run_parts(parts_, {in, wp, bp, mid}, ctx.threads());
+      run_parts(out_parts_, {mid, nullptr, nullptr, y.raw()}, ctx.threads());
+      return;
     }
-    run_parts(parts_,
-              {src, const_cast<void*>(w.raw()), b ? const_cast<void*>(b->raw()) : nullptr, dst},
-              ctx.threads());
-    if (blk_) {
-      dst_user_.set_data_handle(y.raw());
-      dst_reorder_prim_.execute(dnnl_stream(), dst_blk_, dst_user_);
-      dnnl_stream().wait();
-    }
+    run_parts(parts_, {const_cast<void*>(x.raw()), wp, bp, y.raw()}, ctx.threads());
   }
 
  private:
@@ -162,14 +154,14 @@ class ConvKernel final : public Kernel {
     const int64_t min_oc = std::max<int64_t>(16, 65536 / per_oc + 1);
     auto ranges = splittable ? split_range(oc, threads, min_oc)
                              : std::vector<std::pair<int64_t, int64_t>>{{0, oc}};
-    // Blocked or channels-last activations where oneDNN prefers them (probed with
-    // format `any`): its direct/brgemm convolutions beat its GEMM one by far more
-    // than the two reorders per run cost. Parts split whole channel blocks; a
-    // channels-last output is not split (its channel slices are not dense).
-    // FX_NO_BLOCKED=1 keeps plain layouts (for comparisons).
-    blk_ = 0;
-    dnnl::memory::format_tag blk_tag = dnnl::memory::format_tag::undef;
-    if (splittable && sp == 2 && !getenv("FX_NO_BLOCKED")) {
+    // Channels-last activations where oneDNN prefers them (probed with format
+    // `any`): its brgemm convolutions beat its GEMM one on plain NCHW by far more
+    // than reordering the input in and the output back costs. FX_NO_BLOCKED=1 keeps
+    // the plain path (for comparisons).
+    nhwc_ = false;
+    // 1x1 convolutions stay plain: on NCHW they are one GEMM already, and the
+    // reorders would cost about what they compute (MobileNetV2: 2.5x slower).
+    if (splittable && sp == 2 && k[0] * k[1] > 1 && !getenv("FX_NO_BLOCKED")) {
       const auto any = dnnl::memory::format_tag::any;
       dnnl::convolution_forward::desc probe(
           dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
@@ -178,35 +170,10 @@ class ConvKernel final : public Kernel {
           dnnl::memory::desc(to_dnnl(out), dt::f32, any), strides, dil, pl, pr);
       dnnl::convolution_forward::primitive_desc ppd(probe, dnnl_engine());
       const std::string impl = ppd.impl_info_str();
-      if (impl.find("gemm") == std::string::npos && ppd.dst_desc() != plain_f32_desc(out)) {
-        blk_ = 1;
-        for (auto [b, tag] : {std::pair{16, dnnl::memory::format_tag::nChw16c},
-                              std::pair{8, dnnl::memory::format_tag::nChw8c}}) {
-          if (oc % b == 0 && ppd.dst_desc() == dnnl::memory::desc(to_dnnl(out), dt::f32, tag)) {
-            blk_ = b;
-            blk_tag = tag;
-          }
-        }
-      }
-      if (blk_) {
-        src_md = ppd.src_desc();
-        src_reorder_ = src_md != plain_f32_desc(x.dims());
-        if (src_reorder_) {
-          src_user_ = dnnl::memory(plain_f32_desc(x.dims()), dnnl_engine(), DNNL_MEMORY_NONE);
-          src_blk_ = dnnl::memory(src_md, dnnl_engine());
-          src_reorder_prim_ = dnnl::reorder(src_user_, src_blk_);
-        }
-        dst_blk_ = dnnl::memory(ppd.dst_desc(), dnnl_engine());
-        dst_user_ = dnnl::memory(plain_f32_desc(out), dnnl_engine(), DNNL_MEMORY_NONE);
-        dst_reorder_prim_ = dnnl::reorder(dst_blk_, dst_user_);
-        ranges.clear();
-        if (blk_ == 1) {  // e.g. nhwc: channel slices are not dense; one part
-          ranges.emplace_back(0, oc);
-        } else {
-          for (auto [b0, b1] : split_range(oc / blk_, threads, (min_oc + blk_ - 1) / blk_)) {
-            ranges.emplace_back(b0 * blk_, b1 * blk_);
-          }
-        }
+      if (impl.find("gemm") == std::string::npos && ppd.src_desc() == nhwc_desc(x.dims()) &&
+          ppd.dst_desc() == nhwc_desc(out)) {
+        build_nhwc(x, w, has_bias, out, strides, dil, pl, pr, threads);
+        return;
       }
     }
     const int64_t w_per_oc = dims_numel(w.dims()) / oc;
@@ -217,9 +184,7 @@ class ConvKernel final : public Kernel {
       part_out[1] = n_oc;
       // A single image's channel slice is dense (oneDNN's fast convolutions want
       // dense memory; with strides it falls back to its reference loop).
-      auto dst_md = blk_ == 1 ? dst_blk_.get_desc()
-                    : blk_    ? dnnl::memory::desc(to_dnnl(part_out), dt::f32, blk_tag)
-                              : plain_f32_desc(part_out);
+      auto dst_md = plain_f32_desc(part_out);
       auto user_w = plain_f32_desc(part_wd);
       dnnl::memory::desc w_md =
           weights_constant_
@@ -254,6 +219,84 @@ class ConvKernel final : public Kernel {
     }
   }
 
+  static dnnl::memory::desc nhwc_desc(const std::vector<int64_t>& d) {
+    return dnnl::memory::desc(to_dnnl(d), dt::f32, dnnl::memory::format_tag::acdb);
+  }
+
+  // Reorders between NCHW and NHWC for rows [h0, h1) of an image [1, c, h, w], as
+  // parts (tensor 0 -> tensor 3) split over rows.
+  static std::vector<DnnlPart> row_reorders(const std::vector<int64_t>& d, bool to_nhwc,
+                                            int threads) {
+    const int64_t c = d[1], h = d[2], w = d[3];
+    std::vector<DnnlPart> parts;
+    for (auto [h0, h1] : split_range(h, threads, std::max<int64_t>(1, 65536 / (c * w)))) {
+      const int64_t hp = h1 - h0;
+      dnnl::memory::desc nchw(to_dnnl({1, c, hp, w}), dt::f32, to_dnnl({c * h * w, h * w, w, 1}));
+      dnnl::memory::desc nhwc(to_dnnl({1, c, hp, w}), dt::f32, to_dnnl({c * hp * w, 1, w * c, c}));
+      const auto& from = to_nhwc ? nchw : nhwc;
+      const auto& to = to_nhwc ? nhwc : nchw;
+      dnnl::reorder::primitive_desc pd(dnnl_engine(), from, dnnl_engine(), to, part_attr());
+      const int64_t off_from = to_nhwc ? h0 * w : h0 * w * c,
+                    off_to = to_nhwc ? h0 * w * c : h0 * w;
+      parts.push_back(make_part(pd, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}},
+                                {{DNNL_ARG_FROM, 0, off_from * 4}, {DNNL_ARG_TO, 3, off_to * 4}}));
+    }
+    return parts;
+  }
+
+  // The convolution in NHWC, split over output rows: each part reads the input rows
+  // its outputs need, with the padding that falls inside its slice.
+  void build_nhwc(const Tensor& x, const Tensor& w, bool has_bias, const std::vector<int64_t>& out,
+                  const dnnl::memory::dims& strides, const dnnl::memory::dims& dil,
+                  const dnnl::memory::dims& pl, const dnnl::memory::dims& pr, int threads) {
+    nhwc_ = true;
+    const int64_t ic = x.dims()[1], ih = x.dims()[2], iw = x.dims()[3];
+    const int64_t oc = out[1], oh = out[2], ow = out[3];
+    const int64_t s = strides[0], ek = (w.dims()[2] - 1) * (dil[0] + 1) + 1;
+    src_nhwc_ = dnnl::memory(nhwc_desc(x.dims()), dnnl_engine());
+    dst_nhwc_ = dnnl::memory(nhwc_desc(out), dnnl_engine());
+    in_parts_ = row_reorders(x.dims(), true, threads);
+    out_parts_ = row_reorders(out, false, threads);
+    const int64_t row_macs = ow * oc * dims_numel(w.dims()) / oc;
+    auto user_w = plain_f32_desc(w.dims());
+    dnnl::memory::desc w_any(to_dnnl(w.dims()), dt::f32, dnnl::memory::format_tag::any);
+    dnnl::memory::desc b_md({oc}, dt::f32, dnnl::memory::format_tag::a);
+    dnnl::memory shared_w;
+    for (auto [o0, o1] :
+         split_range(oh, threads, std::max<int64_t>(1, (int64_t{1} << 20) / row_macs))) {
+      const int64_t first = o0 * s - pl[0], last = (o1 - 1) * s - pl[0] + ek;  // input rows
+      const int64_t lo = std::max<int64_t>(0, first), hi = std::min(ih, last);
+      dnnl::memory::dims ppl{lo - first, pl[1]}, ppr{last - hi, pr[1]};
+      dnnl::memory::desc src(to_dnnl({1, ic, hi - lo, iw}), dt::f32,
+                             to_dnnl({ic * (hi - lo) * iw, 1, iw * ic, ic}));
+      dnnl::memory::desc dst(to_dnnl({1, oc, o1 - o0, ow}), dt::f32,
+                             to_dnnl({oc * (o1 - o0) * ow, 1, ow * oc, oc}));
+      auto desc = has_bias
+                      ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                        dnnl::algorithm::convolution_direct, src,
+                                                        w_any, b_md, dst, strides, dil, ppl, ppr)
+                      : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                        dnnl::algorithm::convolution_direct, src,
+                                                        w_any, dst, strides, dil, ppl, ppr);
+      // Strides of the N dim say dense (N is 1): oneDNN's fast kernels want dense memory.
+      dnnl::convolution_forward::primitive_desc pd(desc, part_attr(), dnnl_engine());
+      std::vector<std::pair<int, dnnl::memory::desc>> descs{{DNNL_ARG_SRC, src},
+                                                            {DNNL_ARG_DST, dst}};
+      std::vector<DnnlPart::Bind> binds{{DNNL_ARG_SRC, 0, lo * iw * ic * 4},
+                                        {DNNL_ARG_DST, 3, o0 * ow * oc * 4}};
+      if (has_bias) {
+        descs.push_back({DNNL_ARG_BIAS, b_md});
+        binds.push_back({DNNL_ARG_BIAS, 2, 0});
+      }
+      DnnlPart part = make_part(pd, descs, std::move(binds));
+      if (!shared_w || shared_w.get_desc() != pd.weights_desc()) {
+        shared_w = reorder_weights(user_w, w.raw(), pd.weights_desc());
+      }
+      part.args[DNNL_ARG_WEIGHTS] = shared_w;
+      parts_.push_back(std::move(part));
+    }
+  }
+
   int64_t group_ = 1;
   std::vector<int64_t> strides_, dilations_, pads_, kernel_shape_;
   std::string auto_pad_;
@@ -262,10 +305,9 @@ class ConvKernel final : public Kernel {
   std::vector<int64_t> src_dims_, w_dims_, dst_dims_;
   bool has_bias_ = false;
   std::vector<DnnlPart> parts_;
-  int blk_ = 0;  // channel block of the activations oneDNN works on; 0: plain
-  bool src_reorder_ = false;
-  dnnl::memory src_user_, src_blk_, dst_blk_, dst_user_;
-  dnnl::reorder src_reorder_prim_, dst_reorder_prim_;
+  bool nhwc_ = false;
+  std::vector<DnnlPart> in_parts_, out_parts_;  // reorders NCHW -> NHWC -> NCHW
+  dnnl::memory src_nhwc_, dst_nhwc_;
 };
 
 }  // namespace

@@ -17,11 +17,11 @@ dnnl::primitive_attr part_attr() {
   return attr;
 }
 
-DnnlPart make_part(const dnnl::primitive_desc& pd,
+DnnlPart make_part(const dnnl::primitive_desc_base& pd,
                    const std::vector<std::pair<int, dnnl::memory::desc>>& descs,
                    std::vector<DnnlPart::Bind> binds) {
   DnnlPart part;
-  part.prim = dnnl::primitive(pd);
+  part.prim = dnnl::primitive(pd.get());
   for (const auto& [arg, md] : descs)
     part.args[arg] = dnnl::memory(md, dnnl_engine(), DNNL_MEMORY_NONE);
   auto sp = pd.scratchpad_desc();

@@ -30,7 +30,7 @@ struct DnnlPart {
 dnnl::primitive_attr part_attr();
 // A part for `pd`: its primitive, its own scratchpad, and a memory object (no data
 // yet) for each argument in `descs`; `binds` say where their data comes from.
-DnnlPart make_part(const dnnl::primitive_desc& pd,
+DnnlPart make_part(const dnnl::primitive_desc_base& pd,
                    const std::vector<std::pair<int, dnnl::memory::desc>>& descs,
                    std::vector<DnnlPart::Bind> binds);
 // Weights in the layout `want`, reordered once from plain `user` data at `data`.
