@@ -9,6 +9,11 @@
 #include "runtime/kernel_registry.h"
 #include "runtime/memory_plan.h"
 #include "runtime/parallel.h"
+#include "runtime/thread_pool.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "util/error.h"
 
 namespace fx {
@@ -239,24 +244,15 @@ std::vector<Tensor> Executor::run(const std::map<std::string, Tensor>& inputs) {
     }
     st.values[v] = it->second;
   }
+  // Our kernels use the pool (ScopedThreads); oneDNN uses OpenMP, sized here.
+  ScopedThreads pool_threads(threads_);
 #ifdef _OPENMP
-  int saved_threads = omp_get_max_threads();
+  struct RestoreOmp {
+    int n = omp_get_max_threads();
+    ~RestoreOmp() { omp_set_num_threads(n); }
+  } restore_omp;
   omp_set_num_threads(threads_);
 #endif
-  struct Restore {
-    int n;
-    ~Restore() {
-#ifdef _OPENMP
-      omp_set_num_threads(n);
-#endif
-    }
-  } restore{
-#ifdef _OPENMP
-      saved_threads
-#else
-      1
-#endif
-  };
   for (std::size_t s = 0; s < steps_.size(); ++s) {
     const Step& step = steps_[s];
     StepContext ctx(step, st.values, st.plan, st.slots, st.private_buffers, st.step_inputs[s],

@@ -67,6 +67,10 @@ TEST(Conv, DepthwiseStride2AsymmetricPads) { check({2, 4, 10, 7, 4, 3, 4, 2, 1, 
 TEST(Conv, DepthwiseDilated5x5) { check({1, 3, 12, 12, 3, 5, 3, 1, 2, 4, 4, 4, 4}); }
 TEST(Conv, GroupedThroughOneDnn) { check({1, 4, 6, 6, 6, 3, 2, 1, 1, 1, 1, 1, 1}); }
 TEST(Conv, DenseStridedThroughOneDnn) { check({1, 3, 9, 9, 5, 3, 1, 2, 1, 1, 1, 0, 0}); }
+// Big enough that the output channels are split into one oneDNN part per thread.
+TEST(Conv, OutputChannelsSplitOverThreads) { check({1, 16, 24, 24, 64, 3, 1, 1, 1, 1, 1, 1, 1}); }
+// Two images: not split, one primitive.
+TEST(Conv, BatchOfTwoNotSplit) { check({2, 16, 12, 12, 48, 3, 1, 1, 1, 1, 1, 1, 1}); }
 
 }  // namespace
 }  // namespace fx
