@@ -48,8 +48,9 @@ class MatmulParts {
     parts_.push_back(std::move(part));
   }
   void execute(const Tensor& a, const Tensor& w, const Tensor* bias, Tensor& y, int threads) {
-    run_parts(parts_, {const_cast<void*>(a.raw()), const_cast<void*>(w.raw()),
-                       bias ? const_cast<void*>(bias->raw()) : nullptr, y.raw()},
+    run_parts(parts_,
+              {const_cast<void*>(a.raw()), const_cast<void*>(w.raw()),
+               bias ? const_cast<void*>(bias->raw()) : nullptr, y.raw()},
               threads);
   }
 
@@ -57,9 +58,10 @@ class MatmulParts {
   std::vector<DnnlPart> parts_;
 };
 
-// Smallest slice worth a part: about a million multiply-adds.
+// Smallest slice worth a part: about 256K multiply-adds (a GEMV over a large
+// weight matrix is memory-bound: two threads stream it faster).
 int64_t min_slice(int64_t macs_per_unit) {
-  return std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(macs_per_unit, 1));
+  return std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(macs_per_unit, 1));
 }
 
 dnnl::memory::desc strided(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
@@ -125,8 +127,8 @@ class MatMulKernel final : public Kernel {
       const int64_t m = dims_numel(ad) / k_, n = b.dims()[1];
       if (b_const_) {  // split the columns: each part owns its slice of the weights
         for (auto [n0, n1] : split_range(n, threads, min_slice(m * k_))) {
-          prim_.add(plain_f32_desc({m, k_}), 0, strided({k_, n1 - n0}, {n, 1}), n0, &b, nullptr,
-                    0, strided({m, n1 - n0}, {n, 1}), n0);
+          prim_.add(plain_f32_desc({m, k_}), 0, strided({k_, n1 - n0}, {n, 1}), n0, &b, nullptr, 0,
+                    strided({m, n1 - n0}, {n, 1}), n0);
         }
       } else {  // split the rows
         for (auto [m0, m1] : split_range(m, threads, min_slice(n * k_))) {
@@ -144,13 +146,14 @@ class MatMulKernel final : public Kernel {
       const int64_t batch = dims_numel(yd) / (m * n);
       for (auto [b0, b1] : split_range(batch, threads, min_slice(m * n * k_))) {
         const int64_t nb = b1 - b0;
-        prim_.add(plain_f32_desc({nb, m, k_}), b0 * m * k_, plain_f32_desc({nb, k_, n}), b0 * k_ * n,
-                  nullptr, nullptr, 0, plain_f32_desc({nb, m, n}), b0 * m * n);
+        prim_.add(plain_f32_desc({nb, m, k_}), b0 * m * k_, plain_f32_desc({nb, k_, n}),
+                  b0 * k_ * n, nullptr, nullptr, 0, plain_f32_desc({nb, m, n}), b0 * m * n);
       }
       return;
     }
     // oneDNN wants at least 2-D; batch dims of weights broadcast (1) are allowed.
-    prim_.add(plain_f32_desc(ad), 0, plain_f32_desc(bd), 0, nullptr, nullptr, 0, plain_f32_desc(yd), 0);
+    prim_.add(plain_f32_desc(ad), 0, plain_f32_desc(bd), 0, nullptr, nullptr, 0, plain_f32_desc(yd),
+              0);
   }
 
   bool b_const_;
@@ -202,8 +205,10 @@ class GemmKernel final : public Kernel {
     Tensor& y = ctx.output(0, DType::Float32, {m, n});
     float* yp = y.data<float>();
     if (m * n == 0) return;
-    if (k == 0) std::fill(yp, yp + m * n, 0.0f);
-    else prim_.execute(a, b, bias ? c : nullptr, y, ctx.threads());
+    if (k == 0)
+      std::fill(yp, yp + m * n, 0.0f);
+    else
+      prim_.execute(a, b, bias ? c : nullptr, y, ctx.threads());
     if (alpha_ != 1.0f) {
       const float al = alpha_;
       unary_map<float, float>(y, y, [al](float v) { return v * al; });
@@ -211,7 +216,8 @@ class GemmKernel final : public Kernel {
     if (c && !bias && beta_ != 0.0f) {
       if (c->dtype() != DType::Float32) throw Error("Gemm: C must be float32");
       BroadcastRows<2> rows({&y.dims(), &c->dims()});
-      if (rows.out_dims != y.dims()) throw Error("Gemm: C " + c->str() + " does not broadcast to " + y.str());
+      if (rows.out_dims != y.dims())
+        throw Error("Gemm: C " + c->str() + " does not broadcast to " + y.str());
       const float be = beta_;
       binary_map<float, float>(rows, y, *c, y, [be](float v, float w) { return v + be * w; });
     }
