@@ -51,17 +51,19 @@ void run_one(DnnlPart& p, const std::vector<void*>& tensors) {
 }  // namespace
 
 void run_parts(std::vector<DnnlPart>& parts, const std::vector<void*>& tensors, int threads) {
-  if (parts.size() == 1) {
-    run_one(parts[0], tensors);
-    return;
-  }
 #ifdef _OPENMP
-  struct OneOmpThread {  // for the caller's share; pool workers are set to 1 already
+  // One OpenMP thread for every part, a lone one included: an OpenMP team's barrier
+  // stalls for a time slice whenever one of its threads is descheduled.
+  struct OneOmpThread {  // for the caller; pool workers are set to 1 already
     int saved = omp_get_max_threads();
     OneOmpThread() { omp_set_num_threads(1); }
     ~OneOmpThread() { omp_set_num_threads(saved); }
   } one;
 #endif
+  if (parts.size() == 1) {
+    run_one(parts[0], tensors);
+    return;
+  }
   pool_run(static_cast<int64_t>(parts.size()), threads,
            [&](int64_t i) { run_one(parts[static_cast<std::size_t>(i)], tensors); });
 }

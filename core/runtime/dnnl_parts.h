@@ -36,8 +36,8 @@ DnnlPart make_part(const dnnl::primitive_desc_base& pd,
 // Weights in the layout `want`, reordered once from plain `user` data at `data`.
 dnnl::memory reorder_weights(const dnnl::memory::desc& user, const void* data,
                              const dnnl::memory::desc& want);
-// Runs every part: one part on the calling thread with the current OpenMP team;
-// several on the pool, one OpenMP thread each. `tensors` are this run's data pointers.
+// Runs every part, each on one OpenMP thread: a lone part on the calling thread,
+// several on the pool. `tensors` are this run's data pointers.
 void run_parts(std::vector<DnnlPart>& parts, const std::vector<void*>& tensors, int threads);
 // Splits [0, n) into at most `parts` ranges of at least `min_size` (one range when
 // n < 2 * min_size).
