@@ -4,6 +4,7 @@
 #   packaging/install-deps.sh            build + test dependencies
 #   packaging/install-deps.sh --bench    also what bench/ needs (torchvision, onnx python, node)
 #   packaging/install-deps.sh --docs     also Chromium, to screenshot the HTML report headless
+#   packaging/install-deps.sh --release  also debootstrap, for packaging/check_fresh_install.sh
 set -euo pipefail
 
 packages=(
@@ -16,14 +17,17 @@ packages=(
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev libgraphviz-dev
   # tests: GoogleTest, ONNX's own test data, a virtual X server for GUI tests
   libgtest-dev libgmock-dev libonnx-testdata xvfb xauth
-  # packaging
-  dpkg-dev file
+  # packaging (the package test checks the .deb with lintian and validators)
+  dpkg-dev file lintian desktop-file-utils appstream
 )
 if [[ " $* " == *" --bench "* ]]; then
   packages+=(python3-torchvision python3-onnx python3-numpy nodejs npm)
 fi
 if [[ " $* " == *" --docs "* ]]; then
   packages+=(chromium)
+fi
+if [[ " $* " == *" --release "* ]]; then
+  packages+=(debootstrap)
 fi
 
 missing=()

@@ -21,6 +21,12 @@ esc() { sed -e 's/\\/\\\\/g' -e 's/^\./\\\&./' -e "s/^'/\\\\\&'/" -e 's/-/\\-/g'
   echo ".nf"
   "$fxc" --help | awk '/^Options:/{on=1;next} on && !NF{exit} on' | esc
   echo ".fi"
+  echo ".SH EXAMPLES"
+  echo ".nf"
+  "$fxc" --help | awk '/^Examples/{on=1;next} on && !NF{exit} on' | esc
+  echo ".fi"
+  echo ".SH EXIT STATUS"
+  echo "0 success; 2 bad input or usage (one line naming the file and the cause); 3 internal error."
   echo ".SH SUBCOMMANDS"
   for sub in $("$fxc" --help | awk '/^Subcommands:/{on=1;next} on && !NF{exit} on{print $1}'); do
     echo ".SS $sub"

@@ -128,18 +128,8 @@ void MainWindow::build_docks() {
   table_dock->setObjectName(QStringLiteral("CandidatesDock"));
   table_dock->setWidget(panel_);
   addDockWidget(Qt::BottomDockWidgetArea, table_dock);
-  timeline_ = new TimelineView(this);
-  auto* timeline_dock = new QDockWidget(tr("Timeline"), this);
-  timeline_dock->setObjectName(QStringLiteral("TimelineDock"));
-  timeline_dock->setWidget(timeline_);
-  addDockWidget(Qt::BottomDockWidgetArea, timeline_dock);
-  tabifyDockWidget(table_dock, timeline_dock);
+  build_profile_docks(table_dock);  // timeline + profile summary (main_window_profile.cc)
   table_dock->raise();
-  connect(timeline_, &TimelineView::kernel_clicked, this, [this](const QStringList& nodes) {
-    if (!doc_ || nodes.isEmpty()) return;
-    const NodeId n = doc_->graph().find_node(nodes.front().toStdString());
-    if (n != kNoNode) reveal_node(n);
-  });
   resizeDocks({inspector_dock, minimap_dock}, {420, 200}, Qt::Vertical);
   resizeDocks({inspector_dock}, {360}, Qt::Horizontal);
   resizeDocks({table_dock}, {230}, Qt::Vertical);
@@ -263,8 +253,7 @@ void MainWindow::build_actions() {
     view_menu_->addAction(dock->toggleViewAction());
 
   QMenu* tools = menuBar()->addMenu(tr("&Tools"));
-  tools->addAction(tr("&Profile on This Host"), this, &MainWindow::profile,
-                   QKeySequence(Qt::Key_F9));
+  QAction* profile_action = build_profile_actions(tools);  // main_window_profile.cc
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About"), this, [this] {
@@ -277,6 +266,7 @@ void MainWindow::build_actions() {
   bar->setObjectName(QStringLiteral("MainToolBar"));
   bar->addAction(open);
   bar->addAction(save);
+  bar->addAction(profile_action);
   bar->addSeparator();
   bar->addWidget(new QLabel(tr(" Device "), bar));
   device_box_ = new QComboBox(bar);

@@ -11,6 +11,7 @@
 #include <QFutureWatcher>
 #include <QMainWindow>
 #include <QPointer>
+#include <QTemporaryDir>
 
 #include <functional>
 #include <memory>
@@ -41,6 +42,9 @@ class CandidatePanel;
 class TimelineView;
 class FusedGraphPane;
 class CodeDock;
+class ProfileSummary;
+class ProfileRunner;
+struct BeforeAfterResult;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -68,12 +72,24 @@ class MainWindow : public QMainWindow {
   bool export_view(const QString& path);  // .png or .svg by suffix
   void toggle_group(int group);           // expand/collapse a hierarchy group
   void reveal_node(NodeId node);          // opens its groups, selects and centres it
-  // Profiling in a child process (`fxc profile MODEL --trace FILE`): a crash or an error
-  // there is reported, never fatal. The program defaults to the fxc built or installed
-  // next to this executable; tests put a stub in its place.
+  // ---- Before/after profiling (main_window_profile.cc; owned by the profile views) ----
+  // `fxc profile MODEL --plan <current plan> --json --trace-before F --trace-after F` in
+  // a child process (ProfileRunner): a crash, timeout, compile error or bad JSON there
+  // is reported, never fatal. The program defaults to the fxc built or installed next
+  // to this executable; tests put a stub in its place.
   void set_profiler(const QString& program) { profiler_ = program; }
+  void set_profile_timeout_ms(int ms);
   void profile();
+  void cancel_profile();
+  bool profile_running() const;
+  // Shows a before/after result (what `fxc profile --plan --json` printed) from a file.
+  bool load_profile_result(const QString& path);
+  // One lane from a Chrome trace or ONNX Runtime profile file.
   bool load_timeline(const QString& path, const QString& lane_title);
+  // Selects in the graph the nodes a kernel or group covers (the group when they form one).
+  void select_nodes(const QStringList& names);
+  ProfileSummary* profile_summary() const { return profile_summary_; }
+  // ---- end of the profiling block ----
 
   const ModelDocument* document() const { return doc_.get(); }
   GraphScene* scene() const { return scene_; }
@@ -139,8 +155,12 @@ class MainWindow : public QMainWindow {
   QString autosave_path() const;
   void select_fusion_group(int plan_index);
   // main_window_profile.cc
+  void build_profile_docks(class QDockWidget* tabify_with);
+  QAction* build_profile_actions(QMenu* tools);  // returns the Profile action
   QString default_profiler() const;
-  void on_profile_finished(int exit_code, bool crashed);
+  void on_profile_output(const QByteArray& json);
+  void on_profile_failed(const QString& message, bool cancelled);
+  void show_profile_result(const BeforeAfterResult& result);
 
   struct OpenResult;
   std::shared_ptr<ModelDocument> doc_;
@@ -177,10 +197,15 @@ class MainWindow : public QMainWindow {
   QAction* undo_ = nullptr;
   QAction* redo_ = nullptr;
   QTimer* autosave_timer_ = nullptr;
+  // Profiling (main_window_profile.cc).
   TimelineView* timeline_ = nullptr;
-  QProcess* profile_proc_ = nullptr;
+  ProfileSummary* profile_summary_ = nullptr;
+  ProfileRunner* profile_runner_ = nullptr;
+  QProgressBar* profile_progress_ = nullptr;
+  QLabel* profile_status_ = nullptr;
+  QPushButton* profile_cancel_ = nullptr;
   QString profiler_;
-  QString profile_trace_;
+  std::unique_ptr<QTemporaryDir> profile_dir_;  // plan and traces of the running profile
 
   QFutureWatcher<std::shared_ptr<OpenResult>> open_job_;
   QFutureWatcher<std::shared_ptr<layout::SceneLayout>> layout_job_;

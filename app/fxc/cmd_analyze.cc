@@ -3,10 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <ctime>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis_json.h"
+#include "analysis/calibration_fit.h"
 #include "analysis/cpu_calibration.h"
 #include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
@@ -135,9 +138,89 @@ int run_why(const AnalyzeOptions& o) {
   return 0;
 }
 
-int run_calibrate(const std::string& out) {
-  fx::DeviceProfile p = fx::calibrate_cpu_host(out);
-  fmt::print("{}\nwritten to {}\n", device_line(p), out.empty() ? fx::cpu_host_cache_path() : out);
+struct CalibrateOptions {
+  std::string out;
+  std::string from;  // a before/after result: fit instead of measuring
+  bool json = false;
+};
+
+std::string percent_or_dash(double v) {
+  return std::isfinite(v) ? fmt::format("{:.1f}%", v * 100) : "-";
+}
+std::string rho_or_dash(double v) {
+  return std::isfinite(v) ? fmt::format("{:.3f}", v) : "-";
+}
+
+// fxc calibrate --from RESULT.json: least squares on the measured group savings.
+int run_calibrate_from(const CalibrateOptions& o) {
+  std::ifstream in(o.from);
+  if (!in) throw fx::FileError(o.from, "cannot open");
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw fx::FileError(o.from, std::string("not JSON: ") + e.what());
+  }
+  auto samples = fx::calibration_samples(doc, o.from);
+  fx::CalibrationFit f = fx::fit_calibration(samples);
+  const fx::DeviceProfile base = fx::resolve_device("cpu-host");
+  char date[16];
+  std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  fx::DeviceProfile p = fx::apply_calibration(
+      base, f,
+      fmt::format("fitted {} to {} groups measured in {} (fxc calibrate --from)", date,
+                  samples.size(), o.from));
+  const std::string path = o.out.empty() ? fx::cpu_host_cache_path() : o.out;
+  fx::save_device_profile(p, path);
+  const std::string estimated = doc.value("estimate_profile", "?");
+  if (o.json) {
+    auto err = [](const fx::PredictionError& e) {
+      return nlohmann::json{{"groups", e.groups},
+                            {"spearman", std::isfinite(e.spearman) ? nlohmann::json(e.spearman)
+                                                                   : nlohmann::json(nullptr)},
+                            {"median_abs_rel_error", std::isfinite(e.median_abs_rel_error)
+                                                         ? nlohmann::json(e.median_abs_rel_error)
+                                                         : nlohmann::json(nullptr)}};
+    };
+    nlohmann::json j = {{"from", o.from},
+                        {"estimate_profile", estimated},
+                        {"groups", samples.size()},
+                        {"bandwidth_bytes_per_s", f.bandwidth_bytes_per_s()},
+                        {"launch_overhead_s", f.launch_overhead_s},
+                        {"rms_residual_us", f.rms_residual_us},
+                        {"note", f.note},
+                        {"before", err(f.before)},
+                        {"after", err(f.after)},
+                        {"profile", fx::to_json(p)},
+                        {"written_to", path}};
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  fmt::print("Fitted       {} groups of {} (predictions were made on {})\n", samples.size(), o.from,
+             estimated);
+  fmt::print("Model        saved = bytes saved / bandwidth + launches saved x launch overhead\n");
+  fmt::print("Bandwidth    {}/s -> {}/s\n", human_bytes(base.memory_bandwidth_bytes_per_s),
+             f.seconds_per_byte > 0 ? human_bytes(f.bandwidth_bytes_per_s()) : "unchanged");
+  fmt::print("Launch       {} -> {}\n", human_time(base.launch_overhead_s),
+             f.launch_overhead_s > 0 ? human_time(f.launch_overhead_s) : "unchanged");
+  if (!f.note.empty()) fmt::print("Note         {}\n", f.note);
+  fmt::print("\nPredicted vs measured saving per group  Spearman  median |rel error|\n");
+  fmt::print("  {:<37} {:>8}  {:>17}\n", "before calibration (" + estimated + ")",
+             rho_or_dash(f.before.spearman), percent_or_dash(f.before.median_abs_rel_error));
+  fmt::print("  {:<37} {:>8}  {:>17}\n", "after calibration (fitted)",
+             rho_or_dash(f.after.spearman), percent_or_dash(f.after.median_abs_rel_error));
+  fmt::print("(in-sample: fitted and judged on the same groups; residual {:.1f} us rms)\n",
+             f.rms_residual_us);
+  fmt::print("\n{}\nwritten to {}\n", device_line(p), path);
+  return 0;
+}
+
+int run_calibrate(const CalibrateOptions& o) {
+  if (!o.from.empty()) return run_calibrate_from(o);
+  fx::DeviceProfile p = fx::calibrate_cpu_host(o.out);
+  fmt::print("{}\nwritten to {}\n", device_line(p),
+             o.out.empty() ? fx::cpu_host_cache_path() : o.out);
   return 0;
 }
 
@@ -195,8 +278,10 @@ void register_analyze(CLI::App& app, Runner& run) {
                 "In the written plan, accept every group above --threshold");
   cmd->add_option("--why", o->why, "Explain why NODE_A,NODE_B were not fused, and stop");
   cmd->footer(
+      "Prints the device profile, kernels and DRAM traffic before -> after, then one row\n"
+      "per group: id, pattern, ops, bytes saved, launches saved, est. time saved, status.\n"
       "Examples:\n"
-      "  fxc analyze resnet18.onnx\n"
+      "  fxc analyze resources/models/tiny_cnn.onnx --device nvidia-h100 --opt-level 1\n"
       "  fxc analyze gpt2.onnx --dim batch=1 --dim seq=128 --device nvidia-h100 --opt-level 3 "
       "--json\n"
       "  fxc analyze resnet18.onnx --plan-out plan.json --accept-all\n"
@@ -210,21 +295,42 @@ void register_analyze(CLI::App& app, Runner& run) {
   why->add_option("node_b", w->node_b, "Consumer node name")->required();
   add_common(why, *w);
   why->add_option("--dim", w->dims, "Bind a symbolic dimension, NAME=N (repeatable)");
-  why->footer("Example:\n  fxc why tiny_cnn.onnx conv1 bn1 --opt-level 1");
+  why->footer(
+      "Node names are those of the ONNX file ('fxc analyze --json' lists them in not_fused).\n"
+      "Examples:\n"
+      "  fxc why resources/models/tiny_cnn.onnx /relu/Relu /layer1/0/conv1/Conv\n"
+      "  fxc why resources/models/tiny_cnn.onnx /conv1/Conv /bn1/BatchNormalization --opt-level 0");
   why->callback([w, &run] { run = [w] { return run_why(*w); }; });
 
-  auto out = std::make_shared<std::string>();
-  auto* cal = app.add_subcommand("calibrate", "Re-measure the cpu-host device profile (under 1 s)");
-  cal->add_option("--out", *out, "Write the profile here instead of the user cache");
-  cal->footer("Example:\n  fxc calibrate && fxc analyze model.onnx --device cpu-host");
-  cal->callback([out, &run] { run = [out] { return run_calibrate(*out); }; });
+  auto co = std::make_shared<CalibrateOptions>();
+  auto* cal = app.add_subcommand(
+      "calibrate", "Re-measure the cpu-host device profile (under 1 s), or fit it to measurements");
+  cal->add_option("--out", co->out, "Write the profile here instead of the user cache");
+  cal->add_option("--from", co->from,
+                  "Fit bandwidth and launch overhead to a before/after result "
+                  "(fxc profile MODEL --opt-level N --json)");
+  cal->add_flag("--json", co->json, "With --from: print one JSON object");
+  cal->footer(
+      "Measures stream bandwidth, a GEMM and the launch overhead of an empty kernel; the\n"
+      "result is cached under ~/.cache/fusion-explorer/ and used by --device cpu-host.\n"
+      "With --from, fits bandwidth and launch overhead to the per-group savings measured by\n"
+      "'fxc profile --opt-level N --json' instead (least squares) and saves that profile.\n"
+      "Examples:\n"
+      "  fxc calibrate && fxc analyze model.onnx --device cpu-host\n"
+      "  fxc calibrate --out my-host.json && fxc analyze model.onnx --device my-host.json\n"
+      "  fxc calibrate --from before_after.json --out fitted-host.json");
+  cal->callback([co, &run] { run = [co] { return run_calibrate(*co); }; });
 
   auto s = std::make_shared<AnalyzeOptions>();
   auto* bs = app.add_subcommand("bench-synthetic", "Time the analysis of a generated graph");
   bs->add_option("--nodes", s->synthetic_nodes, "Approximate node count")->capture_default_str();
   add_common(bs, *s);
   bs->add_flag("--json", s->json, "Print one JSON object");
-  bs->footer("Example:\n  fxc bench-synthetic --nodes 100000 --opt-level 3 --json");
+  bs->footer(
+      "Prints node count, analysis time, groups found and kernels before -> after.\n"
+      "Examples:\n"
+      "  fxc bench-synthetic --nodes 100000 --opt-level 3 --json\n"
+      "  fxc bench-synthetic --nodes 2000 --device nvidia-h100");
   bs->callback([s, &run] { run = [s] { return run_bench_synthetic(*s); }; });
 }
 

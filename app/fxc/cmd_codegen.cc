@@ -5,10 +5,15 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "analysis/device_profile.h"
 #include "analysis/fusion_finder.h"
@@ -30,6 +35,9 @@ struct CodegenCmd {
   int bench = 0;
   int threads = 0;
   double bandwidth_mb = 0;
+  bool steps = false;
+  bool json = false;
+  std::string cuda_out;
 };
 
 fx::FusionPlan plan_for(const CodegenCmd& o, const fx::Graph& g) {
@@ -49,17 +57,77 @@ fx::FusionPlan plan_for(const CodegenCmd& o, const fx::Graph& g) {
   return p;
 }
 
-double median_ms(fx::Executor& ex, const std::map<std::string, fx::Tensor>& in, int runs) {
-  ex.run(in);  // warm-up: primitives, arena
-  std::vector<double> t;
-  for (int i = 0; i < runs; ++i) {
-    auto s = std::chrono::steady_clock::now();
-    ex.run(in);
-    t.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count());
-  }
+double time_ms(fx::Executor& ex, const std::map<std::string, fx::Tensor>& in) {
+  auto s = std::chrono::steady_clock::now();
+  ex.run(in);
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
+}
+
+double median(std::vector<double> t) {
   std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return t.empty() ? 0 : t[t.size() / 2];
+}
+
+// Per op type: the median over runs of the summed time of its steps (--steps).
+void print_op_times(fx::Executor& ex, const std::map<std::string, fx::Tensor>& in, int runs,
+                    const char* label) {
+  int run = 0;
+  std::map<std::string, std::vector<double>> ns;
+  ex.set_step_observer([&](const fx::StepEvent& e) {
+    auto& v = ns[ex.steps()[static_cast<std::size_t>(e.step)].op_type];
+    v.resize(static_cast<std::size_t>(runs));
+    v[static_cast<std::size_t>(run)] += double(e.end_ns - e.start_ns);
+  });
+  std::vector<double> wall, inside(static_cast<std::size_t>(runs));
+  for (run = 0; run < runs; ++run) wall.push_back(time_ms(ex, in));
+  ex.set_step_observer({});
+  for (auto& [op, t] : ns)
+    for (int r = 0; r < runs; ++r)
+      inside[static_cast<std::size_t>(r)] += t[static_cast<std::size_t>(r)] / 1e6;
+  fmt::print("{}: median run {:.3f} ms, of which inside steps {:.3f} ms\n", label, median(wall),
+             median(inside));
+  std::vector<std::pair<double, std::string>> rows;
+  double total = 0;
+  for (auto& [op, t] : ns) {
+    std::sort(t.begin(), t.end());
+    rows.push_back({t[t.size() / 2] / 1e6, op});
+    total += rows.back().first;
+  }
+  std::sort(rows.rbegin(), rows.rend());
+  fmt::print("{} steps by op type (median ms per run, sum {:.3f}):\n", label, total);
+  for (std::size_t i = 0; i < rows.size() && i < 15; ++i)
+    fmt::print("  {:8.3f}  {}\n", rows[i].first, rows[i].second);
+}
+
+// Fused against unfused outputs: |a - b| <= atol + rtol * |b| everywhere (float32;
+// other dtypes must match exactly).
+struct Agreement {
+  double max_abs = 0, max_rel = 0;
+  bool ok = true;
+  double max_ref = 0;  // largest |unfused output|, the scale max_abs is read against
+};
+
+Agreement compare_outputs(const std::vector<fx::Tensor>& ref, const std::vector<fx::Tensor>& out,
+                          double rtol, double atol) {
+  Agreement a;
+  if (ref.size() != out.size()) return {0, 0, false, 0};
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const fx::Tensor &r = ref[i], &o = out[i];
+    if (r.dtype() != o.dtype() || r.dims() != o.dims()) return {0, 0, false, 0};
+    if (r.dtype() != fx::DType::Float32) {
+      a.ok = a.ok && std::memcmp(r.raw(), o.raw(), r.byte_size()) == 0;
+      continue;
+    }
+    const float *pr = r.data<float>(), *po = o.data<float>();
+    for (int64_t k = 0; k < r.numel(); ++k) {
+      const double d = std::abs(double(pr[k]) - double(po[k])), m = std::abs(double(pr[k]));
+      a.max_abs = std::max(a.max_abs, d);
+      a.max_ref = std::max(a.max_ref, m);
+      if (m > 0) a.max_rel = std::max(a.max_rel, d / m);
+      if (!(d <= atol + rtol * m)) a.ok = false;  // NaN fails too
+    }
+  }
+  return a;
 }
 
 std::map<std::string, fx::Tensor> inputs_for(const fx::Graph& g) {
@@ -87,8 +155,10 @@ std::map<std::string, fx::Tensor> inputs_for(const fx::Graph& g) {
 
 int run_bandwidth(const CodegenCmd& o) {
   const int64_t n = static_cast<int64_t>(o.bandwidth_mb * 1024 * 1024 / 4);
+  const int64_t cols = 1024, rows = std::max<int64_t>(1, n / cols);
   fx::GraphBuilder b;
   auto x = b.input("x", {n});
+  auto m = b.input("m", {rows, cols});
   auto c = [&](const char* name, float v) {
     return b.constant(name, fx::TensorData::from_floats({}, {v}));
   };
@@ -97,13 +167,31 @@ int run_bandwidth(const CodegenCmd& o) {
   y = b.op("Add", {y, c("b", 0.25f)}, {}, "shift");
   y = b.op("Sigmoid", {y}, {}, "sig");
   b.output(b.op("Mul", {y, x}, {}, "gate"));
+  std::vector<float> ones(static_cast<std::size_t>(cols), 1.f), zeros(ones.size(), 0.f);
+  auto g1 = b.constant("ln_scale", fx::TensorData::from_floats({cols}, ones));
+  auto b0 = b.constant("ln_bias", fx::TensorData::from_floats({cols}, zeros));
+  b.output(b.op("LayerNormalization", {m, g1, b0}, {{"axis", int64_t{-1}}}, "layernorm"));
+  b.output(b.op("Softmax", {m}, {{"axis", int64_t{-1}}}, "softmax"));
   fx::Graph g = b.build();
-  std::vector<fx::FusionGroup> groups(2);
-  groups[0].id = "stream-copy";
-  groups[0].nodes = {"copy"};
-  groups[1].id = "chain";
-  groups[1].nodes = {"scale", "shift", "sig", "gate"};
-  std::vector<const fx::FusionGroup*> ptrs{&groups[0], &groups[1]};
+  // kernel id, its node, floats read + written per element of its tensor
+  const std::vector<std::tuple<std::string, std::string, int64_t>> kernels{
+      {"stream-copy", "copy", n},
+      {"chain", "scale,shift,sig,gate", n},
+      {"layernorm", "layernorm", rows * cols},
+      {"softmax", "softmax", rows * cols}};
+  std::vector<fx::FusionGroup> groups;
+  for (const auto& [id, nodes, _] : kernels) {
+    fx::FusionGroup fg;
+    fg.id = id;
+    for (std::size_t p = 0, q; p <= nodes.size(); p = q + 1) {
+      q = nodes.find(',', p);
+      if (q == std::string::npos) q = nodes.size();
+      fg.nodes.push_back(nodes.substr(p, q - p));
+    }
+    groups.push_back(fg);
+  }
+  std::vector<const fx::FusionGroup*> ptrs;
+  for (const auto& fg : groups) ptrs.push_back(&fg);
   fx::FusedProgram p = fx::build_fused_program(g, ptrs, {});
   for (const auto& gb : p.groups) {
     if (gb.outcome != fx::GroupOutcome::Compiled)
@@ -111,7 +199,7 @@ int run_bandwidth(const CodegenCmd& o) {
   }
   fx::ExecutorOptions eo;
   eo.threads = o.threads;
-  std::map<std::string, fx::Tensor> in{{"x", inputs_for(g).at("x")}};
+  auto in = inputs_for(g);
   // Time each kernel alone through the step observer.
   fx::Executor ex(g, p.steps, eo);
   std::map<std::string, std::vector<double>> times;
@@ -119,17 +207,19 @@ int run_bandwidth(const CodegenCmd& o) {
     times[ex.steps()[static_cast<std::size_t>(e.step)].name].push_back(
         double(e.end_ns - e.start_ns));
   });
+  ex.run(in);  // warm-up: first touch of the outputs
+  times.clear();
   for (int i = 0; i < std::max(5, o.bench); ++i) ex.run(in);
-  const double bytes = 2.0 * double(n) * 4;  // read x, write the output
-  fmt::print("tensor {} floats ({:.0f} MiB), {} threads, {} runs; bytes moved = read + write\n", n,
-             double(n) * 4 / 1048576, ex.threads(), times["stream-copy"].size());
+  fmt::print(
+      "tensors of {} floats ({:.0f} MiB), {} threads, {} runs; bytes = read once + written once\n",
+      n, double(n) * 4 / 1048576, ex.threads(), times["stream-copy"].size());
   double copy_bw = 0;
-  for (const char* k : {"stream-copy", "chain"}) {
+  for (const auto& [k, nodes, elems] : kernels) {
     auto t = times[k];
     std::sort(t.begin(), t.end());
-    double med = t[t.size() / 2];
-    double bw = bytes / med;  // bytes per ns = GB/s
-    if (std::string(k) == "stream-copy") copy_bw = bw;
+    const double med = t[t.size() / 2];
+    const double bw = 2.0 * double(elems) * 4 / med;  // bytes per ns = GB/s
+    if (k == "stream-copy") copy_bw = bw;
     fmt::print("{:<12} median {:8.3f} ms  {:7.2f} GB/s  {:5.1f}% of stream copy\n", k, med / 1e6,
                bw, 100 * bw / copy_bw);
   }
@@ -149,6 +239,22 @@ int run_codegen(const CodegenCmd& o) {
     if (!g) throw fx::Error("no group " + o.group + " in the plan");
     accepted = {g};
   }
+  if (!o.cuda_out.empty()) {
+    // All groups (and generated parts) as one CUDA translation unit, for nvcc.
+    fx::CodegenOptions co;
+    co.compile = false;
+    co.emit_cuda = true;
+    fx::FusedProgram p = fx::build_fused_program(m.graph, accepted, co);
+    std::ofstream f(o.cuda_out);
+    f << p.cuda_source;
+    if (!f) throw fx::FileError(o.cuda_out, "cannot write");
+    // With compile off, the groups that were generated say so in their detail.
+    auto n = std::count_if(p.groups.begin(), p.groups.end(), [](const fx::GroupBuild& b) {
+      return b.detail.find("compilation disabled") != std::string::npos;
+    });
+    fmt::print("{}: CUDA for {} generated group(s)\n", o.cuda_out, n);
+    return 0;
+  }
   if (o.bench > 0) {
     fx::CodegenOptions co;
     co.stem = std::filesystem::path(o.model).stem().string();
@@ -157,17 +263,66 @@ int run_codegen(const CodegenCmd& o) {
     eo.threads = o.threads;
     auto in = inputs_for(m.graph);
     fx::Executor before(m.graph, eo), after(m.graph, p.steps, eo);
-    double b = median_ms(before, in, o.bench), a = median_ms(after, in, o.bench);
+    // Interleaved (one unfused run, one fused run, ...) so that load changes on a
+    // shared machine hit both alike. The warm-up runs give the outputs compared.
+    const Agreement agree = compare_outputs(before.run(in), after.run(in), 1e-3, 1e-5);
+    std::vector<double> tb, ta;
+    for (int i = 0; i < o.bench; ++i) {
+      tb.push_back(time_ms(before, in));
+      ta.push_back(time_ms(after, in));
+    }
+    const double b = median(tb), a = median(ta);
+    if (o.steps) {
+      for (const auto& gb : p.groups)
+        fmt::print("group {} {} [{}]: {}\n", gb.id, gb.pattern, fx::group_outcome_name(gb.outcome),
+                   gb.detail);
+      print_op_times(before, in, o.bench, "unfused");
+      print_op_times(after, in, o.bench, "fused");
+    }
+    if (o.json) {
+      nlohmann::json j = {{"model", o.model},
+                          {"threads", before.threads()},
+                          {"runs", o.bench},
+                          {"groups", p.groups.size()},
+                          {"outcomes",
+                           {{"dnnl_post_ops", p.count(fx::GroupOutcome::DnnlPostOps)},
+                            {"compiled", p.count(fx::GroupOutcome::Compiled)},
+                            {"runtime", p.count(fx::GroupOutcome::Runtime)},
+                            {"excluded", p.count(fx::GroupOutcome::Excluded)}}},
+                          {"unfused",
+                           {{"steps", before.steps().size()},
+                            {"median_ms", b},
+                            {"min_ms", *std::min_element(tb.begin(), tb.end())}}},
+                          {"fused",
+                           {{"steps", after.steps().size()},
+                            {"median_ms", a},
+                            {"min_ms", *std::min_element(ta.begin(), ta.end())}}},
+                          {"speedup", b / a},
+                          {"max_abs_error", agree.max_abs},
+                          {"max_rel_error", agree.max_rel},
+                          {"max_abs_output", agree.max_ref},
+                          {"equivalent", agree.ok},
+                          {"tolerance", {{"rtol", 1e-3}, {"atol", 1e-5}}},
+                          {"note", p.note}};
+      fmt::print("{}\n", j.dump(1));
+      return agree.ok ? 0 : 3;
+    }
     fmt::print(
         "{}: {} groups ({} dnnl_post_ops, {} compiled, {} runtime, {} excluded), {} threads\n",
         o.model, p.groups.size(), p.count(fx::GroupOutcome::DnnlPostOps),
         p.count(fx::GroupOutcome::Compiled), p.count(fx::GroupOutcome::Runtime),
         p.count(fx::GroupOutcome::Excluded), before.threads());
     fmt::print(
-        "unfused {} steps median {:.3f} ms; fused {} steps median {:.3f} ms; speedup {:.2f}x\n",
-        before.steps().size(), b, after.steps().size(), a, b / a);
+        "unfused {} steps median {:.3f} ms (min {:.3f}); fused {} steps median {:.3f} ms (min "
+        "{:.3f}); speedup {:.2f}x\n",
+        before.steps().size(), b, *std::min_element(tb.begin(), tb.end()), after.steps().size(), a,
+        *std::min_element(ta.begin(), ta.end()), b / a);
+    fmt::print(
+        "outputs {} (max abs error {:.3g}, max rel error {:.3g}, max |output| {:.3g}; rtol 1e-3, "
+        "atol 1e-5)\n",
+        agree.ok ? "agree" : "DISAGREE", agree.max_abs, agree.max_rel, agree.max_ref);
     if (!p.note.empty()) fmt::print("note: {}\n", p.note);
-    return 0;
+    return agree.ok ? 0 : 3;
   }
   if (!o.out_dir.empty()) std::filesystem::create_directories(o.out_dir);
   for (const fx::FusionGroup* g : accepted) {
@@ -203,13 +358,17 @@ void register_codegen(CLI::App& app, Runner& run) {
   cmd->add_option("--out", o->out_dir, "Write one <group>.cc per group here instead of printing");
   cmd->add_option("--group", o->group, "Only this group id");
   cmd->add_option("--bench", o->bench, "Time N runs unfused and fused in our runtime (median)");
+  cmd->add_option("--cuda-out", o->cuda_out,
+                  "Write the generated groups as one CUDA source file (for nvcc) and stop");
+  cmd->add_flag("--json", o->json, "With --bench: one JSON object (times, speed-up, errors)");
+  cmd->add_flag("--steps", o->steps, "With --bench: time per op type, unfused and fused");
   cmd->add_option("--threads", o->threads, "Intra-op threads for --bench/--bandwidth (0: all)");
   cmd->add_option("--bandwidth", o->bandwidth_mb,
                   "Measure a generated elementwise chain against a generated stream copy on a "
                   "tensor of this many MiB (no model)");
   cmd->footer(
       "Examples:\n"
-      "  fxc codegen tiny_cnn.onnx --opt-level 2\n"
+      "  fxc codegen resources/models/tiny_cnn.onnx --opt-level 2   # print the kernels\n"
       "  fxc codegen gpt2.onnx --dim batch=1 --dim seq=128 --plan plan.json --out kernels/\n"
       "  fxc codegen resnet18.onnx --opt-level 2 --bench 20\n"
       "  fxc codegen --bandwidth 256 --bench 20");

@@ -131,7 +131,7 @@ void register_export(CLI::App& app, Runner& run) {
   cmd->footer(
       "Examples:\n"
       "  fxc export resnet18.onnx --plan plan.json --out resnet18_fused.onnx --kernels kernels/\n"
-      "  fxc export tiny_cnn.onnx --opt-level 2 --out tiny_fused.onnx");
+      "  fxc export resources/models/tiny_cnn.onnx --opt-level 2 --out tiny_fused.onnx");
   cmd->callback([o, &run] { run = [o] { return run_export(*o); }; });
 }
 

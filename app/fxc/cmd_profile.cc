@@ -6,11 +6,21 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "analysis/device_profile.h"
+#include "analysis/fusion_finder.h"
+#include "analysis/fusion_plan.h"
 #include "commands.h"
 #include "onnx/model_loader.h"
+#include "profile/before_after.h"
+#include "profile/before_after_child.h"
+#include "profile/before_after_json.h"
 #include "profile/child_process.h"
 #include "profile/child_profiler.h"
 #include "profile/chrome_trace.h"
@@ -18,6 +28,7 @@
 #include "profile/kernel_table.h"
 #include "profile/profile_json.h"
 #include "profile/profiler.h"
+#include "util/error.h"
 
 namespace fxc {
 namespace {
@@ -33,6 +44,16 @@ struct ProfileCliOptions {
   bool json = false;
   bool in_process = false;
   int parent_pid = 0;  // set when a parent profiles through us (child_profiler)
+  // Before/after (with --plan or --opt-level).
+  std::string plan;
+  int opt_level = -1;
+  double threshold = 0.30;
+  std::string device = "cpu";                // where to run: cpu | cuda
+  std::string estimate_device = "cpu-host";  // device profile of the --opt-level analysis
+  std::string trace_before, trace_after;
+  std::vector<std::string> exclude;  // internal: "ID=why", from a parent after a crash
+  fx::Tolerance tolerance;           // ONNX's: rtol 1e-3, atol 1e-5
+  bool before_after() const { return !plan.empty() || opt_level >= 0; }
 };
 
 int64_t default_opset(const fx::ModelInfo& info) {
@@ -94,9 +115,181 @@ void print_result(const ProfileCliOptions& o, const fx::ProfileResult& r, bool i
   if (cmp) cmp->print("fxc", o.top);
 }
 
+// ---- before/after ----------------------------------------------------------------
+
+fx::FusionPlan plan_for(const ProfileCliOptions& o, const fx::Graph& g) {
+  if (!o.plan.empty()) {
+    fx::FusionPlan p = fx::FusionPlan::load(o.plan);
+    for (const auto& m : p.bind(g))
+      fmt::print(stderr, "fxc: plan {}: node '{}' is not in the model; its group is dropped\n",
+                 o.plan, m);
+    return p;
+  }
+  fx::FusionOptions fo;
+  fo.opt_level = o.opt_level;
+  fo.threshold = o.threshold;
+  fx::FusionPlan p(fx::analyze_fusion(g, fx::resolve_device(o.estimate_device), fo), o.model);
+  p.accept_all_above(o.threshold);
+  return p;
+}
+
+// Runs the fused program on a GPU: not possible here, and the user is told why.
+void require_cpu(const std::string& device) {
+  if (device == "cpu") return;
+  if (device != "cuda") throw fx::Error("--device must be cpu or cuda, not '" + device + "'");
+  std::error_code ec;
+  bool gpu = std::filesystem::exists("/dev/nvidia0", ec) ||
+             (std::filesystem::exists("/proc/driver/nvidia/gpus", ec) &&
+              !std::filesystem::is_empty("/proc/driver/nvidia/gpus", ec));
+  if (!gpu)
+    throw fx::Error(
+        "--device cuda: no NVIDIA GPU found on this machine (no /dev/nvidia0); run with "
+        "--device cpu");
+  throw fx::Error(
+      "--device cuda: a GPU is present, but this build has no CUDA execution path for "
+      "before/after yet (the CUDA backend only emits kernel sources); run with --device cpu");
+}
+
+void write_json_file(const std::string& path, const nlohmann::json& j) {
+  std::ofstream f(path);
+  f << j.dump() << "\n";
+  if (!f) throw fx::FileError(path, "cannot write the trace");
+}
+
+std::string num_or_dash(const nlohmann::json& v, const char* fmt_spec) {
+  return v.is_number() ? fmt::format(fmt::runtime(fmt_spec), v.get<double>()) : "-";
+}
+
+void print_before_after(const ProfileCliOptions& o, const nlohmann::json& d) {
+  const auto& b = d["before"];
+  const auto& a = d["after"];
+  fmt::print("Model        {}  ({})\n", o.model,
+             o.plan.empty() ? fmt::format("opt level {}, groups above {:.0f}% accepted",
+                                          o.opt_level, o.threshold * 100)
+                            : "plan " + o.plan);
+  fmt::print("Device       {}{}\n", d.value("device", ""), o.in_process ? "" : " (child process)");
+  fmt::print("Runs         {} timed per side after {} warm-up, before/after alternating\n",
+             d.value("runs", 0), d.value("warmup", 0));
+  fmt::print("Before       {} ms median, {} kernels (unfused)\n",
+             num_or_dash(b["median_ms"], "{:.3f}"), b["kernels"].size());
+  fmt::print("After        {} ms median, {} kernels (fused)\n",
+             num_or_dash(a["median_ms"], "{:.3f}"), a["kernels"].size());
+  fmt::print("Speedup      {}x\n", num_or_dash(d["speedup"], "{:.3f}"));
+  fmt::print("Outputs      {} (max abs error {}, max rel error {}; rtol {:g}, atol {:g})\n",
+             d.value("outputs_match", false) ? "match" : "DIFFER",
+             num_or_dash(d["max_abs_error"], "{:.3g}"), num_or_dash(d["max_rel_error"], "{:.3g}"),
+             d["tolerance"].value("rtol", 0.0), d["tolerance"].value("atol", 0.0));
+  if (!d.value("outputs_match", false)) fmt::print("             {}\n", d.value("mismatch", ""));
+  if (!d.value("codegen_note", "").empty())
+    fmt::print("Codegen      {}\n", d["codegen_note"].get<std::string>());
+  fmt::print("\n{:<12} {:<22} {:<9} {:<16} {:>13} {:>13} {:>11}\n", "group", "pattern", "status",
+             "backend", "predicted us", "measured us", "max abs err");
+  std::vector<std::string> notes;
+  for (const auto& g : d["groups"]) {
+    std::string pattern = g.value("pattern", "");
+    if (pattern.size() > 22) pattern = pattern.substr(0, 19) + "...";
+    fmt::print("{:<12} {:<22} {:<9} {:<16} {:>13} {:>13} {:>11}\n", g.value("id", ""), pattern,
+               g.value("status", ""), g.value("backend", ""),
+               num_or_dash(g["predicted_saved_us"], "{:.1f}"),
+               num_or_dash(g["measured_saved_us"], "{:.1f}"),
+               num_or_dash(g["max_abs_error"], "{:.2g}"));
+    if (g.value("status", "") != "fused" && !g.value("reason", "").empty())
+      notes.push_back(fmt::format("{} {}: {}", g.value("id", ""), g.value("status", ""),
+                                  g.value("reason", "")));
+  }
+  fmt::print(
+      "(us saved per run: predicted on device profile {}; measured = members' kernels "
+      "before - fused kernel after)\n",
+      d.value("estimate_profile", "?"));
+  for (const auto& n : notes) fmt::print("{}\n", n);
+  if (!o.trace_before.empty()) fmt::print("Trace before {}\n", o.trace_before);
+  if (!o.trace_after.empty()) fmt::print("Trace after  {}\n", o.trace_after);
+}
+
+void emit_before_after(const ProfileCliOptions& o, nlohmann::json doc) {
+  if (!o.trace_before.empty()) write_json_file(o.trace_before, doc["before"]["trace"]);
+  if (!o.trace_after.empty()) write_json_file(o.trace_after, doc["after"]["trace"]);
+  if (o.json) {
+    fmt::print("{}\n", doc.dump(2));
+    return;
+  }
+  print_before_after(o, doc);
+}
+
+std::vector<std::string> before_after_child_args(const ProfileCliOptions& o,
+                                                 const fx::LoadOptions& lo) {
+  std::vector<std::string> argv = {fx::self_executable_path(),
+                                   "profile",
+                                   o.model,
+                                   "--json",
+                                   "--in-process",
+                                   "--runs",
+                                   std::to_string(o.profile.runs),
+                                   "--warmup",
+                                   std::to_string(o.profile.warmup),
+                                   "--threads",
+                                   std::to_string(o.profile.threads),
+                                   "--seed",
+                                   std::to_string(o.profile.seed),
+                                   "--threshold",
+                                   fmt::format("{}", o.threshold),
+                                   "--estimate-device",
+                                   o.estimate_device,
+                                   "--rtol",
+                                   fmt::format("{}", o.tolerance.rtol),
+                                   "--atol",
+                                   fmt::format("{}", o.tolerance.atol)};
+  if (!o.plan.empty()) argv.insert(argv.end(), {"--plan", o.plan});
+  if (o.opt_level >= 0) argv.insert(argv.end(), {"--opt-level", std::to_string(o.opt_level)});
+  for (const auto& [name, value] : lo.dims)
+    argv.insert(argv.end(), {"--dim", name + "=" + std::to_string(value)});
+  return argv;
+}
+
+int run_before_after_cli(const ProfileCliOptions& o, const fx::LoadOptions& lo) {
+  require_cpu(o.device);
+  if (!o.in_process) {
+    fx::BeforeAfterChildRequest q;
+    q.argv = before_after_child_args(o, lo);
+    q.model = o.model;
+    q.timeout_s = o.timeout_s;
+    emit_before_after(o, fx::before_after_in_child(q));
+    return 0;
+  }
+  if (o.parent_pid > 0) fx::die_with_parent(o.parent_pid);
+  auto m = fx::load_onnx(o.model, lo);
+  fx::FusionPlan plan = plan_for(o, m.graph);
+  fx::BeforeAfterOptions bo;
+  bo.profile = o.profile;
+  bo.tolerance = o.tolerance;
+  bo.profile.opset = default_opset(m.info);
+  bo.codegen.stem = std::filesystem::path(o.model).stem().string();
+  for (const auto& e : o.exclude) {
+    auto eq = e.find('=');
+    bo.excluded[e.substr(0, eq)] =
+        eq == std::string::npos ? "excluded by the caller" : e.substr(eq + 1);
+  }
+  // Markers on stderr, so that a parent can tell which group's kernel killed us.
+  bo.on_check = [](const std::string& id, bool done) {
+    fmt::print(stderr, "{}\n", fx::check_marker(id, done));
+    std::fflush(stderr);
+  };
+  if (const char* f = std::getenv("FXC_TEST_BREAK_GROUP"); f && *f)
+    bo.fault = fx::parse_fault_spec(f);
+  fx::BeforeAfterResult r = fx::run_before_after(m.graph, plan.accepted(), bo);
+  fx::BeforeAfterMeta meta;
+  meta.model = o.model;
+  meta.plan = o.plan;
+  meta.opt_level = o.plan.empty() ? o.opt_level : -1;
+  meta.seed = o.profile.seed;
+  emit_before_after(o, fx::before_after_json(r, meta));
+  return 0;
+}
+
 int run_profile(const ProfileCliOptions& o) {
   fx::LoadOptions lo;
   for (const auto& d : o.dims) fx::parse_dim_binding(d, lo);
+  if (o.before_after()) return run_before_after_cli(o, lo);
   if (!o.compare.empty()) fx::read_trace(o.compare);  // a bad file fails before profiling
   if (o.in_process) {
     if (o.parent_pid > 0) fx::die_with_parent(o.parent_pid);
@@ -158,7 +351,8 @@ int run_trace_import(const ImportOptions& o) {
 
 void register_profile(CLI::App& app, Runner& run) {
   auto o = std::make_shared<ProfileCliOptions>();
-  auto* cmd = app.add_subcommand("profile", "Run a model on the CPU and time it kernel by kernel");
+  auto* cmd = app.add_subcommand(
+      "profile", "Time a model kernel by kernel; with --plan/--opt-level, unfused vs fused");
   cmd->add_option("model", o->model, "ONNX model file")->required();
   cmd->add_option("--runs", o->profile.runs, "Timed runs (the median is reported)")
       ->capture_default_str()
@@ -182,12 +376,40 @@ void register_profile(CLI::App& app, Runner& run) {
   cmd->add_flag("--in-process", o->in_process,
                 "Profile in this process instead of a child (a crash then ends fxc)");
   cmd->add_option("--parent-pid", o->parent_pid)->group("");  // internal: see child_profiler
+  cmd->add_option("--plan", o->plan,
+                  "Before/after: run unfused and fused with this plan's accepted groups");
+  cmd->add_option("--opt-level", o->opt_level,
+                  "Before/after: analyze at this level, accept every group above --threshold")
+      ->check(CLI::Range(0, 3));
+  cmd->add_option("--threshold", o->threshold, "Traffic reduction a group needs (--opt-level)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--estimate-device", o->estimate_device,
+                  "Device profile of the predicted savings (--opt-level analysis)")
+      ->capture_default_str();
+  cmd->add_option("--device", o->device, "Before/after on cpu or cuda")->capture_default_str();
+  cmd->add_option("--trace-before", o->trace_before,
+                  "Before/after: write the unfused representative run as a Chrome trace");
+  cmd->add_option("--trace-after", o->trace_after,
+                  "Before/after: write the fused representative run as a Chrome trace");
+  cmd->add_option("--rtol", o->tolerance.rtol,
+                  "Before/after: relative tolerance of the output check (ONNX's)")
+      ->capture_default_str();
+  cmd->add_option("--atol", o->tolerance.atol,
+                  "Before/after: absolute tolerance of the output check (ONNX's)")
+      ->capture_default_str();
+  cmd->add_option("--exclude-group", o->exclude)->group("");  // internal: ID=why, from a parent
   cmd->footer(
       "Examples:\n"
       "  fxc profile resources/models/tiny_cnn.onnx --runs 20 --threads 2\n"
       "  fxc profile resnet18.onnx --trace resnet18.json   # open in ui.perfetto.dev\n"
       "  fxc profile gpt2.onnx --dim batch=1 --dim seq=128 --json\n"
-      "  fxc profile resnet18.onnx --compare onnxruntime_profile.json   # ORT's profiler JSON");
+      "  fxc profile resnet18.onnx --compare onnxruntime_profile.json   # ORT's profiler JSON\n"
+      "  fxc profile resources/models/tiny_cnn.onnx --opt-level 2 --threads 2   # unfused vs "
+      "fused\n"
+      "  fxc profile resnet18.onnx --opt-level 2 --runs 20 --json > before_after.json\n"
+      "  fxc profile gpt2.onnx --dim batch=1 --dim seq=128 --plan plan.json "
+      "--trace-before b.json --trace-after a.json");
   cmd->callback([o, &run] { run = [o] { return run_profile(*o); }; });
 
   auto io = std::make_shared<ImportOptions>();

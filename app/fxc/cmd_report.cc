@@ -105,7 +105,9 @@ void register_report(CLI::App& app, Runner& run) {
       "  fxc profile model.onnx --plan plan.json --json > before_after.json\n"
       "  fxc report model.onnx --plan plan.json --profile before_after.json --out report.html\n"
       "  fxc report model.onnx --plan plan.json --out report.json   # for CI "
-      "(docs/report-schema.md)");
+      "(docs/report-schema.md)\n"
+      "  fxc analyze resources/models/tiny_cnn.onnx --plan-out plan.json --accept-all && "
+      "fxc report resources/models/tiny_cnn.onnx --plan plan.json --out report.md");
   cmd->callback([o, &run] { run = [o] { return run_report(*o); }; });
 }
 

@@ -18,7 +18,20 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose, "Log debug detail to stderr");
   app.add_flag("-q,--quiet", quiet, "Log errors only");
   app.require_subcommand(1);
-  app.footer("Run 'fxc SUBCOMMAND --help' for a subcommand's options and examples.");
+  app.footer(
+      "Examples (a typical session, on the bundled sample model):\n"
+      "  fxc inspect resources/models/tiny_cnn.onnx       # ops, parameters, inputs, outputs\n"
+      "  fxc analyze resources/models/tiny_cnn.onnx --device nvidia-h100   # fusion candidates\n"
+      "  fxc analyze resources/models/tiny_cnn.onnx --plan-out plan.json --accept-all\n"
+      "  fxc export resources/models/tiny_cnn.onnx --plan plan.json --out fused.onnx\n"
+      "  fxc report resources/models/tiny_cnn.onnx --plan plan.json --out report.html\n"
+      "An installed package keeps the samples in /usr/share/fusion-explorer/samples/.\n"
+      "\n"
+      "Device profiles: cpu-host (measured here, see 'fxc calibrate'), nvidia-h100,\n"
+      "ascend-910b, or a JSON file. Every estimate names the profile that produced it.\n"
+      "Exit status: 0 success; 2 bad input or usage (one line naming the file and the\n"
+      "cause); 3 internal error.\n"
+      "Run 'fxc SUBCOMMAND --help' for a subcommand's options and examples; man fxc.");
 
   fxc::Runner run;
   fxc::register_inspect(app, run);

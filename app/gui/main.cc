@@ -1,6 +1,8 @@
 // fusion-explorer [MODEL]: the desktop explorer.
 //
 //   --screenshot FILE   open MODEL, wait for the graph, save the window as a PNG, quit
+//   --profile           after opening (and --accept-above), profile before/after with
+//                       fxc in a child process; --screenshot then waits for the result
 //   --measure           open MODEL, print time to first painted graph and the longest
 //                       UI-thread stall as JSON, quit (for docs/benchmarks.md)
 #include <QApplication>
@@ -69,7 +71,11 @@ int main(int argc, char** argv) {
   QCommandLineOption find(QStringLiteral("find"),
                           QStringLiteral("Reveal the first node matching TEXT after opening."),
                           QStringLiteral("TEXT"));
-  for (const auto* o : {&screenshot, &measure, &device, &dark, &size, &overlay, &accept, &find})
+  QCommandLineOption profile(
+      QStringLiteral("profile"),
+      QStringLiteral("Profile before/after (fxc profile --plan) once the model is open."));
+  for (const auto* o :
+       {&screenshot, &measure, &device, &dark, &size, &overlay, &accept, &find, &profile})
     cli.addOption(*o);
   cli.process(app);
   fx::setup_logging(fx::LogLevel::Normal);
@@ -128,9 +134,16 @@ int main(int argc, char** argv) {
           }
           QApplication::exit(0);
         };
-        if (cli.isSet(find)) {
+        if (cli.isSet(profile)) {
+          // `finish` by value: this lambda outlives the scope it is declared in.
+          QObject::connect(&window, &MainWindow::profile_finished, &app, [&, finish](bool ok) {
+            if (!ok) return QApplication::exit(2);  // `failed` printed why
+            QTimer::singleShot(300, &app, finish);
+          });
+          window.profile();
+        } else if (cli.isSet(find)) {
           QObject::connect(&window, &MainWindow::layout_shown, &app,
-                           [&] { QTimer::singleShot(150, &app, finish); });
+                           [&, finish] { QTimer::singleShot(150, &app, finish); });
           window.reveal_node(window.document()->graph().find_node(cli.value(find).toStdString()));
           if (!window.is_busy()) QTimer::singleShot(150, &app, finish);
         } else {

@@ -78,9 +78,17 @@ std::string emit_cpp_prelude() {
 // expf only vectorizes under -ffast-math). exp: 2^n * e^r with |r| <= ln2/2 and a
 // degree-6 Taylor polynomial (relative error ~1e-7); erf: Abramowitz & Stegun 7.1.26
 // (absolute error < 1.5e-7).
+//
+// fminf/fmaxf do not vectorize either (their NaN rules need -ffinite-math-only), hence
+// fx_min/fx_max as selects, and the type pun through __builtin_bit_cast (a union
+// stops GCC's vectorizer). A NaN first operand passes through, as in ONNX.
+static inline float fx_max(float a, float b) { return a < b ? b : a; }
+static inline float fx_min(float a, float b) { return a > b ? b : a; }
 static inline float fx_expf(float x) {
-  x = fminf(fmaxf(x, -87.3f), 88.7f);
-  const float n = floorf(x * 1.44269504f + 0.5f);
+  x = fx_min(fx_max(x, -87.3f), 88.7f);
+  // round(x / ln2) by adding and removing 1.5 * 2^23 (floorf does not vectorize
+  // unless traps are off)
+  const float n = (x * 1.44269504f + 12582912.f) - 12582912.f;
   const float r = x - n * 0.693145752f - n * 1.42860677e-06f;
   float p = 1.f / 720.f;
   p = p * r + 1.f / 120.f;
@@ -89,9 +97,7 @@ static inline float fx_expf(float x) {
   p = p * r + 0.5f;
   p = p * r + 1.f;
   p = p * r + 1.f;
-  union { int32_t i; float f; } s;
-  s.i = ((int32_t)n + 127) << 23;
-  return p * s.f;
+  return p * __builtin_bit_cast(float, ((int32_t)n + 127) << 23);
 }
 static inline float fx_erff(float x) {
   const float a = fabsf(x);
@@ -244,8 +250,13 @@ std::string emit_cpp_function(const LoweredGroup& g) {
         continue;
       }
       if (!r.row) continue;
-      o << "        const float " << r.c_name << " = " << c_expression(op, args) << ";  // "
-        << op.node << " (" << op.op << ")" << var_comment(r) << "\n";
+      // Division by a per-row scalar (Softmax's sum, LayerNorm's deviation): one
+      // reciprocal per row (hoisted out of the loop) and a multiply per element.
+      const KVar& divisor = g.vars[static_cast<std::size_t>(op.args.back())];
+      const bool by_row_scalar = op.op == "Div" && !divisor.row && !divisor.literal;
+      o << "        const float " << r.c_name << " = "
+        << (by_row_scalar ? "(" + args[0] + ") * (1.f / " + args[1] + ")" : c_expression(op, args))
+        << ";  // " << op.node << " (" << op.op << ")" << var_comment(r) << "\n";
       if (slot[op.result] >= 0) o << "        b" << op.result << "[j] = " << r.c_name << ";\n";
       if (int k = output_index(op.result); k >= 0)
         o << "        q" << k << "[j] = " << r.c_name << ";\n";

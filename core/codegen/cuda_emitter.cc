@@ -186,6 +186,8 @@ std::string emit_cuda_source(const std::vector<LoweredGroup>& groups) {
     << R"(__device__ inline float fx_expf(float x) { return expf(x); }
 __device__ inline float fx_erff(float x) { return erff(x); }
 __device__ inline float fx_tanhf(float x) { return tanhf(x); }
+__device__ inline float fx_max(float a, float b) { return fmaxf(a, b); }
+__device__ inline float fx_min(float a, float b) { return fminf(a, b); }
 
 // Block-wide reductions (blockDim.x a multiple of 32, at most 1024); every thread
 // gets the result.

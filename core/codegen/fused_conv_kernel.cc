@@ -4,10 +4,14 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cstdlib>
+#include <cstring>
 #include <set>
 
+#include "codegen/conv_epilogue.h"
 #include "codegen/kernel_ir.h"
 #include "onnx/bn_fold.h"
+#include "runtime/depthwise_conv.h"
 #include "runtime/dnnl_util.h"
 #include "util/error.h"
 
@@ -16,8 +20,9 @@ namespace fx {
 namespace {
 
 std::optional<float> scalar_const(const Graph& g, ValueId v) {
-  if (v == kNoValue || !g.value(v).is_constant() || g.value(v).data->numel() != 1) return {};
-  return g.value(v).data->to_floats().at(0);
+  auto d = constant_data(g, v);
+  if (!d || d->numel() != 1) return {};
+  return d->to_floats().at(0);
 }
 
 dnnl::algorithm algorithm_of(const std::string& a) {
@@ -34,6 +39,43 @@ dnnl::algorithm algorithm_of(const std::string& a) {
   if (a == "sub") return A::binary_sub;
   if (a == "mul") return A::binary_mul;
   return A::binary_div;
+}
+
+bool same_shape(const Shape& a, const Shape& b) {
+  if (!a.rank_known() || !b.rank_known() || a.rank() != b.rank()) return false;
+  for (std::size_t i = 0; i < a.rank(); ++i)
+    if (!(a[i] == b[i])) return false;
+  return true;
+}
+
+// A float32 constant that is a scalar or varies only along the output's channel axis
+// (axis 1 of `out`, right-aligned broadcasting), so it can go into weights and bias.
+bool per_channel_constant(const Graph& g, ValueId v, const Shape& out) {
+  auto data = constant_data(g, v);
+  if (!data || data->dtype() != DType::Float32 || !out.rank_known()) return false;
+  const auto& d = data->dims();
+  if (d.size() > out.rank()) return false;
+  for (std::size_t a = 0; a < d.size(); ++a) {
+    const std::size_t oa = out.rank() - d.size() + a;
+    if (d[a] != 1 && oa != 1) return false;
+  }
+  return true;
+}
+
+// Applies a Fold post-op to [O, ...] weights and [O] bias.
+void fold_into(std::vector<float>& w, std::vector<float>& bias, const std::string& alg,
+               const std::vector<float>& c) {
+  const std::size_t oc = bias.size(), per = w.size() / oc;
+  for (std::size_t o = 0; o < oc; ++o) {
+    const float k = c.size() == 1 ? c[0] : c.at(o);
+    if (alg == "add") bias[o] += k;
+    if (alg == "sub") bias[o] -= k;
+    if (alg == "mul" || alg == "div") {
+      for (std::size_t i = 0; i < per; ++i)
+        w[o * per + i] = alg == "mul" ? w[o * per + i] * k : w[o * per + i] / k;
+      bias[o] = alg == "mul" ? bias[o] * k : bias[o] / k;
+    }
+  }
 }
 
 }  // namespace
@@ -54,6 +96,7 @@ std::optional<ConvPostOpPlan> plan_conv_post_ops(const Graph& g, const std::vect
   if (group_external_outputs(g, nodes).size() != 1) return fail("the group has several outputs");
   ValueId cur = conv.outputs[0];
   p.step_inputs.push_back(conv.inputs[0]);
+  bool has_sum = false;
   std::size_t i = 1;
   if (i < nodes.size() && g.node(nodes[i]).op_type == "BatchNormalization") {
     std::string b = conv_bn_fold_blocker(g, p.conv, nodes[i]);
@@ -133,10 +176,20 @@ std::optional<ConvPostOpPlan> plan_conv_post_ops(const Graph& g, const std::vect
         if (!(d.is_static() && d.value == 1) && !(d == o))
           return fail("operand of '" + n.name + "' does not broadcast to the Conv output");
       }
-      po.kind = ConvPostOp::Kind::Binary;
       po.alg = op == "Add" ? "add" : op == "Sub" ? "sub" : op == "Mul" ? "mul" : "div";
       po.operand = other;
-      p.step_inputs.push_back(other);
+      const bool linear_so_far =
+          std::all_of(p.post_ops.begin(), p.post_ops.end(),
+                      [](const ConvPostOp& q) { return q.kind == ConvPostOp::Kind::Fold; });
+      if (linear_so_far && per_channel_constant(g, other, out))
+        po.kind = ConvPostOp::Kind::Fold;
+      else if (op == "Add" && !has_sum && same_shape(s, out)) {
+        po.kind = ConvPostOp::Kind::Sum;
+        has_sum = true;
+      } else {
+        po.kind = ConvPostOp::Kind::Binary;
+      }
+      if (po.kind != ConvPostOp::Kind::Fold) p.step_inputs.push_back(other);
     } else {
       return fail("op " + op + " (node '" + n.name + "') has no oneDNN post-op");
     }
@@ -181,6 +234,25 @@ class FusedConvKernel final : public Kernel {
       weights_ = std::move(folded.weights);
       bias_ = std::move(folded.bias);
     }
+    for (const ConvPostOp& po : plan.post_ops) {
+      if (po.kind != ConvPostOp::Kind::Fold) continue;
+      auto c = constant_data(g, po.operand)->to_floats();
+      if (c.size() != 1 && c.size() != bias_.size())
+        throw Error("fused Conv '" + n.name + "': operand of '" + po.node +
+                    "' does not match the output channels");
+      fold_into(weights_, bias_, po.alg, c);
+    }
+    // Without Binary post-ops the epilogue runs as our own pass (conv_epilogue.h).
+    std::vector<EpilogueOp> ops;
+    bool own = true;
+    for (const ConvPostOp& po : plan.post_ops) {
+      if (po.kind == ConvPostOp::Kind::Fold) continue;
+      EpilogueOp e;
+      own = own && po.kind != ConvPostOp::Kind::Binary &&
+            epilogue_op_for(po.alg, po.alpha, po.beta, &e);
+      ops.push_back(e);
+    }
+    if (own) epilogue_.emplace(std::move(ops));
   }
 
   void run(KernelContext& ctx) override {
@@ -191,20 +263,53 @@ class FusedConvKernel final : public Kernel {
     for (int i = 1; i < ctx.num_inputs(); ++i) operand_dims.push_back(ctx.in(i).dims());
     if (x.dims() != src_dims_ || operand_dims != operand_dims_) build(x.dims(), operand_dims);
     Tensor& y = ctx.output(0, DType::Float32, dst_dims_);
+    if (depthwise_) {
+      // The runtime's direct depthwise loop (oneDNN's is im2col+gemm on NCHW), on the
+      // folded weights; the epilogue is always ours here.
+      depthwise_conv2d(dw_, x.data<float>(), weights_.data(), bias_.data(), y.data<float>());
+      residuals_.clear();
+      for (int i = 1; i < ctx.num_inputs(); ++i) {
+        const Tensor& r = ctx.in(i);
+        if (r.dims() != y.dims())
+          throw Error("fused Conv step " + ctx.step_name() + ": residual " + r.str() +
+                      " does not match the output");
+        residuals_.push_back(r.data<float>());
+      }
+      apply_epilogue(y, nullptr, ctx.threads());
+      return;
+    }
+    if (blocked_) {
+      run_blocked(ctx, x, y);
+      return;
+    }
     src_mem_.set_data_handle(const_cast<void*>(x.raw()));
     dst_mem_.set_data_handle(y.raw());
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src_mem_},
-                                               {DNNL_ARG_WEIGHTS, w_mem_},
-                                               {DNNL_ARG_BIAS, b_mem_},
-                                               {DNNL_ARG_DST, dst_mem_}};
-    for (std::size_t k = 0, b = 0; k < plan_.post_ops.size(); ++k) {
-      if (plan_.post_ops[k].kind != ConvPostOp::Kind::Binary) continue;
-      operand_mems_[b].set_data_handle(const_cast<void*>(ctx.in(static_cast<int>(b + 1)).raw()));
-      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(k)) | DNNL_ARG_SRC_1] = operand_mems_[b];
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_SRC, src_mem_}, {DNNL_ARG_WEIGHTS, w_mem_}, {DNNL_ARG_DST, dst_mem_}};
+    if (!epilogue_) args[DNNL_ARG_BIAS] = b_mem_;  // else the epilogue adds it
+    // Step inputs after x: the Binary and Sum operands, in post-op order; operand_mems_
+    // holds one memory per Binary.
+    residuals_.clear();
+    for (std::size_t k = 0, in = 1, b = 0; k < plan_.post_ops.size(); ++k) {
+      const auto kind = plan_.post_ops[k].kind;
+      if (kind == ConvPostOp::Kind::Sum) {
+        const Tensor& r = ctx.in(static_cast<int>(in++));
+        if (r.dims() != y.dims())
+          throw Error("fused Conv step " + ctx.step_name() + ": residual " + r.str() +
+                      " does not match the output");
+        if (epilogue_)
+          residuals_.push_back(r.data<float>());
+        else if (r.raw() != y.raw())
+          std::memcpy(y.raw(), r.raw(), y.byte_size());
+      }
+      if (kind != ConvPostOp::Kind::Binary) continue;
+      operand_mems_[b].set_data_handle(const_cast<void*>(ctx.in(static_cast<int>(in++)).raw()));
+      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_op_index_[k]) | DNNL_ARG_SRC_1] = operand_mems_[b];
       ++b;
     }
     prim_.execute(dnnl_stream(), args);
     dnnl_stream().wait();
+    if (epilogue_) apply_epilogue(y, bias_.data(), ctx.threads());
   }
 
  private:
@@ -239,6 +344,13 @@ class FusedConvKernel final : public Kernel {
     src_dims_ = x;
     operand_dims_ = operands;
     dst_dims_ = out;
+    depthwise_ = epilogue_ && sp == 2 && group_ > 1 && group_ == x[1] && w_dims_[0] == group_;
+    if (!depthwise_ && try_blocked(x, out, st, dil, pl, pr, operands)) return;
+    if (depthwise_) {
+      dw_ = DepthwiseShape{x[0],       x[1],  x[2],  x[3],       out[2],     out[3], w_dims_[2],
+                           w_dims_[3], st[0], st[1], dil[0] + 1, dil[1] + 1, pl[0],  pl[1]};
+      return;
+    }
     using dt = dnnl::memory::data_type;
     auto src_md = plain_f32_desc(x), dst_md = plain_f32_desc(out);
     std::vector<int64_t> wd = w_dims_;
@@ -250,10 +362,25 @@ class FusedConvKernel final : public Kernel {
     dnnl::memory::desc b_md({w_dims_[0]}, dt::f32, dnnl::memory::format_tag::a);
     dnnl::post_ops po;
     operand_mems_.clear();
+    // Folded post-ops are in the weights already: the primitive's post-op indices
+    // count only the others.
+    int index = 0;
+    post_op_index_.assign(plan_.post_ops.size(), -1);
     for (std::size_t k = 0, b = 0; k < plan_.post_ops.size(); ++k) {
       const ConvPostOp& p = plan_.post_ops[k];
+      if (p.kind == ConvPostOp::Kind::Fold) continue;
+      if (epilogue_) {
+        b += p.kind == ConvPostOp::Kind::Sum;
+        continue;
+      }
+      post_op_index_[k] = index++;
       if (p.kind == ConvPostOp::Kind::Eltwise) {
         po.append_eltwise(1.f, algorithm_of(p.alg), p.alpha, p.beta);
+        continue;
+      }
+      if (p.kind == ConvPostOp::Kind::Sum) {
+        ++b;
+        po.append_sum(1.f);
         continue;
       }
       std::vector<int64_t> od = operands.at(b++);
@@ -264,9 +391,13 @@ class FusedConvKernel final : public Kernel {
     }
     dnnl::primitive_attr attr;
     attr.set_post_ops(po);
-    auto desc = dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                dnnl::algorithm::convolution_direct, src_md, w_any,
-                                                b_md, dst_md, st, dil, pl, pr);
+    auto desc = epilogue_
+                    ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                      dnnl::algorithm::convolution_direct, src_md,
+                                                      w_any, dst_md, st, dil, pl, pr)
+                    : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                      dnnl::algorithm::convolution_direct, src_md,
+                                                      w_any, b_md, dst_md, st, dil, pl, pr);
     auto pd = dnnl::convolution_forward::primitive_desc(desc, attr, dnnl_engine());
     prim_ = dnnl::convolution_forward(pd);
     auto user_w = dnnl::memory(plain_f32_desc(wd), dnnl_engine(), weights_.data());
@@ -282,6 +413,104 @@ class FusedConvKernel final : public Kernel {
     dst_mem_ = dnnl::memory(dst_md, dnnl_engine(), DNNL_MEMORY_NONE);
   }
 
+  // oneDNN's own blocked layouts (nChw16c...) let it pick its direct JIT convolution
+  // which applies eltwise and sum post-ops in registers; on plain NCHW it falls back to
+  // im2col + gemm. The price is a reorder of the input and of the output (and of a
+  // residual, into the output block, as the sum post-op's operand). Taken for kernels
+  // larger than 1x1 when the primitive oneDNN picks for "any" layouts is not a gemm
+  // and there are no binary post-ops; false leaves the plain path.
+  bool try_blocked(const std::vector<int64_t>& x, const std::vector<int64_t>& out,
+                   const dnnl::memory::dims& st, const dnnl::memory::dims& dil,
+                   const dnnl::memory::dims& pl, const dnnl::memory::dims& pr,
+                   const std::vector<std::vector<int64_t>>& operands) {
+    blocked_ = false;
+    if (std::getenv("FX_CONV_PLAIN")) return false;
+    // A 1x1 convolution on NCHW is a plain gemm already: reorders would only add two
+    // passes over memory.
+    int64_t taps = 1;
+    for (std::size_t i = 2; i < w_dims_.size(); ++i) taps *= w_dims_[i];
+    if (taps == 1) return false;
+    for (const auto& p : plan_.post_ops)
+      if (p.kind == ConvPostOp::Kind::Binary) return false;
+    using dt = dnnl::memory::data_type;
+    using tag = dnnl::memory::format_tag;
+    std::vector<int64_t> wd = w_dims_;
+    if (group_ > 1) {
+      wd[0] /= group_;
+      wd.insert(wd.begin(), group_);
+    }
+    dnnl::memory::desc src_any(to_dnnl(x), dt::f32, tag::any),
+        dst_any(to_dnnl(out), dt::f32, tag::any), w_any(to_dnnl(wd), dt::f32, tag::any),
+        b_md({w_dims_[0]}, dt::f32, tag::a);
+    dnnl::post_ops po;
+    for (const auto& p : plan_.post_ops) {
+      if (p.kind == ConvPostOp::Kind::Eltwise)
+        po.append_eltwise(1.f, algorithm_of(p.alg), p.alpha, p.beta);
+      if (p.kind == ConvPostOp::Kind::Sum) po.append_sum(1.f);
+    }
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(po);
+    auto desc = dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                dnnl::algorithm::convolution_direct, src_any, w_any,
+                                                b_md, dst_any, st, dil, pl, pr);
+    dnnl::convolution_forward::primitive_desc pd;
+    try {
+      pd = dnnl::convolution_forward::primitive_desc(desc, attr, dnnl_engine());
+    } catch (const dnnl::error&) {
+      return false;
+    }
+    if (std::string(pd.impl_info_str()).find("gemm") != std::string::npos) return false;
+    prim_ = dnnl::convolution_forward(pd);
+    auto user_w = dnnl::memory(plain_f32_desc(wd), dnnl_engine(), weights_.data());
+    w_mem_ = dnnl::memory(pd.weights_desc(), dnnl_engine());
+    dnnl::reorder(user_w, w_mem_).execute(dnnl_stream(), user_w, w_mem_);
+    dnnl_stream().wait();
+    b_mem_ = dnnl::memory(b_md, dnnl_engine(), bias_.data());
+    auto src_md = plain_f32_desc(x), dst_md = plain_f32_desc(out);
+    src_mem_ = dnnl::memory(src_md, dnnl_engine(), DNNL_MEMORY_NONE);
+    dst_mem_ = dnnl::memory(dst_md, dnnl_engine(), DNNL_MEMORY_NONE);
+    res_mem_ = dnnl::memory(dst_md, dnnl_engine(), DNNL_MEMORY_NONE);
+    src_reorder_.reset();
+    if (pd.src_desc() != src_md) {
+      src_blk_ = dnnl::memory(pd.src_desc(), dnnl_engine());
+      src_reorder_ = dnnl::reorder(src_mem_, src_blk_);
+    }
+    dst_blk_ = dnnl::memory(pd.dst_desc(), dnnl_engine());
+    dst_reorder_ = dnnl::reorder(dst_blk_, dst_mem_);
+    res_reorder_ = dnnl::reorder(res_mem_, dst_blk_);
+    (void)operands;
+    blocked_ = true;
+    return true;
+  }
+
+  void run_blocked(KernelContext& ctx, const Tensor& x, Tensor& y) {
+    auto& s = dnnl_stream();
+    src_mem_.set_data_handle(const_cast<void*>(x.raw()));
+    dst_mem_.set_data_handle(y.raw());
+    if (src_reorder_) src_reorder_->execute(s, src_mem_, src_blk_);
+    for (int i = 1; i < ctx.num_inputs(); ++i) {  // the Sum operand (one at most)
+      const Tensor& r = ctx.in(i);
+      if (r.dims() != y.dims())
+        throw Error("fused Conv step " + ctx.step_name() + ": residual " + r.str() +
+                    " does not match the output");
+      res_mem_.set_data_handle(const_cast<void*>(r.raw()));
+      res_reorder_.execute(s, res_mem_, dst_blk_);
+    }
+    prim_.execute(s, {{DNNL_ARG_SRC, src_reorder_ ? src_blk_ : src_mem_},
+                      {DNNL_ARG_WEIGHTS, w_mem_},
+                      {DNNL_ARG_BIAS, b_mem_},
+                      {DNNL_ARG_DST, dst_blk_}});
+    dst_reorder_.execute(s, dst_blk_, dst_mem_);
+    s.wait();
+  }
+
+  void apply_epilogue(Tensor& y, const float* bias, int threads) const {
+    const auto& d = y.dims();
+    int64_t spatial = 1;
+    for (std::size_t i = 2; i < d.size(); ++i) spatial *= d[i];
+    epilogue_->apply(y.data<float>(), d[0], d[1], spatial, bias, residuals_, threads);
+  }
+
   ConvPostOpPlan plan_;
   int64_t group_ = 1;
   std::vector<int64_t> strides_, dilations_, pads_;
@@ -293,6 +522,15 @@ class FusedConvKernel final : public Kernel {
   dnnl::primitive prim_;
   dnnl::memory w_mem_, b_mem_, src_mem_, dst_mem_;
   std::vector<dnnl::memory> operand_mems_;
+  std::vector<int> post_op_index_;        // per plan post-op: its index in the primitive, -1 folded
+  std::optional<ConvEpilogue> epilogue_;  // set: no oneDNN post-ops, this pass instead
+  bool depthwise_ = false;                // runs runtime/depthwise_conv.h's loop
+  bool blocked_ = false;                  // try_blocked()
+  std::optional<dnnl::reorder> src_reorder_;
+  dnnl::reorder dst_reorder_, res_reorder_;
+  dnnl::memory src_blk_, dst_blk_, res_mem_;
+  DepthwiseShape dw_{};
+  std::vector<const float*> residuals_;
 };
 
 }  // namespace

@@ -7,6 +7,17 @@
 // Relu, LeakyRelu, Clip (constant bounds), Sigmoid, x*Sigmoid(x) (swish), Tanh,
 // HardSwish, Elu, Gelu, and Add/Sub/Mul/Div with a second operand that broadcasts to
 // the output (per-channel bias, scalar, residual tensor).
+//
+// Binary post-ops are slow in oneDNN's gemm convolution on plain layouts (an order of
+// magnitude over the convolution itself), so they are avoided where possible:
+//   Fold  a constant per-channel or scalar Add/Sub/Mul/Div before any nonlinearity
+//         goes into the weights and bias (like BatchNormalization);
+//   Sum   the first Add of a tensor of the output's shape (a residual) becomes
+//         oneDNN's sum post-op: the residual is copied into the output first and
+//         accumulated by the convolution's own store.
+// The rest runs as oneDNN binary post-ops. Without binary post-ops, eltwise and sum
+// run as our own in-place pass right after the convolution (conv_epilogue.h), which
+// is much cheaper than oneDNN's post-ops on plain layouts.
 
 #include <memory>
 #include <optional>
@@ -19,11 +30,11 @@
 namespace fx {
 
 struct ConvPostOp {
-  enum class Kind { Eltwise, Binary } kind = Kind::Eltwise;
+  enum class Kind { Eltwise, Binary, Fold, Sum } kind = Kind::Eltwise;
   std::string alg;  // "relu", "clip", "logistic", "swish", "tanh", "hardswish", "elu",
                     // "gelu_erf", "add", "sub", "mul", "div"
   float alpha = 0, beta = 0;
-  ValueId operand = kNoValue;  // Binary: the second operand
+  ValueId operand = kNoValue;  // Binary/Fold/Sum: the second operand
   std::string node;            // the node(s) it comes from
 };
 
@@ -31,7 +42,7 @@ struct ConvPostOpPlan {
   NodeId conv = kNoNode;
   NodeId bn = kNoNode;  // folded into the weights, when present
   std::vector<ConvPostOp> post_ops;
-  std::vector<ValueId> step_inputs;  // [x, binary operands...]
+  std::vector<ValueId> step_inputs;  // [x, Binary and Sum operands in post-op order...]
   ValueId output = kNoValue;
 };
 

@@ -3,9 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include "codegen/cpp_emitter.h"
+#include "codegen/cuda_emitter.h"
 #include "codegen/fused_conv_kernel.h"
 #include "codegen/generated_kernel.h"
 #include "codegen/kernel_ir.h"
@@ -59,18 +61,6 @@ Step make_group_step(const Graph& g, const GroupBuild& b, const std::vector<Node
   return s;
 }
 
-// The members' runtime kernels in one step.
-std::shared_ptr<Kernel> member_kernels(const Graph& g, const std::vector<NodeId>& nodes,
-                                       int64_t opset) {
-  std::vector<SubStep> subs;
-  for (NodeId n : nodes) {
-    const Node& node = g.node(n);
-    subs.push_back({make_kernel(g, node, opset), node.inputs, node.outputs, node.name});
-  }
-  return std::make_shared<CompositeKernel>(std::move(subs), group_external_inputs(g, nodes),
-                                           group_external_outputs(g, nodes));
-}
-
 struct Pending {
   std::size_t index;
   std::vector<NodeId> nodes;
@@ -90,6 +80,69 @@ void rebuild_steps(const Graph& g, FusedProgram& p, int64_t opset) {
       b.step.reset();
     }
   }
+}
+
+// `nodes` as one generated kernel (an anchor first runs through its runtime kernel),
+// or nullopt with `reason`.
+std::optional<Pending> lower_pending(const Graph& g, const std::vector<NodeId>& nodes,
+                                     const std::string& id, std::size_t index,
+                                     std::string* reason) {
+  Pending pd{index, nodes, kNoNode, {}};
+  std::vector<NodeId> body = nodes;
+  if (is_anchor(g.node(nodes[0]).op_type)) {
+    pd.anchor = nodes[0];
+    body.erase(body.begin());
+  }
+  bool other_anchor =
+      std::any_of(body.begin(), body.end(), [&](NodeId n) { return is_anchor(g.node(n).op_type); });
+  LowerResult lr;
+  if (body.empty())
+    lr.reason = "an anchor alone has nothing to fuse";
+  else if (other_anchor)
+    lr.reason = "the anchor is not the group's first node";
+  else
+    lr = lower_group(g, body, id, c_identifier(id));
+  if (lr.group) {
+    pd.lowered = std::move(*lr.group);
+    try {
+      emit_cpp_function(pd.lowered);  // schedules; throws when it cannot
+      return pd;
+    } catch (const Error& e) {
+      lr.reason = e.what();
+    }
+  }
+  if (reason) *reason = lr.reason;
+  return std::nullopt;
+}
+
+// A group that cannot be generated as a whole, cut into runs of consecutive members
+// (in topological order, so each run is convex like the group) that can: each run is
+// grown while it still lowers, and kept when it has two nodes or more. Part k is
+// named "<id>.k".
+std::vector<Pending> generated_parts(const Graph& g, const std::vector<NodeId>& nodes,
+                                     const std::string& id) {
+  std::vector<Pending> out;
+  std::size_t i = 0;
+  while (i < nodes.size()) {
+    std::optional<Pending> best;
+    std::size_t end = i;
+    const std::string pid = id + "." + std::to_string(out.size() + 1);
+    for (std::size_t j = i + 1; j < nodes.size(); ++j) {
+      std::vector<NodeId> run(nodes.begin() + static_cast<std::ptrdiff_t>(i),
+                              nodes.begin() + static_cast<std::ptrdiff_t>(j) + 1);
+      auto pd = lower_pending(g, run, pid, 0, nullptr);
+      if (!pd) break;
+      best = std::move(pd);
+      end = j;
+    }
+    if (best) {
+      out.push_back(std::move(*best));
+      i = end + 1;
+    } else {
+      ++i;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -129,6 +182,7 @@ FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionG
                                  const CodegenOptions& options) {
   FusedProgram p;
   std::vector<Pending> pending;
+  std::vector<std::pair<GroupBuild, Pending>> parts;
   std::vector<std::vector<NodeId>> group_nodes(groups.size());
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const FusionGroup& fg = *groups[i];
@@ -159,33 +213,31 @@ FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionG
         }
       }
     }
-    Pending pd{i, nodes, kNoNode, {}};
-    std::vector<NodeId> body = nodes;
-    if (is_anchor(g.node(nodes[0]).op_type)) {
-      pd.anchor = nodes[0];
-      body.erase(body.begin());
-    }
-    bool other_anchor = std::any_of(body.begin(), body.end(),
-                                    [&](NodeId n) { return is_anchor(g.node(n).op_type); });
-    LowerResult lr;
-    if (body.empty())
-      lr.reason = "an anchor alone has nothing to fuse";
-    else if (other_anchor)
-      lr.reason = "the anchor is not the group's first node";
-    else
-      lr = lower_group(g, body, fg.id, c_identifier(fg.id));
-    if (lr.group) {
-      pd.lowered = std::move(*lr.group);
-      try {
-        emit_cpp_function(pd.lowered);  // schedules; throws when it cannot
-        pending.push_back(std::move(pd));
-        continue;
-      } catch (const Error& e) {
-        lr.reason = e.what();
-      }
+    std::string reason;
+    if (auto pd = lower_pending(g, nodes, fg.id, i, &reason)) {
+      pending.push_back(std::move(*pd));
+      continue;
     }
     gb.outcome = GroupOutcome::Runtime;
-    gb.detail = (why.empty() ? "" : why + "; ") + "no generated code: " + lr.reason;
+    gb.detail = (why.empty() ? "" : why + "; ") + "no generated code: " + reason;
+    // The parts that can be generated become groups of their own ("<id>.1", ...).
+    if (!options.split) continue;
+    auto segs = generated_parts(g, nodes, fg.id);
+    if (segs.empty()) continue;
+    gb.detail += "; generated in " + std::to_string(segs.size()) + " part(s):";
+    for (auto& seg : segs) {
+      GroupBuild part;
+      part.id = seg.lowered.group_id;
+      for (NodeId n : seg.nodes) part.nodes.push_back(g.node(n).name);
+      part.pattern = fg.pattern + " (part)";
+      gb.detail += " " + part.id;
+      parts.emplace_back(std::move(part), std::move(seg));
+    }
+  }
+  for (auto& [part, pd] : parts) {
+    p.groups.push_back(std::move(part));
+    pd.index = p.groups.size() - 1;
+    pending.push_back(std::move(pd));
   }
 
   // One translation unit for all generated groups.
@@ -195,6 +247,13 @@ FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionG
     std::vector<LoweredGroup> lowered;
     for (const auto& pd : pending) lowered.push_back(pd.lowered);
     p.source = emit_cpp_source(lowered);
+    if (options.emit_cuda) {
+      try {
+        p.cuda_source = emit_cuda_source(lowered);
+      } catch (const Error& e) {
+        p.cuda_source = std::string("// CUDA emission failed: ") + e.what() + "\n";
+      }
+    }
     KernelCompiler cc(options.compiler);
     p.compiler = cc.compiler().value_or("");
     p.flags = cc.flags_string();
@@ -253,17 +312,14 @@ FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionG
                                   std::move(subs), ins, group_external_outputs(g, pd.nodes)));
     gb.detail = a.op_type + " runtime kernel + generated epilogue";
   }
-  // Runtime fallbacks get their member kernels now.
-  for (std::size_t i = 0; i < p.groups.size(); ++i) {
-    GroupBuild& gb = p.groups[i];
-    if (gb.outcome != GroupOutcome::Runtime || gb.step) continue;
-    try {
-      gb.step = make_group_step(g, gb, group_nodes[i], group_external_inputs(g, group_nodes[i]),
-                                member_kernels(g, group_nodes[i], options.opset));
-    } catch (const Error& e) {
-      gb.outcome = GroupOutcome::Excluded;
-      gb.detail = e.what();
-    }
+  // Groups that could not be generated are not fused: their members stay the unfused
+  // steps they were. (Running them inside one composite step saved nothing and cost
+  // time: its internal values do not share the executor's arena.)
+  for (auto& gb : p.groups) {
+    if (gb.outcome != GroupOutcome::Runtime) continue;
+    gb.outcome = GroupOutcome::Excluded;
+    gb.step.reset();
+    gb.detail += "; the members run as unfused steps";
   }
   rebuild_steps(g, p, options.opset);
   return p;

@@ -12,6 +12,16 @@
 
 namespace fx {
 
+std::shared_ptr<TensorData> constant_data(const Graph& g, ValueId v) {
+  if (v == kNoValue) return nullptr;
+  const Value& val = g.value(v);
+  if (val.is_constant()) return val.data;
+  if (val.producer == kNoNode) return nullptr;
+  const Node& n = g.node(val.producer);
+  if (n.op_type != "Constant" || !n.domain.empty() || !n.attrs.has("value")) return nullptr;
+  return n.attrs.get_tensor("value");
+}
+
 std::string c_identifier(const std::string& name) {
   std::string s = "fx_";
   for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
@@ -93,9 +103,8 @@ class Lowerer {
   }
 
   std::optional<float> scalar_constant(ValueId v) const {
-    if (v == kNoValue || !g_.value(v).is_constant()) return std::nullopt;
-    const auto& d = g_.value(v).data;
-    if (d->numel() != 1) return std::nullopt;
+    auto d = constant_data(g_, v);
+    if (!d || d->numel() != 1) return std::nullopt;
     return d->to_floats().at(0);
   }
 
@@ -203,9 +212,9 @@ class Lowerer {
       if (is_reduce(node.op_type)) {
         std::vector<int64_t> axes = node.attrs.get_ints("axes");
         if (node.inputs.size() > 1 && node.inputs[1] != kNoValue) {
-          const Value& av = g_.value(node.inputs[1]);
-          if (!av.is_constant()) return where(n) + " has non-constant axes";
-          axes = av.data->to_int64s();
+          auto av = constant_data(g_, node.inputs[1]);
+          if (!av) return where(n) + " has non-constant axes";
+          axes = av->to_int64s();
         }
         if (in_rank != rank) return where(n) + " reduces a tensor of lower rank";
         if (axes.empty()) return where(n) + " reduces all axes";

@@ -12,6 +12,7 @@
 // Only float32 groups whose inputs broadcast to R along static patterns are lowered;
 // dims may be symbolic (the generated code takes R's dims at run time).
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,6 +80,10 @@ LowerResult lower_group(const Graph& g, const std::vector<NodeId>& nodes, const 
 // outputs), in first-use / production order.
 std::vector<ValueId> group_external_inputs(const Graph& g, const std::vector<NodeId>& nodes);
 std::vector<ValueId> group_external_outputs(const Graph& g, const std::vector<NodeId>& nodes);
+
+// The data of a value known before running: an initializer, or the output of a
+// Constant node (its `value` attribute); null otherwise.
+std::shared_ptr<TensorData> constant_data(const Graph& g, ValueId v);
 
 // A C identifier derived from a name ("fg-1a2b" -> "fx_fg_1a2b").
 std::string c_identifier(const std::string& name);

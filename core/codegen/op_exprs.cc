@@ -51,8 +51,8 @@ std::string c_expression(const KOp& op, const std::vector<std::string>& a) {
   if (o == "Sub") return A(0) + " - " + A(1);
   if (o == "Mul") return A(0) + " * " + A(1);
   if (o == "Div") return A(0) + " / " + A(1);
-  if (o == "Max") return "fmaxf(" + a[0] + ", " + a[1] + ")";
-  if (o == "Min") return "fminf(" + a[0] + ", " + a[1] + ")";
+  if (o == "Max") return "fx_max(" + a[0] + ", " + a[1] + ")";
+  if (o == "Min") return "fx_min(" + a[0] + ", " + a[1] + ")";
   if (o == "Pow") {
     // Common exponents as multiplications: powf does not vectorize.
     if (a[1] == "2.f") return A(0) + " * " + A(0);
@@ -63,7 +63,7 @@ std::string c_expression(const KOp& op, const std::vector<std::string>& a) {
   }
   if (o == "Neg") return "-" + A(0);
   if (o == "Abs") return "fabsf(" + a[0] + ")";
-  if (o == "Relu") return "fmaxf(" + a[0] + ", 0.f)";
+  if (o == "Relu") return "fx_max(" + a[0] + ", 0.f)";
   if (o == "Sigmoid") return "1.f / (1.f + fx_expf(-" + A(0) + "))";
   if (o == "Tanh") return "fx_tanhf(" + a[0] + ")";
   if (o == "Exp") return "fx_expf(" + a[0] + ")";
@@ -72,10 +72,10 @@ std::string c_expression(const KOp& op, const std::vector<std::string>& a) {
   if (o == "Reciprocal") return "1.f / " + A(0);
   if (o == "Erf") return "fx_erff(" + a[0] + ")";
   if (o == "LeakyRelu") return A(0) + " > 0.f ? " + A(0) + " : " + al + " * " + A(0);
-  if (o == "HardSigmoid") return "fmaxf(0.f, fminf(1.f, " + al + " * " + A(0) + " + " + be + "))";
+  if (o == "HardSigmoid") return "fx_max(0.f, fx_min(1.f, " + al + " * " + A(0) + " + " + be + "))";
   if (o == "HardSwish")
-    return A(0) + " * fmaxf(0.f, fminf(1.f, " + A(0) + " * (1.f / 6.f) + 0.5f))";
-  if (o == "Clip") return "fminf(fmaxf(" + a[0] + ", " + al + "), " + be + ")";
+    return A(0) + " * fx_max(0.f, fx_min(1.f, " + A(0) + " * (1.f / 6.f) + 0.5f))";
+  if (o == "Clip") return "fx_min(fx_max(" + a[0] + ", " + al + "), " + be + ")";
   if (o == "Elu")
     return A(0) + " > 0.f ? " + A(0) + " : " + al + " * (fx_expf(" + a[0] + ") - 1.f)";
   if (o == "Softplus") return "log1pf(fx_expf(" + a[0] + "))";

@@ -139,51 +139,74 @@ ProfileResult Profiler::profile(const Graph& graph) const {
   return profile(graph, make_steps(graph, options_.opset));
 }
 
-ProfileResult Profiler::profile(const Graph& graph, std::vector<Step> steps,
-                                std::map<std::string, Tensor> inputs) const {
-  if (options_.runs < 1) throw Error("profile: --runs must be at least 1");
-  if (options_.warmup < 0) throw Error("profile: --warmup must not be negative");
-  if (inputs.empty()) inputs = random_inputs(graph, options_.seed);
-
-  Executor ex(graph, std::move(steps), ExecutorOptions{options_.threads, options_.opset});
-  const auto& ex_steps = ex.steps();
-  std::vector<StepRecord> records(ex_steps.size());
+struct ProfileSession::Recording {
+  std::vector<StepRecord> records;
   std::vector<Sample> samples;
-  // Reserved up front so that timed runs do not allocate (within reason).
-  samples.reserve(ex_steps.size() * static_cast<std::size_t>(std::min(options_.runs, 1000)));
+  std::vector<std::size_t> run_begin;  // first sample of each timed run
+  std::vector<double> run_ms;
+  std::vector<Tensor> outputs;
   bool timing = false;
-  ex.set_step_observer([&](const StepEvent& e) {
+};
+
+ProfileSession::ProfileSession(const Graph& graph, std::vector<Step> steps, ProfileOptions options)
+    : graph_(graph), options_(std::move(options)) {
+  executor_ = std::make_unique<Executor>(graph, std::move(steps),
+                                         ExecutorOptions{options_.threads, options_.opset});
+  rec_ = std::make_unique<Recording>();
+  const auto& ex_steps = executor_->steps();
+  rec_->records.resize(ex_steps.size());
+  // Reserved up front so that timed runs do not allocate (within reason).
+  rec_->samples.reserve(ex_steps.size() *
+                        static_cast<std::size_t>(std::clamp(options_.runs, 1, 1000)));
+  Recording* rec = rec_.get();
+  executor_->set_step_observer([rec, &ex_steps, &graph](const StepEvent& e) {
     auto s = static_cast<std::size_t>(e.step);
-    if (s >= records.size()) return;
-    if (!records[s].captured) capture(records[s], ex_steps[s], graph, e);
-    if (timing) samples.push_back({e.step, e.thread, e.start_ns, e.end_ns});
+    if (s >= rec->records.size()) return;
+    if (!rec->records[s].captured) capture(rec->records[s], ex_steps[s], graph, e);
+    if (rec->timing) rec->samples.push_back({e.step, e.thread, e.start_ns, e.end_ns});
   });
+}
+
+ProfileSession::~ProfileSession() = default;
+
+std::vector<Tensor> ProfileSession::run(const std::map<std::string, Tensor>& inputs, bool timed) {
+  rec_->timing = timed;
+  if (!timed) {
+    rec_->outputs = executor_->run(inputs);
+    return rec_->outputs;
+  }
+  rec_->run_begin.push_back(rec_->samples.size());
+  Stopwatch sw;
+  rec_->outputs = executor_->run(inputs);
+  rec_->run_ms.push_back(sw.elapsed_ms());
+  rec_->timing = false;
+  return rec_->outputs;
+}
+
+ProfileResult ProfileSession::finish(std::map<std::string, Tensor> inputs) {
+  if (rec_->run_ms.empty()) throw Error("profile: no timed run was recorded");
+  const auto& ex_steps = executor_->steps();
+  const auto& samples = rec_->samples;
+  auto run_begin = rec_->run_begin;
+  run_begin.push_back(samples.size());
+  const int runs = static_cast<int>(rec_->run_ms.size());
 
   ProfileResult r;
-  for (int i = 0; i < options_.warmup; ++i) ex.run(inputs);
-  timing = true;
-  std::vector<std::size_t> run_begin;  // first sample of each run
-  for (int i = 0; i < options_.runs; ++i) {
-    run_begin.push_back(samples.size());
-    Stopwatch sw;
-    r.outputs = ex.run(inputs);
-    r.run_ms.push_back(sw.elapsed_ms());
-  }
-  run_begin.push_back(samples.size());
-
-  r.threads = ex.threads();
-  r.runs = options_.runs;
+  r.run_ms = rec_->run_ms;
+  r.outputs = rec_->outputs;
+  r.threads = executor_->threads();
+  r.runs = runs;
   r.warmup = options_.warmup;
   r.device = cpu_device_name(r.threads);
   r.timeline.source = options_.source;
   r.timeline.device = r.device;
   r.timeline.lane_names[0] = "executor";
   const int64_t t0 = samples.empty() ? 0 : samples.front().start_ns;
-  for (int run = 0; run < options_.runs; ++run) {
+  for (int run = 0; run < runs; ++run) {
     for (std::size_t i = run_begin[run]; i < run_begin[run + 1]; ++i) {
       const Sample& s = samples[i];
       const auto step = static_cast<std::size_t>(s.step);
-      KernelEvent k = make_event(ex_steps[step], graph, records[step]);
+      KernelEvent k = make_event(ex_steps[step], graph_, rec_->records[step]);
       k.run = run;
       k.lane = s.thread;
       k.start_us = static_cast<double>(s.start_ns - t0) / 1e3;
@@ -193,12 +216,23 @@ ProfileResult Profiler::profile(const Graph& graph, std::vector<Step> steps,
   }
   r.kernels = aggregate_kernels(r.timeline);
   r.median_ms = median(r.run_ms);
-  r.peak_activation_bytes = ex.peak_activation_bytes();
-  r.total_activation_bytes = ex.total_activation_bytes();
+  r.peak_activation_bytes = executor_->peak_activation_bytes();
+  r.total_activation_bytes = executor_->total_activation_bytes();
   r.inputs = std::move(inputs);
   spdlog::debug("profiled {} steps x {} runs: median {:.3f} ms", ex_steps.size(), r.runs,
                 r.median_ms);
   return r;
+}
+
+ProfileResult Profiler::profile(const Graph& graph, std::vector<Step> steps,
+                                std::map<std::string, Tensor> inputs) const {
+  if (options_.runs < 1) throw Error("profile: --runs must be at least 1");
+  if (options_.warmup < 0) throw Error("profile: --warmup must not be negative");
+  if (inputs.empty()) inputs = random_inputs(graph, options_.seed);
+  ProfileSession session(graph, std::move(steps), options_);
+  for (int i = 0; i < options_.warmup; ++i) session.run(inputs, false);
+  for (int i = 0; i < options_.runs; ++i) session.run(inputs, true);
+  return session.finish(std::move(inputs));
 }
 
 }  // namespace fx

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,37 @@ struct ProfileResult {
 
   // The timed run whose kernel time is the median one, starting at 0.
   Timeline representative_timeline() const;
+};
+
+// One program timed run by run, so that a caller can alternate two programs (the
+// before/after profile interleaves unfused and fused runs so that machine load hits
+// both alike). Profiler::profile is warm-ups then timed runs of one session.
+//
+//   ProfileSession s(graph, steps, options);
+//   s.run(inputs, /*timed=*/false);   // warm-up
+//   s.run(inputs, /*timed=*/true);    // recorded
+//   ProfileResult r = s.finish(inputs);
+class ProfileSession {
+ public:
+  ProfileSession(const Graph& graph, std::vector<Step> steps, ProfileOptions options);
+  ~ProfileSession();
+  ProfileSession(const ProfileSession&) = delete;
+  ProfileSession& operator=(const ProfileSession&) = delete;
+
+  // Runs once; a timed run is recorded (step times and its wall time). Returns the
+  // graph outputs.
+  std::vector<Tensor> run(const std::map<std::string, Tensor>& inputs, bool timed);
+  const Executor& executor() const { return *executor_; }
+  // The result over the timed runs so far (at least one); `inputs` is stored in it and
+  // `outputs` are those of the last run.
+  ProfileResult finish(std::map<std::string, Tensor> inputs);
+
+ private:
+  struct Recording;
+  const Graph& graph_;
+  ProfileOptions options_;
+  std::unique_ptr<Executor> executor_;
+  std::unique_ptr<Recording> rec_;
 };
 
 class Profiler {

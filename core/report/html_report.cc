@@ -210,6 +210,18 @@ std::string measurement_section(const ReportData& d) {
         "<tr><th>outputs match (rtol 1e-3, atol 1e-5)</th><td>{}</td></tr>\n</table>\n",
         std::isfinite(p.max_abs_error) ? fmt::format("{:.3g}", p.max_abs_error) : "&ndash;",
         std::isfinite(p.max_rel_error) ? fmt::format("{:.3g}", p.max_rel_error) : "&ndash;", match);
+    out += "<h3>Prediction error (predicted vs measured saving per group)</h3>\n";
+    auto rows = prediction_error_rows(d);
+    if (rows.empty()) {
+      out += "<p>No calibration fit: " + esc(d.calibration_note) + "</p>\n";
+    } else {
+      out +=
+          "<table>\n<tr><th>cost model</th><th>Spearman</th><th>median abs rel error</th></tr>\n";
+      for (const auto& r : rows)
+        out += "<tr><td>" + esc(r[0]) + "</td><td class=\"n\">" + esc(r[1]) +
+               "</td><td class=\"n\">" + esc(r[2]) + "</td></tr>\n";
+      out += "</table>\n";
+    }
   }
   out += "<div class=\"charts\">\n" + render_bar_chart(savings_chart(d));
   if (auto s = accuracy_chart(d)) out += render_scatter(*s);

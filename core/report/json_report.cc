@@ -56,6 +56,21 @@ json measurements_json(const ReportData& d) {
             {"speedup", num(p.speedup)},
             {"rank_correlation", num(d.rank_correlation)},
             {"correlated_groups", d.correlated_groups}};
+  if (d.calibration) {
+    const CalibrationFit& f = *d.calibration;
+    auto err = [&](const PredictionError& e) {
+      return json{{"groups", e.groups},
+                  {"spearman", num(e.spearman)},
+                  {"median_abs_rel_error", num(e.median_abs_rel_error)}};
+    };
+    j["calibration"] = {{"before", err(f.before)},
+                        {"after", err(f.after)},
+                        {"bandwidth_bytes_per_s", num(f.bandwidth_bytes_per_s())},
+                        {"launch_overhead_s", num(f.launch_overhead_s)},
+                        {"in_sample", true}};
+  } else {
+    j["calibration"] = {{"unavailable", d.calibration_note}};
+  }
   j["equivalence"] = {{"max_abs_error", num(p.max_abs_error)},
                       {"max_rel_error", num(p.max_rel_error)},
                       {"outputs_match", p.outputs_match ? json(*p.outputs_match) : json(nullptr)}};

@@ -164,6 +164,12 @@ std::string render_markdown_report(const ReportData& d) {
                  : fmt::format(
                        "Spearman rank correlation predicted vs measured: {} over {} groups.\n\n",
                        format_number(d.rank_correlation, 3), d.correlated_groups);
+      auto rows = prediction_error_rows(d);
+      out += "### Prediction error (predicted vs measured saving per group)\n\n";
+      if (rows.empty())
+        out += "No calibration fit: " + cell(d.calibration_note) + "\n\n";
+      else
+        out += table({"cost model", "Spearman", "median abs rel error"}, rows);
     }
   }
   out += "## Commands to reproduce\n\n```sh\n";

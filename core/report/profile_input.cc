@@ -140,6 +140,8 @@ ProfileInput read_profile_input(const nlohmann::json& doc, const std::string& or
       mg.predicted_saved_us = number(j, "predicted_saved_us");
       mg.measured_saved_us = number(j, "measured_saved_us");
       mg.max_abs_error = number(j, "max_abs_error");
+      mg.bytes_saved = number(j, "bytes_saved");
+      mg.launches_saved = number(j, "launches_saved");
       p.groups.push_back(std::move(mg));
     }
   } else {

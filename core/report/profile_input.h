@@ -38,6 +38,8 @@ struct MeasuredGroup {
   double predicted_saved_us = NAN;
   double measured_saved_us = NAN;
   double max_abs_error = NAN;
+  double bytes_saved = NAN;  // the estimate's inputs (for the calibration fit)
+  double launches_saved = NAN;
 };
 
 struct ProfileInput {

@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "report/report_text.h"
+#include "util/error.h"
 #include "util/version.h"
 
 namespace fx {
@@ -23,38 +24,7 @@ std::string now_utc() {
   return buf;
 }
 
-std::vector<double> ranks(const std::vector<double>& v) {
-  std::vector<std::size_t> idx(v.size());
-  std::iota(idx.begin(), idx.end(), 0);
-  std::sort(idx.begin(), idx.end(), [&](auto a, auto b) { return v[a] < v[b]; });
-  std::vector<double> r(v.size());
-  for (std::size_t i = 0; i < idx.size();) {
-    std::size_t j = i;
-    while (j + 1 < idx.size() && v[idx[j + 1]] == v[idx[i]]) ++j;
-    double avg = (double(i) + double(j)) / 2 + 1;  // ties share the average rank
-    for (std::size_t k = i; k <= j; ++k) r[idx[k]] = avg;
-    i = j + 1;
-  }
-  return r;
-}
-
 }  // namespace
-
-double spearman_correlation(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size() || a.size() < 2) return NAN;
-  auto ra = ranks(a), rb = ranks(b);
-  double n = double(a.size());
-  double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / n;
-  double mb = std::accumulate(rb.begin(), rb.end(), 0.0) / n;
-  double cov = 0, va = 0, vb = 0;
-  for (std::size_t i = 0; i < ra.size(); ++i) {
-    cov += (ra[i] - ma) * (rb[i] - mb);
-    va += (ra[i] - ma) * (ra[i] - ma);
-    vb += (rb[i] - mb) * (rb[i] - mb);
-  }
-  if (va == 0 || vb == 0) return NAN;
-  return cov / std::sqrt(va * vb);
-}
 
 ModelSummary summarize_model(const Graph& g, const ModelInfo& info, const std::string& file) {
   ModelSummary m;
@@ -80,6 +50,26 @@ ModelSummary summarize_model(const Graph& g, const ModelInfo& info, const std::s
   std::stable_sort(m.op_histogram.begin(), m.op_histogram.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   return m;
+}
+
+std::vector<std::vector<std::string>> prediction_error_rows(const ReportData& d) {
+  if (!d.calibration) return {};
+  const CalibrationFit& f = *d.calibration;
+  auto rho = [](double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : "-"; };
+  auto pct = [](double v) { return std::isfinite(v) ? fmt::format("{:.1f}%", v * 100) : "-"; };
+  std::string profile = d.profile && !d.profile->estimate_profile.empty()
+                            ? d.profile->estimate_profile
+                            : std::string("the plan's profile");
+  std::string fitted = fmt::format(
+      "after calibration (least squares on these {} groups: {}, launch {}; in-sample)",
+      f.before.groups,
+      f.seconds_per_byte > 0 ? fmt::format("{:.1f} GB/s", f.bandwidth_bytes_per_s() / 1e9)
+                             : std::string("bandwidth not fitted"),
+      f.launch_overhead_s > 0 ? fmt::format("{:.2f} us", f.launch_overhead_s * 1e6)
+                              : std::string("not fitted"));
+  return {{"before calibration (" + profile + ")", rho(f.before.spearman),
+           pct(f.before.median_abs_rel_error)},
+          {fitted, rho(f.after.spearman), pct(f.after.median_abs_rel_error)}};
 }
 
 std::vector<std::string> reproduce_commands(const ReportData& d) {
@@ -149,6 +139,20 @@ ReportData gather_report(const Graph& graph, const ModelInfo& info, const Fusion
         predicted.push_back(g.predicted_saved_us), measured.push_back(g.measured_saved_us);
     d.correlated_groups = int(predicted.size());
     d.rank_correlation = spearman_correlation(predicted, measured);
+    // How far the predictions were, and how far a cost model fitted to these very
+    // measurements would be (fxc calibrate --from does the same fit).
+    std::vector<CalibrationSample> samples;
+    for (const auto& g : d.profile->groups)
+      if (g.status != "excluded" && std::isfinite(g.predicted_saved_us) &&
+          std::isfinite(g.measured_saved_us) && std::isfinite(g.bytes_saved) &&
+          std::isfinite(g.launches_saved))
+        samples.push_back(
+            {g.id, g.bytes_saved, g.launches_saved, g.predicted_saved_us, g.measured_saved_us});
+    try {
+      d.calibration = fit_calibration(samples);
+    } catch (const Error& e) {
+      d.calibration_note = e.what();
+    }
   }
   d.commands = reproduce_commands(d);
   return d;

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis_result.h"
+#include "analysis/calibration_fit.h"  // spearman_correlation, the calibration fit
 #include "analysis/device_profile.h"
 #include "analysis/fusion_plan.h"
 #include "ir/graph.h"
@@ -67,8 +68,12 @@ struct ReportData {
   std::optional<ProfileInput> profile;            // measured results, when given
   double rank_correlation = NAN;                  // Spearman, predicted vs measured saved time
   int correlated_groups = 0;                      // groups both predicted and measured
-  std::vector<std::string> commands;              // shell lines that reproduce the inputs
-  std::vector<std::string> warnings;              // inputs that were partly unusable
+  // Prediction error before and after fitting bandwidth/launch overhead to the measured
+  // groups (in-sample); absent when the result lacks bytes/launches per group.
+  std::optional<CalibrationFit> calibration;
+  std::string calibration_note;       // why there is no fit
+  std::vector<std::string> commands;  // shell lines that reproduce the inputs
+  std::vector<std::string> warnings;  // inputs that were partly unusable
 };
 
 // Gathers the report from already-loaded inputs. `profile_doc` is the parsed
@@ -79,9 +84,9 @@ ReportData gather_report(const Graph& graph, const ModelInfo& info, const Fusion
 
 ModelSummary summarize_model(const Graph& graph, const ModelInfo& info, const std::string& file);
 
-// Spearman's rank correlation of paired samples (average ranks for ties); NaN when fewer
-// than 2 pairs or either side is constant.
-double spearman_correlation(const std::vector<double>& a, const std::vector<double>& b);
+// Rows {"when", "Spearman", "median |rel error|"} for the prediction error before and
+// after calibration; empty when there is no fit (see calibration_note).
+std::vector<std::vector<std::string>> prediction_error_rows(const ReportData& d);
 
 // The fxc command lines that reproduce the plan, the measurements and the report.
 std::vector<std::string> reproduce_commands(const ReportData& d);

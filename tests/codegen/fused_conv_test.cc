@@ -1,8 +1,11 @@
 // Conv + epilogue through oneDNN post-ops (no compiler involved) against the unfused
 // runtime: Conv+Relu, Conv+BN+SiLU (BN folded, x*sigmoid(x) as swish), Conv + per-channel
-// Mul + residual Add + Clip.
+// Mul (folded) + residual Add (sum post-op) + Clip, Conv + run-time Mul + Relu + Sub
+// (binary post-ops), depthwise Conv + scale + residual + HardSwish (direct loop).
 
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #include "codegen/fused_conv_kernel.h"
 #include "codegen_test_util.h"
@@ -41,6 +44,22 @@ Graph conv_graph() {
   auto lo = b.constant("lo", TensorData::from_floats({}, {0.f}));
   auto hi = b.constant("hi", TensorData::from_floats({}, {0.5f}));
   b.output(b.op("Clip", {a, lo, hi}, {}, "c3_clip"));
+  // Not foldable: a per-channel operand computed at run time, and a constant after a
+  // nonlinearity; both stay oneDNN binary post-ops.
+  auto chs = b.input("chs", {2, 8, 1, 1});
+  auto u =
+      b.op("Relu", {b.op("Mul", {conv(b, x, "c4", 7, true), chs}, {}, "c4_gate")}, {}, "c4_relu");
+  auto cb = b.constant("cb", TensorData::from_floats({8, 1, 1}, random_floats(8, 31)));
+  b.output(b.op("Sub", {u, cb}, {}, "c4_shift"));
+  // Depthwise (the runtime's direct loop) + folded scale + residual + HardSwish.
+  auto dw = b.op(
+      "Conv", {x, b.constant("c5_w", TensorData::from_floats({4, 1, 3, 3}, random_floats(36, 9)))},
+      {{"pads", Ints{1, 1, 1, 1}}, {"group", int64_t{4}}, {"strides", Ints{2, 2}}}, "c5",
+      Shape::of({2, 4, 3, 3}));
+  auto ds = b.constant("ds", TensorData::from_floats({}, {1.5f}));
+  auto dres = b.input("dres", {2, 4, 3, 3});
+  auto da = b.op("Add", {b.op("Mul", {dw, ds}, {}, "c5_scale"), dres}, {}, "c5_residual");
+  b.output(b.op("HardSwish", {da}, {}, "c5_hswish"));
   return b.build();
 }
 
@@ -60,25 +79,58 @@ TEST(FusedConv, PostOpPlansNameTheirAlgorithms) {
                               &why);
   ASSERT_TRUE(q) << why;
   ASSERT_EQ(q->post_ops.size(), 3u);
+  using K = ConvPostOp::Kind;
+  EXPECT_EQ(q->post_ops[0].kind, K::Fold);  // constant per-channel scale
   EXPECT_EQ(q->post_ops[1].alg, "add");
-  EXPECT_EQ(q->step_inputs.size(), 3u);  // x, the scale, the residual
+  EXPECT_EQ(q->post_ops[1].kind, K::Sum);  // residual
+  EXPECT_EQ(q->post_ops[2].kind, K::Eltwise);
+  EXPECT_EQ(q->step_inputs.size(), 2u);  // x, the residual (the scale is folded)
+  auto r = plan_conv_post_ops(
+      g,
+      {g.find_node("c4"), g.find_node("c4_gate"), g.find_node("c4_relu"), g.find_node("c4_shift")},
+      &why);
+  ASSERT_TRUE(r) << why;
+  ASSERT_EQ(r->post_ops.size(), 3u);
+  EXPECT_EQ(r->post_ops[0].kind, K::Binary);  // not a constant
+  EXPECT_EQ(r->post_ops[2].kind, K::Binary);  // a constant, but after the Relu
+  EXPECT_EQ(r->step_inputs.size(), 3u);
 }
 
-TEST(FusedConv, MatchesUnfusedRuntime) {
+// FX_CONV_PLAIN=1 keeps oneDNN on plain NCHW (gemm, our epilogue pass); without it,
+// convolutions go through oneDNN's blocked layouts where it has a direct kernel.
+class FusedConvPaths : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    if (GetParam())
+      setenv("FX_CONV_PLAIN", "1", 1);
+    else
+      unsetenv("FX_CONV_PLAIN");
+  }
+  void TearDown() override { unsetenv("FX_CONV_PLAIN"); }
+};
+
+INSTANTIATE_TEST_SUITE_P(Layouts, FusedConvPaths, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "plain" : "any"; });
+
+TEST_P(FusedConvPaths, MatchesUnfusedRuntime) {
   Graph g = conv_graph();
   using testing::make_group;
   std::vector<FusionGroup> groups{
       make_group("fg-relu", {"c1", "c1_relu"}),
       make_group("fg-silu", {"c2", "c2_bn", "c2_sig", "c2_silu"}),
-      make_group("fg-res", {"c3", "c3_scale", "c3_residual", "c3_clip"})};
+      make_group("fg-res", {"c3", "c3_scale", "c3_residual", "c3_clip"}),
+      make_group("fg-bin", {"c4", "c4_gate", "c4_relu", "c4_shift"}),
+      make_group("fg-dw", {"c5", "c5_scale", "c5_residual", "c5_hswish"})};
   CodegenOptions opt;
   opt.compile = false;  // post-ops need no compiler
   FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
   for (const auto& gb : p.groups)
     EXPECT_EQ(gb.outcome, GroupOutcome::DnnlPostOps) << gb.id << ": " << gb.detail;
-  EXPECT_EQ(p.steps.size(), 3u);
+  EXPECT_EQ(p.steps.size(), 5u);
   std::map<std::string, Tensor> in{{"x", testing::random_tensor({2, 4, 6, 6}, 1)},
-                                   {"res", testing::random_tensor({2, 8, 6, 6}, 2)}};
+                                   {"res", testing::random_tensor({2, 8, 6, 6}, 2)},
+                                   {"chs", testing::random_tensor({2, 8, 1, 1}, 3)},
+                                   {"dres", testing::random_tensor({2, 4, 3, 3}, 4)}};
   auto expected = Executor(g).run(in);
   auto actual = Executor(g, p.steps).run(in);
   for (std::size_t i = 0; i < expected.size(); ++i) {

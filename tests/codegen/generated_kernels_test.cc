@@ -153,13 +153,14 @@ TEST(GeneratedKernels, WithoutACompilerGroupsRunThroughRuntimeKernels) {
   FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
   EXPECT_NE(p.note.find("no C++ compiler found"), std::string::npos) << p.note;
   for (const auto& gb : p.groups) {
-    EXPECT_EQ(gb.outcome, GroupOutcome::Runtime) << gb.id;
+    EXPECT_EQ(gb.outcome, GroupOutcome::Excluded) << gb.id;
     EXPECT_NE(gb.detail.find("no C++ compiler"), std::string::npos);
   }
   auto in = kernel_inputs();
   EXPECT_LT(testing::compare(Executor(g).run(in), Executor(g, p.steps).run(in)).max_rel, 1e-6);
-  // One step per group.
-  EXPECT_EQ(p.steps.size(), g.node_count() - 22 + 5);
+  // Nothing fused: the members stay one step per node.
+  EXPECT_EQ(p.steps.size(), g.node_count());
+  for (const auto& gb : p.groups) EXPECT_FALSE(gb.step) << gb.id;
 }
 
 TEST(KernelCompiler, CompileErrorNamesGeneratedFileAndLine) {
@@ -183,6 +184,49 @@ TEST(KernelCompiler, ParsesFirstErrorLine) {
       "/tmp/k.cc:14:1: error: second\n";
   EXPECT_EQ(first_compiler_error(out), "/tmp/k.cc:12: 'y' was not declared");
   EXPECT_EQ(first_compiler_error("no errors here"), "");
+}
+
+}  // namespace
+}  // namespace fx
+
+namespace fx {
+namespace {
+
+// A group with an op that has no emitter in the middle (Transpose): the runs of
+// emittable members on either side become generated parts "<id>.1" and "<id>.2"; the
+// Transpose stays an unfused step; the result matches the unfused run.
+TEST(GeneratedKernels, GroupsThatCannotBeGeneratedWholeAreSplit) {
+  GraphBuilder b;
+  auto x = b.input("x", {3, 8, 16});
+  auto half = b.constant("half", TensorData::from_floats({}, {0.5f}));
+  auto y = b.op("Mul", {x, half}, {}, "s_scale");
+  y = b.op("Tanh", {y}, {}, "s_tanh");
+  y = b.op("Transpose", {y}, {{"perm", Ints{0, 2, 1}}}, "s_transpose", Shape::of({3, 16, 8}));
+  y = b.op("Sigmoid", {y}, {}, "s_sig");
+  b.output(b.op("Mul", {y, half}, {}, "s_half"));
+  Graph g = b.build();
+  std::vector<FusionGroup> groups{
+      testing::make_group("fg-split", {"s_scale", "s_tanh", "s_transpose", "s_sig", "s_half"})};
+  CodegenOptions opt;
+  opt.compiler.cache_dir = testing::test_cache_dir("split");
+  FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
+  ASSERT_EQ(p.groups.size(), 3u);
+  EXPECT_EQ(p.groups[0].outcome, GroupOutcome::Excluded);
+  EXPECT_FALSE(p.groups[0].step);
+  EXPECT_NE(p.groups[0].detail.find("fg-split.1 fg-split.2"), std::string::npos)
+      << p.groups[0].detail;
+  const GroupBuild* p1 = p.find("fg-split.1");
+  const GroupBuild* p2 = p.find("fg-split.2");
+  ASSERT_TRUE(p1 && p2);
+  EXPECT_EQ(p1->outcome, GroupOutcome::Compiled) << p1->detail;
+  EXPECT_EQ(p1->nodes, (std::vector<std::string>{"s_scale", "s_tanh"}));
+  EXPECT_EQ(p2->nodes, (std::vector<std::string>{"s_sig", "s_half"}));
+  EXPECT_EQ(p.steps.size(), 3u);  // part 1, the Transpose, part 2
+  std::map<std::string, Tensor> in{{"x", testing::random_tensor({3, 8, 16}, 5)}};
+  EXPECT_LT(testing::compare(Executor(g).run(in), Executor(g, p.steps).run(in)).max_abs, 1e-6);
+  // Without splitting nothing is fused.
+  opt.split = false;
+  EXPECT_EQ(build_fused_program(g, testing::ptrs(groups), opt).steps.size(), g.node_count());
 }
 
 }  // namespace

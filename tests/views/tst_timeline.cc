@@ -1,11 +1,11 @@
-// The timeline: axis maths, lanes and hit testing, and profiling through a stubbed
-// child process (success fills the timeline; an error or a crash is reported and the
-// window lives on).
-#include <QFile>
-#include <QTemporaryDir>
+// The timeline: axis maths, lanes and hit testing, pan/zoom, range selection and the
+// hover text (bytes, achieved GB/s, group).
+#include <QApplication>
 #include <QtTest>
 
-#include "views/main_window.h"
+#include <cmath>
+
+#include "views/op_style.h"
 #include "views/time_axis.h"
 #include "views/timeline_view.h"
 
@@ -29,16 +29,6 @@ Timeline make_timeline(const std::vector<std::pair<std::string, double>>& kernel
     at += dur + 1;
   }
   return t;
-}
-
-QString write_stub(const QTemporaryDir& dir, const QString& name, const QByteArray& body) {
-  const QString path = dir.filePath(name);
-  QFile f(path);
-  f.open(QIODevice::WriteOnly);
-  f.write("#!/bin/sh\n" + body);
-  f.close();
-  f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
-  return path;
 }
 
 }  // namespace
@@ -95,56 +85,82 @@ class TestTimeline : public QObject {
     QCOMPARE(clicked.front().front().toStringList(), QStringList{QStringLiteral("bn")});
   }
 
-  void profile_in_a_stubbed_child_process() {
-    QTemporaryDir dir;
-    MainWindow w;
-    AnalysisSettings s;
-    s.device = QStringLiteral("nvidia-h100");
-    w.set_analysis_settings(s);
-    w.set_autosave_dir(dir.path());
-    w.show();
-    QSignalSpy opened(&w, &MainWindow::model_opened);
-    w.open_model(QStringLiteral(FX_RESOURCES_DIR "/models/tiny_cnn.onnx"));
-    QVERIFY(opened.wait(20000));
-    QSignalSpy done(&w, &MainWindow::profile_finished);
-    QSignalSpy failed(&w, &MainWindow::failed);
+  void range_selection_reports_duration_and_lane_time() {
+    TimelineView view;
+    view.resize(800, 200);
+    view.set_lane(QStringLiteral("before"),
+                  make_timeline({{"conv", 40}, {"bn", 20}, {"relu", 10}}));
+    view.set_lane(QStringLiteral("after"), make_timeline({{"conv_bn_relu", 35}}));
+    QSignalSpy changed(&view, &TimelineView::range_changed);
+    const auto x_of = [&](double us) {
+      return view.label_width() + int(std::lround(view.axis().to_x(us)));
+    };
+    // Shift+drag from 10 µs to 50 µs over the lanes.
+    const int y = view.lane_top(0) + 5;
+    QTest::mousePress(&view, Qt::LeftButton, Qt::ShiftModifier, QPoint(x_of(10), y));
+    QMouseEvent move(QEvent::MouseMove, QPointF(x_of(50), y),
+                     view.mapToGlobal(QPointF(x_of(50), y)), Qt::NoButton, Qt::LeftButton,
+                     Qt::ShiftModifier);
+    QApplication::sendEvent(&view, &move);
+    QTest::mouseRelease(&view, Qt::LeftButton, Qt::ShiftModifier, QPoint(x_of(50), y));
+    QVERIFY(changed.count() >= 1);
+    const auto r = view.range();
+    QVERIFY(r.has_value());
+    const double px = (view.axis().end_us - view.axis().start_us) / view.axis().width_px;
+    QVERIFY(std::abs(r->first - 10) <= px && std::abs(r->second - 50) <= px);
+    // Before: conv 10..40 (30 µs) + bn 41..50 (9 µs); after: conv_bn_relu 10..35 (25 µs).
+    view.set_range(10, 50);
+    const QString text = view.range_text();
+    QVERIFY2(text.contains(format_seconds(40e-6)), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("before ") + format_seconds(39e-6) +
+                           QStringLiteral(" in 2 kernels")),
+             qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("after ") + format_seconds(25e-6) +
+                           QStringLiteral(" in 1 kernels")),
+             qPrintable(text));
+    // A plain click drops it; Esc too.
+    QTest::mouseClick(&view, Qt::LeftButton, {}, QPoint(x_of(5), y));
+    QVERIFY(!view.range());
+    view.set_range(1, 2);
+    QTest::keyClick(&view, Qt::Key_Escape);
+    QVERIFY(!view.range());
+  }
 
-    // Success: the stub writes a Chrome trace where --trace says.
-    w.set_profiler(
-        write_stub(dir, QStringLiteral("ok.sh"),
-                   "while [ \"$1\" != --trace ]; do shift; done\n"
-                   "cat > \"$2\" <<'JSON'\n"
-                   "{\"traceEvents\": [\n"
-                   " {\"ph\": \"X\", \"name\": \"/conv1/Conv\", \"ts\": 0, \"dur\": 30, \"pid\": "
-                   "1, \"tid\": 1,\n"
-                   "  \"args\": {\"nodes\": [\"/conv1/Conv\"], \"op_types\": [\"Conv\"]}},\n"
-                   " {\"ph\": \"X\", \"name\": \"/relu/Relu\", \"ts\": 31, \"dur\": 5, \"pid\": 1, "
-                   "\"tid\": 1,\n"
-                   "  \"args\": {\"nodes\": [\"/relu/Relu\"], \"op_types\": [\"Relu\"]}}]}\n"
-                   "JSON\n"));
-    w.profile();
-    QVERIFY(done.wait(20000));
-    QCOMPARE(done.front().front().toBool(), true);
-    QCOMPARE(w.timeline()->lane_count(), 1);
-    QCOMPARE(int(w.timeline()->lane(0).events.size()), 2);
+  void drag_pans_and_wheel_zooms() {
+    TimelineView view;
+    view.resize(800, 200);
+    view.set_lane(QStringLiteral("before"), make_timeline({{"conv", 40}, {"bn", 20}}));
+    const double start = view.axis().start_us, span = view.axis().end_us - start;
+    const int y = view.lane_top(0) + 5;
+    QTest::mousePress(&view, Qt::LeftButton, {}, QPoint(400, y));
+    QMouseEvent move(QEvent::MouseMove, QPointF(300, y), view.mapToGlobal(QPointF(300, y)),
+                     Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&view, &move);
+    QTest::mouseRelease(&view, Qt::LeftButton, {}, QPoint(300, y));
+    QVERIFY(!view.range());  // a drag without shift pans, it does not select
+    QVERIFY(std::abs(view.axis().start_us - (start + 100 * span / view.axis().width_px)) < 1e-6);
+    QWheelEvent wheel(QPointF(400, y), view.mapToGlobal(QPointF(400, y)), {}, QPoint(0, 240),
+                      Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(&view, &wheel);
+    QVERIFY(std::abs((view.axis().end_us - view.axis().start_us) - span / 1.5625) < 1e-6);
+  }
 
-    // A compile error in the child: reported with its message.
-    done.clear();
-    w.set_profiler(write_stub(dir, QStringLiteral("err.sh"),
-                              "echo 'kernel.cc:3: error: expected ;' >&2\nexit 3\n"));
-    w.profile();
-    QVERIFY(done.wait(20000));
-    QCOMPARE(done.front().front().toBool(), false);
-    QVERIFY(failed.last().front().toString().contains(QStringLiteral("expected ;")));
-
-    // A crash: reported, and the window still works.
-    done.clear();
-    w.set_profiler(write_stub(dir, QStringLiteral("crash.sh"), "kill -SEGV $$\n"));
-    w.profile();
-    QVERIFY(done.wait(20000));
-    QCOMPARE(done.front().front().toBool(), false);
-    QVERIFY(w.document() != nullptr);
-    QCOMPARE(w.timeline()->lane_count(), 1);  // the earlier measurement is kept
+  void tooltip_gives_bytes_bandwidth_and_group() {
+    TimelineView view;
+    Timeline t = make_timeline({{"fused", 10}});
+    t.events[0].bytes_read = 30000;
+    t.events[0].bytes_written = 20000;
+    t.events[0].group_id = 1;
+    view.set_group_names({QStringLiteral("fg-a (x)"), QStringLiteral("fg-b (conv_bn_act)")});
+    view.set_lane(QStringLiteral("after"), t);
+    const QString tip = view.tooltip_text(view.lane(0).events[0]);
+    // 50,000 bytes in 10 µs = 5 GB/s.
+    QVERIFY2(tip.contains(QStringLiteral("5.00 GB/s")), qPrintable(tip));
+    QVERIFY(tip.contains(format_bytes(50000)));
+    QVERIFY(tip.contains(QStringLiteral("fg-b (conv_bn_act)")));
+    QVERIFY(tip.contains(format_seconds(10e-6)));
+    QCOMPARE(group_color(1), group_color(1));
+    QVERIFY(group_color(0) != group_color(1));
   }
 };
 

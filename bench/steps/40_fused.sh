@@ -1,0 +1,104 @@
+#!/bin/bash
+# Step: fused execution. Per model, our runtime unfused vs fused (the plan of
+# `--opt-level 2 --threshold 0`, every group generated/compiled as build_fused_program
+# does it) and ONNX Runtime with all graph optimizations, same thread count, in
+# alternating rounds (fxc's unfused and fused runs themselves alternate run by run).
+# Every fused figure comes with fxc's check that fused and unfused outputs agree
+# (|a - b| <= 1e-3 |b| + 1e-5). Then the memory-bound generated kernels against a
+# stream copy (fxc codegen --bandwidth).
+# Leaves $RESULTS/fused/<model>.<round>.json (fxc codegen --bench --json) and
+# <model>.ort.<round>.json (ort_run.js).
+set -euo pipefail
+source "$(dirname "$0")/../lib.sh"
+out=$RESULTS/40_fused.md
+dir=$RESULTS/fused
+mkdir -p "$dir"
+threads=${FUSED_THREADS:-2}
+runs=${FUSED_RUNS:-10}
+rounds=${FUSED_ROUNDS:-3}
+models=${FUSED_MODELS:-resnet18 resnet50 mobilenet_v2 efficientnet_b0 vit_b_16 convnext_tiny gpt2_small}
+bw_mb=${FUSED_BW_MB:-64}
+# Idle OpenMP threads sleep instead of spinning: on a shared machine a spinning team
+# whose partner is descheduled stalls every barrier (it affects unfused and fused alike).
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+have_ort=0
+[ -d "$FX_ROOT/bench/peer/node_modules/onnxruntime-node" ] && have_ort=1
+
+{
+  echo "## Fused execution"
+  echo
+  echo "Our runtime unfused vs fused, and ONNX Runtime (graph optimizations \`all\`), $threads"
+  echo "threads each, $rounds alternating rounds of $runs timed runs (fxc alternates unfused and"
+  echo "fused run by run); the figure is the median over rounds of each round's median, fastest"
+  echo "single run in brackets. Plan: \`fxc codegen MODEL --opt-level 2 --threshold 0 --bench"
+  echo "$runs --threads $threads --json\` (analysis at level 2, every group accepted);"
+  echo "ORT: \`node bench/peer/ort_run.js MODEL --threads $threads --opt all --runs $runs\`."
+  echo "Equivalence: fused vs unfused outputs on the same seeded inputs, |a - b| <= 1e-3 |b| + 1e-5."
+  echo "OMP_WAIT_POLICY=$OMP_WAIT_POLICY. Load (uptime) is recorded per model."
+  echo
+  echo "Groups: those of the plan by outcome, plus the generated parts of groups that could not be"
+  echo "generated whole (counted as compiled). \"max abs err / max |out|\" puts the largest"
+  echo "difference against the output's scale (summation order differs between kernels)."
+  echo
+  echo "| model | groups (post-ops/compiled/runtime/excluded) | unfused ms | fused ms | fused speed-up | ORT all ms | fused / ORT | max abs err / max abs out | outputs (allclose) | load |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---|---|"
+} > "$out"
+
+med() { median; }
+while IFS=$'\t' read -r name path dims _; do
+  case " $models " in *" $name "*) ;; *) continue ;; esac
+  warm_cache "$path"
+  load=$(uptime | sed 's/.*load average: //')
+  ok=1
+  for r in $(seq 1 "$rounds"); do
+    # shellcheck disable=SC2046
+    if ! "$FXC" -q codegen "$path" $(dims_args "$dims") --opt-level 2 --threshold 0 \
+      --bench "$runs" --threads "$threads" --json > "$dir/$name.$r.json"; then
+      jq -e . "$dir/$name.$r.json" > /dev/null 2>&1 || { ok=0; break; }
+    fi
+    if [ "$have_ort" = 1 ]; then
+      # shellcheck disable=SC2046
+      node "$ORT_RUN" "$path" --threads "$threads" --opt all --runs "$runs" \
+        $(dims_args "$dims") > "$dir/$name.ort.$r.json" || true
+    fi
+  done
+  if [ "$ok" = 0 ]; then
+    echo "| $name | fxc codegen --bench failed (see $dir/$name.*.json) | | | | | | | | $load |" >> "$out"
+    continue
+  fi
+  f() { for r in $(seq 1 "$rounds"); do jq -r "$1" "$dir/$name.$r.json"; done | med; }
+  fmin() { for r in $(seq 1 "$rounds"); do jq -r "$1" "$dir/$name.$r.json"; done | sort -g | head -1; }
+  un=$(f .unfused.median_ms) fu=$(f .fused.median_ms)
+  unmin=$(fmin .unfused.min_ms) fumin=$(fmin .fused.min_ms)
+  err=$(for r in $(seq 1 "$rounds"); do jq -r .max_abs_error "$dir/$name.$r.json"; done | sort -g | tail -1)
+  scale=$(jq -r .max_abs_output "$dir/$name.1.json")
+  err=$(awk -v e="$err" -v s="$scale" 'BEGIN {printf "%.2g / %.3g", e, s}')
+  eq=$(for r in $(seq 1 "$rounds"); do jq -r .equivalent "$dir/$name.$r.json"; done | sort -u | tr '\n' ' ')
+  [ "$eq" = "true " ] && eq=agree || eq="DISAGREE"
+  groups=$(jq -r '"\(.groups) (\(.outcomes.dnnl_post_ops)/\(.outcomes.compiled)/\(.outcomes.runtime)/\(.outcomes.excluded))"' "$dir/$name.1.json")
+  ort="n/a" ortmin="" ratio="n/a"
+  if [ "$have_ort" = 1 ] && [ -s "$dir/$name.ort.1.json" ]; then
+    ort=$(for r in $(seq 1 "$rounds"); do jq -r .median_ms "$dir/$name.ort.$r.json" 2>/dev/null; done | med)
+    ortmin=$(for r in $(seq 1 "$rounds"); do jq -r .min_ms "$dir/$name.ort.$r.json" 2>/dev/null; done | sort -g | head -1)
+    ratio=$(awk -v a="$fu" -v b="$ort" 'BEGIN {printf "%.2fx", a / b}')
+    ort=$(awk -v a="$ort" -v b="$ortmin" 'BEGIN {printf "%.2f (%.2f)", a, b}')
+  fi
+  printf '| %s | %s | %.2f (%.2f) | %.2f (%.2f) | %.2fx | %s | %s | %s | %s | %s |\n' "$name" \
+    "$groups" "$un" "$unmin" "$fu" "$fumin" "$(awk -v a="$un" -v b="$fu" 'BEGIN {print a / b}')" \
+    "$ort" "$ratio" "$err" "$eq" "$load" >> "$out"
+  echo "fused $name: unfused $un ms, fused $fu ms, ORT $ort ms, outputs $eq" >&2
+done < <(bench_models)
+
+{
+  echo
+  echo "### Memory-bound generated kernels vs stream bandwidth"
+  echo
+  echo "\`fxc codegen --bandwidth $bw_mb --bench 20 --threads $threads\`: each generated kernel on a"
+  echo "$bw_mb MiB float32 tensor, median step time; bandwidth counts the bytes each kernel must"
+  echo "move (inputs read once, outputs written once). The reference is a generated stream copy"
+  echo "in the same process (what the machine's memory sustains for read + write). Load: $(uptime | sed 's/.*load average: //')."
+  echo
+  echo '```'
+  "$FXC" -q codegen --bandwidth "$bw_mb" --bench 20 --threads "$threads" 2>&1 || echo "(failed)"
+  echo '```'
+} >> "$out"

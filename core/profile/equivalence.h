@@ -1,0 +1,69 @@
+#pragma once
+// Do two programs compute the same thing? Output comparison with ONNX's test
+// tolerances, and the check of one fused step against the unfused run:
+//
+//   CapturedRun ref = capture_values(unfused_executor, inputs, wanted);  // unfused run
+//   TensorDiff d = check_step(graph, fused_step, ref.values, threads);               // fused alone
+//   if (!d.match) ...   // d.where names the output, d.max_abs_error says by how much
+//
+// The fused step runs on exactly the tensors the unfused run fed its members, so an
+// error cannot come from (or hide behind) another group.
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "runtime/executor.h"
+#include "runtime/tensor.h"
+
+namespace fx {
+
+// allclose: |actual - expected| <= atol + rtol * |expected|, element by element.
+struct Tolerance {
+  double rtol = 1e-3;
+  double atol = 1e-5;
+};
+
+struct TensorDiff {
+  bool match = true;
+  double max_abs_error = 0;
+  // max |a - e| / |e| over elements with |e| > atol (relative error of near-zero
+  // values says nothing).
+  double max_rel_error = 0;
+  int64_t mismatches = 0;  // elements outside the tolerance
+  std::string where;       // the first value that did not match, and why
+
+  // Folds another comparison in (worst of both).
+  void merge(const TensorDiff& other);
+};
+
+// Compares two tensors; differing dtype or dims is a mismatch (with `where` saying so).
+TensorDiff compare_tensors(const Tensor& expected, const Tensor& actual, const std::string& name,
+                           const Tolerance& tol = {});
+// Compares two output lists position by position; `names` label them in `where`.
+TensorDiff compare_outputs(const std::vector<Tensor>& expected, const std::vector<Tensor>& actual,
+                           const std::vector<std::string>& names, const Tolerance& tol = {});
+
+// Deep copies of values seen during one run, by value id.
+using ValueStore = std::map<ValueId, Tensor>;
+
+struct CapturedRun {
+  ValueStore values;
+  std::vector<Tensor> outputs;  // graph outputs
+};
+
+// Runs the executor once on `inputs` and keeps a copy of every value in `wanted` that a
+// step reads or writes (graph inputs and constants included). The observer the
+// executor had is replaced for this run and cleared afterwards.
+CapturedRun capture_values(Executor& executor, const std::map<std::string, Tensor>& inputs,
+                           const std::set<ValueId>& wanted);
+
+// Runs one step's kernel alone on the stored values of its inputs and compares what it
+// writes with the stored values of its outputs. Throws fx::Error when an input or
+// output is missing from the store, or when the kernel throws.
+TensorDiff check_step(const Graph& graph, const Step& step, const ValueStore& reference,
+                      int threads, const Tolerance& tol = {});
+
+}  // namespace fx

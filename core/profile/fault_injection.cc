@@ -1,0 +1,76 @@
+#include "profile/fault_injection.h"
+
+#include <csignal>
+#include <memory>
+
+#include "util/error.h"
+
+namespace fx {
+namespace {
+
+// Forwards to the real context and remembers the outputs the kernel asked for.
+class RecordingContext final : public KernelContext {
+ public:
+  explicit RecordingContext(KernelContext& inner) : inner_(inner) {}
+  int num_inputs() const override { return inner_.num_inputs(); }
+  const Tensor* input(int i) const override { return inner_.input(i); }
+  int num_outputs() const override { return inner_.num_outputs(); }
+  Tensor& output(int i, DType dtype, const std::vector<int64_t>& dims) override {
+    Tensor& t = inner_.output(i, dtype, dims);
+    written_.push_back(&t);
+    return t;
+  }
+  void alias_output(int i, const Tensor& src, const std::vector<int64_t>& dims) override {
+    inner_.alias_output(i, src, dims);
+  }
+  int threads() const override { return inner_.threads(); }
+  const std::string& step_name() const override { return inner_.step_name(); }
+  const std::vector<Tensor*>& written() const { return written_; }
+
+ private:
+  KernelContext& inner_;
+  std::vector<Tensor*> written_;
+};
+
+class BrokenKernel final : public Kernel {
+ public:
+  BrokenKernel(std::shared_ptr<Kernel> inner, FaultSpec::Mode mode)
+      : inner_(std::move(inner)), mode_(mode) {}
+  void run(KernelContext& ctx) override {
+    if (mode_ == FaultSpec::Mode::Crash) std::raise(SIGSEGV);
+    RecordingContext rec(ctx);
+    inner_->run(rec);
+    for (Tensor* t : rec.written())
+      if (t->dtype() == DType::Float32)
+        for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] += 1.0f;
+  }
+  bool aliases_input() const override { return inner_->aliases_input(); }
+
+ private:
+  std::shared_ptr<Kernel> inner_;
+  FaultSpec::Mode mode_;
+};
+
+}  // namespace
+
+FaultSpec parse_fault_spec(const std::string& text) {
+  auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0)
+    throw Error("FXC_TEST_BREAK_GROUP: expected GROUP:wrong or GROUP:crash, got '" + text + "'");
+  FaultSpec f;
+  f.selector = text.substr(0, colon);
+  std::string mode = text.substr(colon + 1);
+  if (mode == "wrong")
+    f.mode = FaultSpec::Mode::Wrong;
+  else if (mode == "crash")
+    f.mode = FaultSpec::Mode::Crash;
+  else
+    throw Error("FXC_TEST_BREAK_GROUP: mode must be wrong or crash, got '" + mode + "'");
+  return f;
+}
+
+std::shared_ptr<Kernel> broken_kernel(std::shared_ptr<Kernel> kernel, FaultSpec::Mode mode) {
+  return std::make_shared<BrokenKernel>(std::move(kernel), mode);
+}
+
+}  // namespace fx

@@ -1,0 +1,31 @@
+#pragma once
+// A test-only hook that breaks one fused kernel on purpose, so that the before/after
+// profile's equivalence check and crash handling can be tested on real models:
+//
+//   FXC_TEST_BREAK_GROUP=fg-1a2b3c4d:wrong   the group's kernel adds 1 to what it writes
+//   FXC_TEST_BREAK_GROUP=#0:crash            the first group's kernel raises SIGSEGV
+//
+// `fxc profile` reads the variable and passes it to run_before_after(); nothing else
+// does. A selector is a group id or #N (the plan's N-th accepted group, 0-based).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/executor.h"
+
+namespace fx {
+
+struct FaultSpec {
+  std::string selector;  // group id or "#N"
+  enum class Mode { Wrong, Crash } mode = Mode::Wrong;
+};
+
+// Parses "SELECTOR:wrong|crash"; throws fx::Error for anything else.
+FaultSpec parse_fault_spec(const std::string& text);
+
+// `kernel`, broken: it crashes before running, or runs and then adds 1 to every float
+// it wrote.
+std::shared_ptr<Kernel> broken_kernel(std::shared_ptr<Kernel> kernel, FaultSpec::Mode mode);
+
+}  // namespace fx

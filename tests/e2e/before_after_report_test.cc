@@ -1,0 +1,73 @@
+// The before/after pipeline end to end on tiny_cnn: a plan from `fxc analyze`, the
+// measurement from `fxc profile --plan --json`, then `fxc calibrate --from` and
+// `fxc report` reading that very file (not a hand-made fixture).
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_runner.h"
+
+namespace fx {
+namespace {
+
+using nlohmann::json;
+using testing::run_fxc;
+
+const std::string kModel = std::string(FX_RESOURCES_DIR) + "/models/tiny_cnn.onnx";
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+TEST(BeforeAfterPipeline, ProfileWithPlanThenCalibrateThenReportShowMeasuredData) {
+  auto dir = std::filesystem::temp_directory_path() / "fx_before_after_pipeline";
+  std::filesystem::create_directories(dir);
+  const std::string plan = (dir / "plan.json").string(), ba = (dir / "ba.json").string(),
+                    md = (dir / "report.md").string(), rj = (dir / "report.json").string(),
+                    fitted = (dir / "fitted.json").string();
+  auto a = run_fxc({"analyze", kModel, "--plan-out", plan, "--accept-all"});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  auto p = run_fxc({"profile", kModel, "--plan", plan, "--runs", "3", "--warmup", "1", "--threads",
+                    "2", "--json"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  std::ofstream(ba) << p.out;
+  json d = json::parse(p.out);
+  EXPECT_EQ(d["plan"], plan);
+  EXPECT_TRUE(d["opt_level"].is_null());
+  EXPECT_EQ(d["outputs_match"], true);
+  ASSERT_GE(d["groups"].size(), 2u);
+
+  auto c = run_fxc({"calibrate", "--from", ba, "--out", fitted});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_NE(c.out.find("before calibration (cpu-host)"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("after calibration (fitted)"), std::string::npos) << c.out;
+  EXPECT_TRUE(std::filesystem::exists(fitted));
+
+  auto r = run_fxc({"report", kModel, "--plan", plan, "--profile", ba, "--out", rj});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json rep = json::parse(slurp(rj));
+  const json& m = rep["measurements"];
+  EXPECT_EQ(m["kind"], "before_after");
+  EXPECT_DOUBLE_EQ(m["speedup"].get<double>(), d["speedup"].get<double>());
+  EXPECT_EQ(m["equivalence"]["outputs_match"], true);
+  ASSERT_TRUE(m["calibration"].contains("before")) << m["calibration"].dump();
+  EXPECT_EQ(m["calibration"]["before"]["groups"].get<int>(), int(d["groups"].size()));
+  EXPECT_TRUE(m["calibration"]["after"].contains("median_abs_rel_error"));
+
+  auto r2 = run_fxc({"report", kModel, "--plan", plan, "--profile", ba, "--out", md});
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  std::string text = slurp(md);
+  EXPECT_NE(text.find("Prediction error"), std::string::npos);
+  EXPECT_NE(text.find("before calibration (cpu-host)"), std::string::npos);
+  EXPECT_NE(text.find("after calibration (least squares"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fx
