@@ -139,7 +139,7 @@ void MainWindow::build_docks() {
   code_dock->setObjectName(QStringLiteral("GenerateDock"));
   code_dock->setWidget(code_);
   addDockWidget(Qt::BottomDockWidgetArea, code_dock);
-  tabifyDockWidget(timeline_dock, code_dock);
+  tabifyDockWidget(table_dock, code_dock);
   table_dock->raise();
 
   connect(panel_, &CandidatePanel::group_activated, this, &MainWindow::select_fusion_group);
