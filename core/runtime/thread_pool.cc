@@ -37,7 +37,8 @@ class Pool {
 
   void run(int64_t chunks, int threads, const std::function<void(int64_t)>& f) {
     std::unique_lock busy(busy_, std::try_to_lock);
-    if (!busy.owns_lock()) {
+    const int64_t now = now_ns();
+    if (!busy.owns_lock() || now < inline_until_ns_.load(std::memory_order_relaxed)) {
       for (int64_t c = 0; c < chunks; ++c) f(c);
       return;
     }
@@ -53,8 +54,13 @@ class Pool {
     }
     cv_.notify_all();
     work(*job);
-    // Only chunks a running worker claimed remain; they finish within their own time.
+    // Only chunks a running worker claimed remain; they finish within their own time,
+    // unless the OS took that worker's core (an oversubscribed machine): then the
+    // wait is a time slice. After such a wait, run inline for as long again.
+    const int64_t wait_from = now_ns();
     while (job->done.load(std::memory_order_acquire) < chunks) std::this_thread::yield();
+    const int64_t waited = now_ns() - wait_from;
+    if (waited > kStallNs) inline_until_ns_.store(now_ns() + waited, std::memory_order_relaxed);
     std::lock_guard lk(m_);
     job_.reset();
   }
@@ -101,7 +107,15 @@ class Pool {
     }
   }
 
+  static int64_t now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  static constexpr int64_t kStallNs = 500'000;  // far beyond any chunk's skew when idle
+
   std::mutex busy_;  // one caller at a time
+  std::atomic<int64_t> inline_until_ns_{0};
   std::mutex m_;
   std::condition_variable cv_;
   std::atomic<uint64_t> generation_{0};

@@ -6,7 +6,10 @@
 // scheduled yet stalls the whole step for a time slice (milliseconds for a Relu
 // of microseconds). Here the calling thread works too and chunks are claimed from
 // a shared counter: a worker that wakes late finds nothing left and the caller has
-// already moved on. The caller waits only for chunks a worker actually claimed.
+// already moved on. The caller waits only for chunks a worker actually claimed; when
+// that wait was long (the worker lost its core mid-chunk), later calls run inline
+// for as long as the wait took, so an oversubscribed machine does not stall every
+// kernel.
 
 #include <cstdint>
 #include <functional>
