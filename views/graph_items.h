@@ -33,6 +33,7 @@ class BoxItem : public QGraphicsItem {
   int index() const { return index_; }
   void set_overlay(std::optional<QColor> color);
   void set_highlighted(bool on);
+  bool highlighted() const { return highlighted_; }
   void set_match(bool on);  // search hit
 
  private:

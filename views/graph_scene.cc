@@ -7,6 +7,7 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "analysis/fused_graph.h"
 #include "views/graph_items.h"
 
 namespace fx::views {
@@ -65,6 +66,12 @@ void GraphScene::show_layout(const layout::SceneLayout& layout) {
       const Node& n = g.node(b.item.id);
       style = op_style(classify_op(n.domain, n.op_type).kind, dark_);
       tip = QString::fromStdString(n.name) + QLatin1Char('\n') + QString::fromStdString(n.op_type);
+      if (n.domain == kFusedKernelDomain) {  // a kernel of the fused graph
+        const QColor c = status_color(GroupStatus::Accepted);
+        style.fill = dark_ ? c.darker(220) : c.lighter(175);
+        style.border = c.darker(140);
+        tip += tr("\nfused kernel");
+      }
     } else {
       const layout::Group& grp = tree.group(b.item.id);
       repeats = grp.repeat_count;

@@ -15,6 +15,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
@@ -26,6 +27,8 @@
 #include "util/version.h"
 #include "views/candidate_model.h"
 #include "views/candidate_panel.h"
+#include "views/code_view.h"
+#include "views/fused_graph_pane.h"
 #include "views/graph_scene.h"
 #include "views/graph_view.h"
 #include "views/inspector.h"
@@ -38,7 +41,15 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), scene_(new GraphScene(this)), view_(new GraphView(scene_, this)) {
   setObjectName(QStringLiteral("MainWindow"));
   setAcceptDrops(true);
-  setCentralWidget(view_);
+  // Original graph on the left; the fused graph beside it when side-by-side is on.
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->setObjectName(QStringLiteral("GraphSplitter"));
+  split->addWidget(view_);
+  fused_pane_ = new FusedGraphPane(split);
+  split->addWidget(fused_pane_);
+  split->setChildrenCollapsible(false);
+  fused_pane_->hide();
+  setCentralWidget(split);
   setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
   autosave_dir_ = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
                   QStringLiteral("/autosave");
@@ -123,6 +134,14 @@ void MainWindow::build_docks() {
   resizeDocks({inspector_dock}, {360}, Qt::Horizontal);
   resizeDocks({table_dock}, {230}, Qt::Vertical);
 
+  code_ = new CodeDock(this);
+  auto* code_dock = new QDockWidget(tr("Generate"), this);
+  code_dock->setObjectName(QStringLiteral("GenerateDock"));
+  code_dock->setWidget(code_);
+  addDockWidget(Qt::BottomDockWidgetArea, code_dock);
+  tabifyDockWidget(table_dock, code_dock);
+  table_dock->raise();
+
   connect(panel_, &CandidatePanel::group_activated, this, &MainWindow::select_fusion_group);
   connect(panel_, &CandidatePanel::accept_requested, this, &MainWindow::accept_groups);
   connect(panel_, &CandidatePanel::reject_requested, this, &MainWindow::reject_groups);
@@ -177,6 +196,7 @@ void MainWindow::build_actions() {
         if (!p.isEmpty()) export_view(p);
       },
       QKeySequence(Qt::CTRL | Qt::Key_E));
+  build_export_menu(file);
   file->addSeparator();
   file->addAction(tr("&Quit"), this, &QWidget::close, QKeySequence::Quit);
 
@@ -226,6 +246,9 @@ void MainWindow::build_actions() {
   dark->setCheckable(true);
   dark->setObjectName(QStringLiteral("DarkAction"));
   view_menu_->addSeparator();
+  QToolBar* bar = addToolBar(tr("Main"));
+  build_fused_actions(view_menu_, nullptr);
+  view_menu_->addSeparator();
   for (QDockWidget* dock : findChildren<QDockWidget*>())
     view_menu_->addAction(dock->toggleViewAction());
 
@@ -240,7 +263,6 @@ void MainWindow::build_actions() {
                            .arg(QString::fromLatin1(kVersion)));
   });
 
-  QToolBar* bar = addToolBar(tr("Main"));
   bar->setObjectName(QStringLiteral("MainToolBar"));
   bar->addAction(open);
   bar->addAction(save);
@@ -264,6 +286,9 @@ void MainWindow::build_actions() {
   search_->setMaximumWidth(280);
   bar->addWidget(search_);
   connect(search_, &QLineEdit::returnPressed, this, &MainWindow::on_search);
+  bar->addSeparator();
+  bar->addAction(side_by_side_);
+  bar->addAction(generate_);
   auto reanalyze = [this] {
     if (doc_ && !is_busy()) start_analysis();
   };
@@ -301,6 +326,8 @@ void MainWindow::set_dark(bool dark) {
   }
   QApplication::setPalette(p);
   scene_->set_dark(dark);
+  fused_pane_->set_dark(dark);
+  code_->set_dark(dark);
   if (auto* a = findChild<QAction*>(QStringLiteral("DarkAction"))) a->setChecked(dark);
 }
 

@@ -13,7 +13,9 @@
 #include <QPointer>
 #include <QTemporaryDir>
 
+#include <functional>
 #include <memory>
+#include <utility>
 
 #include "layout/visible_graph.h"
 #include "views/model_document.h"
@@ -27,6 +29,7 @@ class QMenu;
 class QAction;
 class QTimer;
 class QProcess;
+class QToolBar;
 
 namespace fx::views {
 
@@ -37,6 +40,8 @@ class Inspector;
 class CandidateModel;
 class CandidatePanel;
 class TimelineView;
+class FusedGraphPane;
+class CodeDock;
 class ProfileSummary;
 class ProfileRunner;
 struct BeforeAfterResult;
@@ -95,11 +100,28 @@ class MainWindow : public QMainWindow {
   TimelineView* timeline() const { return timeline_; }
   QString last_error() const { return last_error_; }
 
+  // --- side-by-side fused graph, Generate, exports (main_window_fused.cc,
+  //     main_window_export.cc) ---
+  FusedGraphPane* fused_pane() const { return fused_pane_; }
+  void set_side_by_side(bool on);
+  bool side_by_side() const;
+  CodeDock* code_dock() const { return code_; }
+  // Shows the generated source of a plan group in the Generate dock (off the UI thread).
+  void generate(int plan_group);
+  // Exports, each run off the UI thread; `done(ok)` is emitted with the file written.
+  // Errors are shown naming the file. Return false when nothing was started.
+  bool export_fused_model(const QString& path);
+  bool export_kernels(const QString& dir);
+  bool export_traces(const QString& path);  // needs a timeline lane
+  bool export_report(const QString& path);  // .html .md .json .pdf by suffix
+  bool export_running() const;
+
  signals:
   void model_opened();  // document set and first layout in the scene
   void layout_shown();
   void failed(const QString& message);
   void profile_finished(bool ok);
+  void export_finished(bool ok, const QString& path);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -188,6 +210,22 @@ class MainWindow : public QMainWindow {
   QFutureWatcher<std::shared_ptr<OpenResult>> open_job_;
   QFutureWatcher<std::shared_ptr<layout::SceneLayout>> layout_job_;
   QFutureWatcher<std::shared_ptr<AnalysisOutput>> analysis_job_;
+
+  // --- side-by-side fused graph, Generate, exports ---
+  void build_fused_actions(QMenu* view_menu, QToolBar* bar);
+  void build_export_menu(QMenu* file_menu);
+  void refresh_fused();
+  // Runs `work` (which throws on failure and returns a summary) in the thread pool.
+  bool start_export(const QString& what, const QString& path, std::function<QString()> work);
+  FusedGraphPane* fused_pane_ = nullptr;
+  QAction* side_by_side_ = nullptr;
+  QTimer* fused_timer_ = nullptr;
+  int focus_plan_group_ = -1;  // highlight this group after the next layout
+  CodeDock* code_ = nullptr;
+  QAction* generate_ = nullptr;
+  QAction* export_traces_ = nullptr;
+  QFutureWatcher<std::pair<bool, QString>> export_job_;  // ok, summary or error
+  QString export_path_;
 };
 
 }  // namespace fx::views

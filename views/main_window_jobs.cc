@@ -17,6 +17,7 @@
 
 #include "views/candidate_model.h"
 #include "views/candidate_panel.h"
+#include "views/code_view.h"
 #include "views/graph_items.h"
 #include "views/graph_scene.h"
 #include "views/graph_view.h"
@@ -126,6 +127,7 @@ void MainWindow::on_open_finished() {
   view_->show_start();
   candidates_->set_plan(&doc_->plan);
   inspector_->show_model(*doc_);
+  code_->clear();
   add_recent(doc_->path);
   setWindowModified(false);
   update_title();
@@ -221,6 +223,11 @@ void MainWindow::on_layout_finished() {
     view_->centerOn(centre);
   }
   focus_group_ = -1;
+  if (focus_plan_group_ >= 0) {
+    const int pg = focus_plan_group_;
+    focus_plan_group_ = -1;
+    select_fusion_group(pg);
+  }
   if (focus_node_ != kNoNode) {
     const NodeId n = focus_node_;
     focus_node_ = kNoNode;

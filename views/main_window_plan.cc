@@ -8,10 +8,12 @@
 #include <QPainter>
 #include <QStatusBar>
 #include <QSvgGenerator>
+#include <QTimer>
 
 #include "util/error.h"
 #include "views/candidate_model.h"
 #include "views/candidate_panel.h"
+#include "views/fused_graph_pane.h"
 #include "views/graph_items.h"
 #include "views/graph_scene.h"
 #include "views/graph_view.h"
@@ -25,6 +27,7 @@ void MainWindow::plan_changed(bool modified) {
   if (modified) setWindowModified(true);
   candidates_->plan_changed();
   scene_->refresh_fusion();
+  if (fused_timer_ && side_by_side()) fused_timer_->start();  // rebuild the fused graph
   undo_->setEnabled(doc_ && doc_->plan.can_undo());
   redo_->setEnabled(doc_ && doc_->plan.can_redo());
   if (!doc_) return;
@@ -148,11 +151,26 @@ void MainWindow::select_fusion_group(int plan_index) {
   if (!doc_) return;
   scene_->select_fusion_group(plan_index);
   inspector_->show_fusion_group(*doc_, plan_index);
+  if (side_by_side()) fused_pane_->show_plan_group(plan_index);
   // Bring its first member on screen, opening groups when it is folded away.
   const auto& groups = doc_->plan.groups();
   if (plan_index < 0 || std::size_t(plan_index) >= groups.size() ||
       groups[std::size_t(plan_index)].nodes.empty())
     return;
+  bool folded = false;
+  for (const std::string& name : groups[std::size_t(plan_index)].nodes) {
+    const NodeId n = doc_->graph().find_node(name);
+    BoxItem* box = scene_->box_of_node(n);
+    if (n != kNoNode && (!box || box->item().kind != layout::Item::Node)) {
+      expansion_.reveal(*doc_->tree, n);
+      folded = true;
+    }
+  }
+  if (folded) {  // lay out with the members open, then select again (on_layout_finished)
+    focus_plan_group_ = plan_index;
+    start_layout();
+    return;
+  }
   const NodeId first = doc_->graph().find_node(groups[std::size_t(plan_index)].nodes.front());
   if (first == kNoNode) return;
   if (BoxItem* box = scene_->box_of_node(first)) view_->reveal(box->sceneBoundingRect());

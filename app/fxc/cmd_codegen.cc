@@ -37,6 +37,7 @@ struct CodegenCmd {
   double bandwidth_mb = 0;
   bool steps = false;
   bool json = false;
+  std::string cuda_out;
 };
 
 fx::FusionPlan plan_for(const CodegenCmd& o, const fx::Graph& g) {
@@ -238,6 +239,22 @@ int run_codegen(const CodegenCmd& o) {
     if (!g) throw fx::Error("no group " + o.group + " in the plan");
     accepted = {g};
   }
+  if (!o.cuda_out.empty()) {
+    // All groups (and generated parts) as one CUDA translation unit, for nvcc.
+    fx::CodegenOptions co;
+    co.compile = false;
+    co.emit_cuda = true;
+    fx::FusedProgram p = fx::build_fused_program(m.graph, accepted, co);
+    std::ofstream f(o.cuda_out);
+    f << p.cuda_source;
+    if (!f) throw fx::FileError(o.cuda_out, "cannot write");
+    // With compile off, the groups that were generated say so in their detail.
+    auto n = std::count_if(p.groups.begin(), p.groups.end(), [](const fx::GroupBuild& b) {
+      return b.detail.find("compilation disabled") != std::string::npos;
+    });
+    fmt::print("{}: CUDA for {} generated group(s)\n", o.cuda_out, n);
+    return 0;
+  }
   if (o.bench > 0) {
     fx::CodegenOptions co;
     co.stem = std::filesystem::path(o.model).stem().string();
@@ -341,6 +358,8 @@ void register_codegen(CLI::App& app, Runner& run) {
   cmd->add_option("--out", o->out_dir, "Write one <group>.cc per group here instead of printing");
   cmd->add_option("--group", o->group, "Only this group id");
   cmd->add_option("--bench", o->bench, "Time N runs unfused and fused in our runtime (median)");
+  cmd->add_option("--cuda-out", o->cuda_out,
+                  "Write the generated groups as one CUDA source file (for nvcc) and stop");
   cmd->add_flag("--json", o->json, "With --bench: one JSON object (times, speed-up, errors)");
   cmd->add_flag("--steps", o->steps, "With --bench: time per op type, unfused and fused");
   cmd->add_option("--threads", o->threads, "Intra-op threads for --bench/--bandwidth (0: all)");

@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <random>
 
 #include "commands.h"
 #include "ir/graph.h"
 #include "onnx/model_loader.h"
 #include "onnx/tensor_file.h"
+#include "profile/random_inputs.h"
 #include "runtime/executor.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
@@ -31,63 +31,6 @@ struct RunOptions {
   int runs = 1;
 };
 
-// Upper bound for random integer input `v`: the row count of a constant table it
-// indexes through Gather (token ids into an embedding), else 100.
-int64_t int_input_limit(const fx::Graph& g, fx::ValueId v) {
-  for (fx::NodeId c : g.value(v).consumers) {
-    const fx::Node& n = g.node(c);
-    if (n.op_type != "Gather" || n.inputs.size() < 2 || n.inputs[1] != v) continue;
-    const fx::Value& table = g.value(n.inputs[0]);
-    if (!table.data) continue;
-    int64_t axis = n.attrs.get_int("axis", 0);
-    const auto& d = table.data->dims();
-    if (axis < 0) axis += static_cast<int64_t>(d.size());
-    if (axis >= 0 && axis < static_cast<int64_t>(d.size()) && d[axis] > 0) return d[axis];
-  }
-  return 100;
-}
-
-fx::Tensor random_input(const fx::Graph& g, fx::ValueId id, std::mt19937_64& rng) {
-  const fx::Value& v = g.value(id);
-  if (!v.shape.is_static()) {
-    for (const auto& d : v.shape.dims()) {
-      if (!d.is_static()) {
-        throw fx::Error("input '" + v.name + "' has a dynamic dim" +
-                        (d.symbol.empty() ? std::string() : " '" + d.symbol + "'") +
-                        ": bind it with --dim NAME=N or give the input with --input");
-      }
-    }
-    throw fx::Error("input '" + v.name + "' has unknown rank: give it with --input");
-  }
-  fx::Tensor t(v.dtype, v.shape.static_dims());
-  const int64_t n = t.numel();
-  switch (v.dtype) {
-    case fx::DType::Float32: {
-      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-      for (int64_t i = 0; i < n; ++i) t.data<float>()[i] = dist(rng);
-      break;
-    }
-    case fx::DType::Int64:
-    case fx::DType::Int32: {
-      std::uniform_int_distribution<int64_t> dist(0, int_input_limit(g, id) - 1);
-      for (int64_t i = 0; i < n; ++i) {
-        if (v.dtype == fx::DType::Int64) t.data<int64_t>()[i] = dist(rng);
-        else t.data<int32_t>()[i] = static_cast<int32_t>(dist(rng));
-      }
-      break;
-    }
-    case fx::DType::Bool: {
-      std::bernoulli_distribution dist(0.5);
-      for (int64_t i = 0; i < n; ++i) t.data<uint8_t>()[i] = dist(rng) ? 1 : 0;
-      break;
-    }
-    default:
-      throw fx::Error("input '" + v.name + "': cannot make random " +
-                      std::string(fx::dtype_name(v.dtype)) + " data; give it with --input");
-  }
-  return t;
-}
-
 int run_run(const RunOptions& o) {
   fx::LoadOptions lo;
   for (const auto& d : o.dims) fx::parse_dim_binding(d, lo);
@@ -96,18 +39,21 @@ int run_run(const RunOptions& o) {
   std::map<std::string, std::string> files;
   for (const auto& spec : o.inputs) {
     auto eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0) throw fx::Error("--input expects NAME=FILE.pb, got '" + spec + "'");
+    if (eq == std::string::npos || eq == 0)
+      throw fx::Error("--input expects NAME=FILE.pb, got '" + spec + "'");
     std::string name = spec.substr(0, eq);
-    if (g.find_value(name) == fx::kNoValue) throw fx::Error("--input: the model has no input '" + name + "'");
+    if (g.find_value(name) == fx::kNoValue)
+      throw fx::Error("--input: the model has no input '" + name + "'");
     files[name] = spec.substr(eq + 1);
   }
-  std::mt19937_64 rng(o.seed);
+  // Random inputs come from the profiler's generator, so that `fxc run` and
+  // `fxc profile` with the same seed see the same data.
   std::map<std::string, fx::Tensor> inputs;
-  for (fx::ValueId id : g.runtime_inputs()) {
-    const std::string& name = g.value(id).name;
-    auto f = files.find(name);
-    inputs[name] = f != files.end() ? fx::Tensor::from_data(fx::read_tensor_file(f->second))
-                                    : random_input(g, id, rng);
+  bool all_from_files = true;
+  for (fx::ValueId id : g.runtime_inputs()) all_from_files &= files.count(g.value(id).name) > 0;
+  if (!all_from_files) inputs = fx::random_inputs(g, o.seed);
+  for (const auto& [name, file] : files) {
+    inputs[name] = fx::Tensor::from_data(fx::read_tensor_file(file));
   }
   int64_t opset = 0;
   for (const auto& [domain, version] : m.info.opsets) {
@@ -142,8 +88,9 @@ int run_run(const RunOptions& o) {
                             *inputs[name].to_tensor_data(), name);
     }
   }
-  fmt::print("{}: {} steps, {} threads, built in {:.1f} ms, ran in {:.1f} ms, peak activations {} bytes\n",
-             o.model, ex.steps().size(), ex.threads(), build_ms, run_ms, ex.peak_activation_bytes());
+  fmt::print(
+      "{}: {} steps, {} threads, built in {:.1f} ms, ran in {:.1f} ms, peak activations {} bytes\n",
+      o.model, ex.steps().size(), ex.threads(), build_ms, run_ms, ex.peak_activation_bytes());
   for (std::size_t i = 0; i < outs.size(); ++i) {
     const std::string& name = g.value(g.outputs()[i]).name;
     std::string path = fmt::format("{}/output_{}.pb", o.output_dir, i);
@@ -157,11 +104,14 @@ int run_run(const RunOptions& o) {
 
 void register_run(CLI::App& app, Runner& run) {
   auto opts = std::make_shared<RunOptions>();
-  auto* cmd = app.add_subcommand("run", "Run a model once on the CPU runtime and write its outputs");
+  auto* cmd =
+      app.add_subcommand("run", "Run a model once on the CPU runtime and write its outputs");
   cmd->add_option("model", opts->model, "ONNX model file")->required();
-  cmd->add_option("--input", opts->inputs, "Input from a TensorProto file, NAME=FILE.pb (repeatable)");
-  cmd->add_option("--seed", opts->seed, "Seed for random inputs (floats in [-1,1), ints in [0,100) "
-                                        "or [0, rows) of the table they index)");
+  cmd->add_option("--input", opts->inputs,
+                  "Input from a TensorProto file, NAME=FILE.pb (repeatable)");
+  cmd->add_option("--seed", opts->seed,
+                  "Seed for random inputs (as fxc profile: floats in [-1,1), "
+                  "Gather indices in [0, rows), other ints in {0,1})");
   cmd->add_option("--threads", opts->threads, "Intra-op threads (default: all cores)");
   cmd->add_option("--output-dir", opts->output_dir, "Directory for output_<i>.pb")->required();
   cmd->add_option("--dim", opts->dims, "Bind a symbolic dimension, NAME=N (repeatable)");

@@ -3,9 +3,12 @@
 // second in total):
 //   bandwidth   copying a buffer much larger than the last-level cache (memcpy), best of
 //               several passes, counting read + write bytes
-//   FLOP/s      a register-blocked single-precision GEMM on L1-resident blocks, all cores
+//   FLOP/s      a 1024^3 single-precision GEMM through oneDNN's matmul (the runtime's
+//               path: what the fastest kernels here reach), all cores, best run
 //   launch      round trip of an empty task handed to a worker thread and waited for
 // The on-chip capacity is the per-core L2 size from sysfs (256 KiB when unreadable).
+
+#include <cstdint>
 
 #include "analysis/device_profile.h"
 
@@ -14,6 +17,10 @@ namespace fx {
 struct CalibrationOptions {
   double time_budget_s = 0.8;  // upper bound on the whole measurement
 };
+
+// Best FLOP/s of an n x n x n float32 GEMM through oneDNN's matmul, runs repeated
+// for up to budget_s (at least 3).
+double measure_gemm_flops(int64_t n, double budget_s);
 
 DeviceProfile measure_cpu_host(const CalibrationOptions& options = {});
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "codegen/cpp_emitter.h"
+#include "codegen/cuda_emitter.h"
 #include "codegen/fused_conv_kernel.h"
 #include "codegen/generated_kernel.h"
 #include "codegen/kernel_ir.h"
@@ -246,6 +247,13 @@ FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionG
     std::vector<LoweredGroup> lowered;
     for (const auto& pd : pending) lowered.push_back(pd.lowered);
     p.source = emit_cpp_source(lowered);
+    if (options.emit_cuda) {
+      try {
+        p.cuda_source = emit_cuda_source(lowered);
+      } catch (const Error& e) {
+        p.cuda_source = std::string("// CUDA emission failed: ") + e.what() + "\n";
+      }
+    }
     KernelCompiler cc(options.compiler);
     p.compiler = cc.compiler().value_or("");
     p.flags = cc.flags_string();
@@ -304,11 +312,12 @@ FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionG
                                   std::move(subs), ins, group_external_outputs(g, pd.nodes)));
     gb.detail = a.op_type + " runtime kernel + generated epilogue";
   }
-  // Runtime fallbacks: the members stay the unfused steps they were. (Running them
-  // inside one composite step saved nothing and cost time: its internal values do not
-  // share the executor's arena.)
+  // Groups that could not be generated are not fused: their members stay the unfused
+  // steps they were. (Running them inside one composite step saved nothing and cost
+  // time: its internal values do not share the executor's arena.)
   for (auto& gb : p.groups) {
     if (gb.outcome != GroupOutcome::Runtime) continue;
+    gb.outcome = GroupOutcome::Excluded;
     gb.step.reset();
     gb.detail += "; the members run as unfused steps";
   }

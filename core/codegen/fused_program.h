@@ -9,11 +9,13 @@
 //   dnnl_post_ops  Conv (+BN folded) + expressible epilogue -> one oneDNN primitive
 //   compiled       generated C++ (elementwise chain / row kernel), or an anchor's
 //                  runtime kernel followed by a generated epilogue
-//   runtime        not fused: the members run as their own unfused steps (the group's
-//                  ops could not be emitted, the shapes are not static enough, no
-//                  compiler, or the compile failed); `detail` says why
-//   excluded       not fused at all (a node is missing, groups overlap, an op has no
-//                  kernel, or the equivalence check failed); `detail` says why
+//   excluded       not fused at all: the members run as their own unfused steps (a
+//                  node is missing, groups overlap, an op has no kernel, the group's
+//                  ops could not be emitted or the shapes are not static enough, no
+//                  compiler, the compile failed, or the equivalence check failed);
+//                  `detail` says why
+//   runtime        no longer produced (the members' runtime kernels inside one step
+//                  cost more than they saved); kept for readers of older results
 // All generated groups of a model go into one translation unit, compiled once (cached).
 
 #include <optional>
@@ -31,8 +33,9 @@ struct CodegenOptions {
   bool dnnl_post_ops = true;  // false: Conv epilogues go through generated code too
   // A group that cannot be generated as a whole: generate its runs of consecutive
   // members that can, as extra groups "<id>.1", "<id>.2", ... (outcome compiled; the
-  // group itself stays runtime and its detail lists them).
+  // group itself is excluded and its detail lists them).
   bool split = true;
+  bool emit_cuda = false;  // also emit the generated groups as CUDA (FusedProgram::cuda_source)
   CompilerOptions compiler;
   std::string stem = "model";  // file name stem of the generated source in the cache
   int64_t opset = 0;           // the model's default-domain opset
@@ -48,13 +51,14 @@ struct GroupBuild {
   GroupOutcome outcome = GroupOutcome::Excluded;
   std::string detail;        // what it became, or why not
   std::string entry;         // C entry point, when generated code runs
-  std::optional<Step> step;  // the fused step (absent when runtime or excluded)
+  std::optional<Step> step;  // the fused step (absent when excluded)
 };
 
 struct FusedProgram {
   std::vector<Step> steps;
   std::vector<GroupBuild> groups;
   std::string source;       // the generated translation unit ("" when none)
+  std::string cuda_source;  // the same groups as CUDA C++ (CodegenOptions::emit_cuda)
   std::string source_path;  // in the kernel cache, when compiled
   std::string library_path;
   bool cache_hit = false;

@@ -22,9 +22,16 @@ namespace fx {
 struct CompilerOptions {
   std::string compiler;  // empty: $FX_CXX, $CXX, then c++ / g++ / clang++ on PATH
   // No FP traps or errno are relied on: dropping them lets selects, sqrt and rounding
-  // vectorize. No -ffast-math: NaN/Inf and reassociation stay as written.
-  std::vector<std::string> flags{"-O3",    "-march=native", "-fopenmp", "-fno-math-errno",
-                                 "-fno-trapping-math", "-shared", "-fPIC"};
+  // vectorize. No -ffast-math: NaN/Inf and reassociation stay as written. On x86-64,
+  // full-width AVX-512 where the CPU has it (GCC otherwise keeps 256-bit vectors): the
+  // exp/erf polynomials of the memory-bound kernels need the throughput.
+  std::vector<std::string> flags {
+    "-O3", "-march=native", "-fopenmp", "-fno-math-errno", "-fno-trapping-math",
+#if defined(__x86_64__)
+        "-mprefer-vector-width=512",
+#endif
+        "-shared", "-fPIC"
+  };
   std::string cache_dir;  // empty: default_kernel_cache_dir()
 };
 

@@ -9,6 +9,11 @@
 #include "runtime/kernel_registry.h"
 #include "runtime/memory_plan.h"
 #include "runtime/parallel.h"
+#include "runtime/thread_pool.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "util/error.h"
 
 namespace fx {
@@ -18,7 +23,8 @@ std::vector<Step> make_steps(const Graph& graph, int64_t opset) {
   steps.reserve(graph.node_count());
   for (NodeId id : graph.topological_order()) {
     const Node& n = graph.node(id);
-    steps.push_back(Step{n.name, n.op_type, {id}, n.inputs, n.outputs, make_kernel(graph, n, opset)});
+    steps.push_back(Step{
+        n.name, n.op_type, {id}, n.inputs, n.outputs, make_kernel(graph, n, opset), std::nullopt});
   }
   return steps;
 }
@@ -37,8 +43,9 @@ void substitute_step(std::vector<Step>& steps, Step fused) {
         covered += ns.size();
       }
     }
-    if (!found) throw Error("substitute_step '" + fused.name + "': node " + std::to_string(n) +
-                            " is not in any step");
+    if (!found)
+      throw Error("substitute_step '" + fused.name + "': node " + std::to_string(n) +
+                  " is not in any step");
   }
   if (covered != fused.nodes.size()) {
     throw Error("substitute_step '" + fused.name +
@@ -78,7 +85,12 @@ class StepContext final : public KernelContext {
               std::vector<std::unique_ptr<AlignedBuffer>>& slots,
               std::vector<std::unique_ptr<AlignedBuffer>>& priv,
               const std::vector<const Tensor*>& inputs, int threads)
-      : step_(step), values_(values), plan_(plan), slots_(slots), priv_(priv), inputs_(inputs),
+      : step_(step),
+        values_(values),
+        plan_(plan),
+        slots_(slots),
+        priv_(priv),
+        inputs_(inputs),
         threads_(threads) {}
 
   int num_inputs() const override { return static_cast<int>(inputs_.size()); }
@@ -110,15 +122,15 @@ class StepContext final : public KernelContext {
       throw Error("cannot view " + src.str() + " as " + dims_str(dims));
     }
     values_[static_cast<std::size_t>(v)].reset_view(src.dtype(), dims,
-                                                   const_cast<void*>(src.raw()));
+                                                    const_cast<void*>(src.raw()));
   }
   int threads() const override { return threads_; }
   const std::string& step_name() const override { return step_.name; }
 
  private:
   ValueId value_of_output(int i) const {
-    if (i < 0 || i >= num_outputs()) throw Error("kernel wrote output " + std::to_string(i) +
-                                                 " that the step does not have");
+    if (i < 0 || i >= num_outputs())
+      throw Error("kernel wrote output " + std::to_string(i) + " that the step does not have");
     return step_.outputs[static_cast<std::size_t>(i)];
   }
   const Step& step_;
@@ -158,8 +170,9 @@ void Executor::build() {
   for (std::size_t s = 0; s < steps_.size(); ++s) {
     if (!steps_[s].kernel) throw Error("step '" + steps_[s].name + "' has no kernel");
     for (ValueId o : steps_[s].outputs) {
-      if (producer[o] >= 0) throw Error("value '" + g.value(o).name + "' is written by steps '" +
-                                        steps_[producer[o]].name + "' and '" + steps_[s].name + "'");
+      if (producer[o] >= 0)
+        throw Error("value '" + g.value(o).name + "' is written by steps '" +
+                    steps_[producer[o]].name + "' and '" + steps_[s].name + "'");
       producer[o] = static_cast<int>(s);
     }
   }
@@ -181,13 +194,15 @@ void Executor::build() {
     }
   }
   std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
-  for (std::size_t s = 0; s < steps_.size(); ++s) if (pending[s] == 0) ready.push(static_cast<int>(s));
+  for (std::size_t s = 0; s < steps_.size(); ++s)
+    if (pending[s] == 0) ready.push(static_cast<int>(s));
   std::vector<Step> ordered;
   ordered.reserve(steps_.size());
   while (!ready.empty()) {
     int s = ready.top();
     ready.pop();
-    for (int u : users[s]) if (--pending[u] == 0) ready.push(u);
+    for (int u : users[s])
+      if (--pending[u] == 0) ready.push(u);
     ordered.push_back(std::move(steps_[s]));
   }
   if (ordered.size() != steps_.size()) throw Error("the steps' data dependencies form a cycle");
@@ -239,24 +254,15 @@ std::vector<Tensor> Executor::run(const std::map<std::string, Tensor>& inputs) {
     }
     st.values[v] = it->second;
   }
+  // Our kernels use the pool (ScopedThreads); oneDNN uses OpenMP, sized here.
+  ScopedThreads pool_threads(threads_);
 #ifdef _OPENMP
-  int saved_threads = omp_get_max_threads();
+  struct RestoreOmp {
+    int n = omp_get_max_threads();
+    ~RestoreOmp() { omp_set_num_threads(n); }
+  } restore_omp;
   omp_set_num_threads(threads_);
 #endif
-  struct Restore {
-    int n;
-    ~Restore() {
-#ifdef _OPENMP
-      omp_set_num_threads(n);
-#endif
-    }
-  } restore{
-#ifdef _OPENMP
-      saved_threads
-#else
-      1
-#endif
-  };
   for (std::size_t s = 0; s < steps_.size(); ++s) {
     const Step& step = steps_[s];
     StepContext ctx(step, st.values, st.plan, st.slots, st.private_buffers, st.step_inputs[s],
@@ -272,6 +278,7 @@ std::vector<Tensor> Executor::run(const std::map<std::string, Tensor>& inputs) {
       ev.step = static_cast<int>(s);
       ev.start_ns = t0;
       ev.end_ns = now_ns();
+      ev.group_id = step.group_id;
       ev.inputs = st.step_inputs[s];
       ev.outputs = st.step_outputs[s];
       observer_(ev);
@@ -297,8 +304,14 @@ int64_t Executor::peak_activation_bytes() const {
   return sum;
 }
 
-int64_t Executor::total_activation_bytes() const { return state_->total_bytes; }
-int Executor::slot_count() const { return state_->plan.slot_count(); }
-int Executor::slot_of(ValueId v) const { return state_->plan.slot_of_value.at(v); }
+int64_t Executor::total_activation_bytes() const {
+  return state_->total_bytes;
+}
+int Executor::slot_count() const {
+  return state_->plan.slot_count();
+}
+int Executor::slot_of(ValueId v) const {
+  return state_->plan.slot_of_value.at(v);
+}
 
 }  // namespace fx

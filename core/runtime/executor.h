@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -28,7 +29,7 @@
 namespace fx {
 
 struct ExecutorOptions {
-  int threads = 0;  // intra-op threads; 0 = all hardware threads
+  int threads = 0;    // intra-op threads; 0 = all hardware threads
   int64_t opset = 0;  // the model's ONNX opset (0: latest), for ops that changed meaning
 };
 
@@ -40,6 +41,7 @@ struct Step {
   std::vector<ValueId> inputs;   // kNoValue for omitted optional inputs
   std::vector<ValueId> outputs;  // values the step writes (others in the group stay internal)
   std::shared_ptr<Kernel> kernel;
+  std::optional<int> group_id;  // the fusion group a fused step computes, when known
 };
 
 // Told after each step: timestamps are steady_clock nanoseconds; `thread` is the
@@ -50,6 +52,7 @@ struct StepEvent {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
   int thread = 0;
+  std::optional<int> group_id;  // the step's group_id
   std::span<const Tensor* const> inputs;
   std::span<const Tensor* const> outputs;
 };

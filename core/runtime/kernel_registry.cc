@@ -4,7 +4,6 @@
 
 namespace fx {
 
-
 const Tensor& KernelContext::in(int i) const {
   const Tensor* t = input(i);
   if (!t) throw Error("input " + std::to_string(i) + " is required");
@@ -25,6 +24,8 @@ const KernelTable& table() {
     register_pool_kernels(k);
     register_resize_kernels(k);
     register_pad_kernels(k);
+    register_index_kernels(k);
+    register_deconv_kernels(k);
     return k;
   }();
   return t;
@@ -48,7 +49,7 @@ std::shared_ptr<Kernel> make_kernel(const Graph& graph, const Node& node, int64_
     throw Error("unsupported op " + node.qualified_op() + " (node '" + node.name + "')");
   }
   std::string key = node.op_type;
-  if ((key == "Softmax" || key == "LogSoftmax") && opset > 0 && opset < 13) {
+  if ((key == "Softmax" || key == "LogSoftmax" || key == "Hardmax") && opset > 0 && opset < 13) {
     key += kLegacyOpsetSuffix;
   }
   try {

@@ -38,5 +38,7 @@ void register_pool_kernels(KernelTable& t);
 void register_resize_kernels(KernelTable& t);
 void register_pad_kernels(KernelTable& t);
 void register_matmul_kernels(KernelTable& t);
+void register_index_kernels(KernelTable& t);
+void register_deconv_kernels(KernelTable& t);
 
 }  // namespace fx

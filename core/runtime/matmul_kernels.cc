@@ -1,9 +1,11 @@
 // MatMul (batched, numpy-broadcast batch dims) and Gemm through oneDNN's matmul
-// primitive. Constant right-hand sides (weights) are reordered once into the
-// layout oneDNN prefers.
+// primitive, split into parts that run side by side (runtime/dnnl_parts.h).
+// Constant right-hand sides (weights) are reordered once into the layout oneDNN
+// prefers, each part its own slice.
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "runtime/dnnl_parts.h"
 #include "runtime/dnnl_util.h"
 #include "runtime/elementwise_ops.h"
 #include "runtime/kernel_registry.h"
@@ -15,62 +17,56 @@ namespace {
 using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 
-// One oneDNN matmul for fixed dims: src [.., M, K] x weights [.., K, N] (+ bias [1.., N]).
-class MatmulPrim {
+// A matmul as parts (runtime/dnnl_parts.h). Operands are run tensors 0 (A),
+// 1 (weights), 2 (bias), 3 (dst); offsets are in floats.
+class MatmulParts {
  public:
-  // src/wei/dst descriptors as the user lays them out; `weights_const` lets oneDNN
-  // choose the weights layout (reordered once from `w`).
-  void build(const dnnl::memory::desc& src, const dnnl::memory::desc& wei,
-             const dnnl::memory::desc* bias, const dnnl::memory::desc& dst, const Tensor& w,
-             bool weights_const) {
-    auto wdims = wei.dims();
-    dnnl::memory::desc want = weights_const ? dnnl::memory::desc(wdims, dt::f32, tag::any) : wei;
-    auto desc = bias ? dnnl::matmul::desc(src, want, *bias, dst) : dnnl::matmul::desc(src, want, dst);
-    pd_ = dnnl::matmul::primitive_desc(desc, dnnl_engine());
-    prim_ = dnnl::matmul(pd_);
-    src_ = dnnl::memory(src, dnnl_engine(), DNNL_MEMORY_NONE);
-    dst_ = dnnl::memory(dst, dnnl_engine(), DNNL_MEMORY_NONE);
-    user_w_ = dnnl::memory(wei, dnnl_engine(), DNNL_MEMORY_NONE);
-    if (bias) bias_ = dnnl::memory(*bias, dnnl_engine(), DNNL_MEMORY_NONE);
-    weights_const_ = weights_const;
-    if (pd_.weights_desc() != wei) {
-      reordered_w_ = dnnl::memory(pd_.weights_desc(), dnnl_engine());
-      reorder_ = dnnl::reorder(user_w_, reordered_w_);
-    } else {
-      reordered_w_ = dnnl::memory();
+  void clear() { parts_.clear(); }
+  // One part: A slice `a` at a_off, weights slice `w` at w_off (reordered once into
+  // oneDNN's preferred layout when `w_const` is given), optional bias, dst slice.
+  void add(const dnnl::memory::desc& a, int64_t a_off, const dnnl::memory::desc& w, int64_t w_off,
+           const Tensor* w_const, const dnnl::memory::desc* bias, int64_t bias_off,
+           const dnnl::memory::desc& dst, int64_t dst_off) {
+    dnnl::memory::desc want = w_const ? dnnl::memory::desc(w.dims(), dt::f32, tag::any) : w;
+    auto desc = bias ? dnnl::matmul::desc(a, want, *bias, dst) : dnnl::matmul::desc(a, want, dst);
+    dnnl::matmul::primitive_desc pd(desc, part_attr(), dnnl_engine());
+    std::vector<std::pair<int, dnnl::memory::desc>> descs{{DNNL_ARG_SRC, a}, {DNNL_ARG_DST, dst}};
+    std::vector<DnnlPart::Bind> binds{{DNNL_ARG_SRC, 0, a_off * 4}, {DNNL_ARG_DST, 3, dst_off * 4}};
+    if (!w_const) {
+      descs.push_back({DNNL_ARG_WEIGHTS, w});
+      binds.push_back({DNNL_ARG_WEIGHTS, 1, w_off * 4});
     }
-    if (weights_const) set_weights(w);
-  }
-  void set_weights(const Tensor& w) {
-    user_w_.set_data_handle(const_cast<void*>(w.raw()));
-    if (reordered_w_) {
-      reorder_.execute(dnnl_stream(), user_w_, reordered_w_);
-      dnnl_stream().wait();
-    }
-  }
-  void execute(const Tensor& a, const Tensor& w, const Tensor* bias, Tensor& y) {
-    if (!weights_const_) set_weights(w);
-    src_.set_data_handle(const_cast<void*>(a.raw()));
-    dst_.set_data_handle(y.raw());
-    std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC, src_},
-        {DNNL_ARG_WEIGHTS, reordered_w_ ? reordered_w_ : user_w_},
-        {DNNL_ARG_DST, dst_}};
     if (bias) {
-      bias_.set_data_handle(const_cast<void*>(bias->raw()));
-      args[DNNL_ARG_BIAS] = bias_;
+      descs.push_back({DNNL_ARG_BIAS, *bias});
+      binds.push_back({DNNL_ARG_BIAS, 2, bias_off * 4});
     }
-    prim_.execute(dnnl_stream(), args);
-    dnnl_stream().wait();
+    DnnlPart part = make_part(pd, descs, std::move(binds));
+    if (w_const) {
+      part.args[DNNL_ARG_WEIGHTS] =
+          reorder_weights(w, w_const->data<float>() + w_off, pd.weights_desc());
+    }
+    parts_.push_back(std::move(part));
+  }
+  void execute(const Tensor& a, const Tensor& w, const Tensor* bias, Tensor& y, int threads) {
+    run_parts(parts_,
+              {const_cast<void*>(a.raw()), const_cast<void*>(w.raw()),
+               bias ? const_cast<void*>(bias->raw()) : nullptr, y.raw()},
+              threads);
   }
 
  private:
-  dnnl::matmul::primitive_desc pd_;
-  dnnl::primitive prim_;
-  dnnl::memory src_, dst_, user_w_, reordered_w_, bias_;
-  dnnl::reorder reorder_;
-  bool weights_const_ = false;
+  std::vector<DnnlPart> parts_;
 };
+
+// Smallest slice worth a part: about 256K multiply-adds (a GEMV over a large
+// weight matrix is memory-bound: two threads stream it faster).
+int64_t min_slice(int64_t macs_per_unit) {
+  return std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(macs_per_unit, 1));
+}
+
+dnnl::memory::desc strided(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
+  return dnnl::memory::desc(to_dnnl(dims), dt::f32, to_dnnl(strides));
+}
 
 class MatMulKernel final : public Kernel {
  public:
@@ -82,18 +78,19 @@ class MatMulKernel final : public Kernel {
     if (a.dtype() != DType::Float32 || b.dtype() != DType::Float32) {
       throw Error("MatMul: only float32 is supported, got " + a.str() + " x " + b.str());
     }
-    if (a.dims() != a_dims_ || b.dims() != b_dims_) build(a, b);
+    if (a.dims() != a_dims_ || b.dims() != b_dims_) build(a, b, ctx.threads());
     Tensor& y = ctx.output(0, DType::Float32, out_dims_);
     if (y.numel() == 0) return;
     if (k_ == 0) {
       std::fill(y.data<float>(), y.data<float>() + y.numel(), 0.0f);
       return;
     }
-    prim_.execute(a, b, nullptr, y);
+    prim_.execute(a, b, nullptr, y, ctx.threads());
   }
 
  private:
-  void build(const Tensor& a, const Tensor& b) {
+  void build(const Tensor& a, const Tensor& b, int threads) {
+    prim_.clear();
     if (a.rank() == 0 || b.rank() == 0) throw Error("MatMul: scalar operand");
     std::vector<int64_t> ad = a.dims(), bd = b.dims();
     bool vec_a = ad.size() == 1, vec_b = bd.size() == 1;
@@ -128,18 +125,41 @@ class MatMulKernel final : public Kernel {
       // [..., M, K] x [K, N]: fold the batch dims into M, so that oneDNN sees 2-D
       // weights (for which it picks a blocked layout; 3-D ones stay plain).
       const int64_t m = dims_numel(ad) / k_, n = b.dims()[1];
-      prim_.build(plain_f32_desc({m, k_}), plain_f32_desc(b.dims()), nullptr,
-                  plain_f32_desc({m, n}), b, b_const_);
+      if (b_const_) {  // split the columns: each part owns its slice of the weights
+        for (auto [n0, n1] : split_range(n, threads, min_slice(m * k_))) {
+          prim_.add(plain_f32_desc({m, k_}), 0, strided({k_, n1 - n0}, {n, 1}), n0, &b, nullptr, 0,
+                    strided({m, n1 - n0}, {n, 1}), n0);
+        }
+      } else {  // split the rows
+        for (auto [m0, m1] : split_range(m, threads, min_slice(n * k_))) {
+          prim_.add(plain_f32_desc({m1 - m0, k_}), m0 * k_, plain_f32_desc(b.dims()), 0, nullptr,
+                    nullptr, 0, plain_f32_desc({m1 - m0, n}), m0 * n);
+        }
+      }
+      return;
+    }
+    // Same batch dims on both sides: fold them into one and split over it.
+    bool same_batch = r >= 3;
+    for (std::size_t i = 0; i + 2 < r; ++i) same_batch = same_batch && ad[i] == bd[i];
+    if (same_batch) {
+      const int64_t m = ad[r - 2], n = bd[r - 1];
+      const int64_t batch = dims_numel(yd) / (m * n);
+      for (auto [b0, b1] : split_range(batch, threads, min_slice(m * n * k_))) {
+        const int64_t nb = b1 - b0;
+        prim_.add(plain_f32_desc({nb, m, k_}), b0 * m * k_, plain_f32_desc({nb, k_, n}),
+                  b0 * k_ * n, nullptr, nullptr, 0, plain_f32_desc({nb, m, n}), b0 * m * n);
+      }
       return;
     }
     // oneDNN wants at least 2-D; batch dims of weights broadcast (1) are allowed.
-    prim_.build(plain_f32_desc(ad), plain_f32_desc(bd), nullptr, plain_f32_desc(yd), b, b_const_);
+    prim_.add(plain_f32_desc(ad), 0, plain_f32_desc(bd), 0, nullptr, nullptr, 0, plain_f32_desc(yd),
+              0);
   }
 
   bool b_const_;
   int64_t k_ = 0;
   std::vector<int64_t> a_dims_, b_dims_, out_dims_;
-  MatmulPrim prim_;
+  MatmulParts prim_;
 };
 
 class GemmKernel final : public Kernel {
@@ -167,17 +187,28 @@ class GemmKernel final : public Kernel {
       a_dims_ = a.dims();
       b_dims_ = b.dims();
       bias_ = bias;
-      // Transposed operands are described by strides, not copied.
-      dnnl::memory::desc amd({m, k}, dt::f32, trans_a_ ? dnnl::memory::dims{1, m} : dnnl::memory::dims{k, 1});
-      dnnl::memory::desc bmd({k, n}, dt::f32, trans_b_ ? dnnl::memory::dims{1, k} : dnnl::memory::dims{n, 1});
-      dnnl::memory::desc cmd({1, n}, dt::f32, tag::ab);
-      if (m * n * k > 0) prim_.build(amd, bmd, bias ? &cmd : nullptr, plain_f32_desc({m, n}), b, b_const_);
+      // Transposed operands are described by strides, not copied. Parts split the
+      // columns of the output (rows of B when transposed).
+      prim_.clear();
+      dnnl::memory::dims a_str = trans_a_ ? dnnl::memory::dims{1, m} : dnnl::memory::dims{k, 1};
+      dnnl::memory::desc amd({m, k}, dt::f32, a_str);
+      if (m * n * k > 0) {
+        for (auto [n0, n1] : split_range(n, ctx.threads(), min_slice(m * k))) {
+          const int64_t np = n1 - n0;
+          auto bmd = trans_b_ ? strided({k, np}, {1, k}) : strided({k, np}, {n, 1});
+          dnnl::memory::desc cmd({1, np}, dt::f32, tag::ab);
+          prim_.add(amd, 0, bmd, trans_b_ ? n0 * k : n0, b_const_ ? &b : nullptr,
+                    bias ? &cmd : nullptr, n0, strided({m, np}, {n, 1}), n0);
+        }
+      }
     }
     Tensor& y = ctx.output(0, DType::Float32, {m, n});
     float* yp = y.data<float>();
     if (m * n == 0) return;
-    if (k == 0) std::fill(yp, yp + m * n, 0.0f);
-    else prim_.execute(a, b, bias ? c : nullptr, y);
+    if (k == 0)
+      std::fill(yp, yp + m * n, 0.0f);
+    else
+      prim_.execute(a, b, bias ? c : nullptr, y, ctx.threads());
     if (alpha_ != 1.0f) {
       const float al = alpha_;
       unary_map<float, float>(y, y, [al](float v) { return v * al; });
@@ -185,7 +216,8 @@ class GemmKernel final : public Kernel {
     if (c && !bias && beta_ != 0.0f) {
       if (c->dtype() != DType::Float32) throw Error("Gemm: C must be float32");
       BroadcastRows<2> rows({&y.dims(), &c->dims()});
-      if (rows.out_dims != y.dims()) throw Error("Gemm: C " + c->str() + " does not broadcast to " + y.str());
+      if (rows.out_dims != y.dims())
+        throw Error("Gemm: C " + c->str() + " does not broadcast to " + y.str());
       const float be = beta_;
       binary_map<float, float>(rows, y, *c, y, [be](float v, float w) { return v + be * w; });
     }
@@ -195,7 +227,7 @@ class GemmKernel final : public Kernel {
   float alpha_, beta_;
   bool trans_a_, trans_b_, b_const_, bias_ = false;
   std::vector<int64_t> a_dims_, b_dims_;
-  MatmulPrim prim_;
+  MatmulParts prim_;
 };
 
 }  // namespace

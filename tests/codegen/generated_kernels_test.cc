@@ -153,7 +153,7 @@ TEST(GeneratedKernels, WithoutACompilerGroupsRunThroughRuntimeKernels) {
   FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
   EXPECT_NE(p.note.find("no C++ compiler found"), std::string::npos) << p.note;
   for (const auto& gb : p.groups) {
-    EXPECT_EQ(gb.outcome, GroupOutcome::Runtime) << gb.id;
+    EXPECT_EQ(gb.outcome, GroupOutcome::Excluded) << gb.id;
     EXPECT_NE(gb.detail.find("no C++ compiler"), std::string::npos);
   }
   auto in = kernel_inputs();
@@ -211,7 +211,7 @@ TEST(GeneratedKernels, GroupsThatCannotBeGeneratedWholeAreSplit) {
   opt.compiler.cache_dir = testing::test_cache_dir("split");
   FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
   ASSERT_EQ(p.groups.size(), 3u);
-  EXPECT_EQ(p.groups[0].outcome, GroupOutcome::Runtime);
+  EXPECT_EQ(p.groups[0].outcome, GroupOutcome::Excluded);
   EXPECT_FALSE(p.groups[0].step);
   EXPECT_NE(p.groups[0].detail.find("fg-split.1 fg-split.2"), std::string::npos)
       << p.groups[0].detail;

@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 #include <onnx/checker.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "analysis/device_profile.h"
 #include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
+#include "codegen/kernel_ir.h"
 #include "codegen_test_util.h"
 #include "onnx/fused_model_export.h"
 #include "onnx/model_loader.h"
@@ -48,13 +51,46 @@ TEST_P(ModelFusion, FusedProgramMatchesUnfused) {
     std::cout << "  " << gb.id << " " << group_outcome_name(gb.outcome) << ": " << gb.detail
               << "\n";
   }
-  EXPECT_EQ(p.count(GroupOutcome::Excluded), 0);
+  for (const auto& gb : p.groups) {
+    if (gb.outcome != GroupOutcome::Excluded) continue;
+    EXPECT_FALSE(gb.step) << gb.id;
+    EXPECT_NE(gb.detail.find("no generated code"), std::string::npos) << gb.id << ": " << gb.detail;
+  }
   EXPECT_LT(p.steps.size(), m.graph.node_count());
   auto in = testing::seeded_inputs(m.graph, 3);
   auto expected = Executor(m.graph).run(in);
   auto actual = Executor(m.graph, p.steps).run(in);
   auto d = testing::compare(expected, actual);
   EXPECT_LT(d.max_abs, 1e-4) << "max rel " << d.max_rel;
+}
+
+// The same groups as CUDA: one entry point per generated group (and generated part),
+// and the translation unit compiles with nvcc (skipped by name without nvcc).
+TEST_P(ModelFusion, CudaSourceOfEveryGeneratedGroupCompilesWithNvcc) {
+  LoadedModel m = load_sample(GetParam());
+  FusionPlan plan = plan_for(m.graph);
+  CodegenOptions opt;
+  opt.compile = false;
+  opt.emit_cuda = true;
+  FusedProgram p = build_fused_program(m.graph, plan, opt);
+  int generated = 0;
+  for (const auto& gb : p.groups) {
+    if (gb.detail.find("compilation disabled") == std::string::npos) continue;
+    ++generated;
+    EXPECT_NE(p.cuda_source.find(c_identifier(gb.id) + "_cuda("), std::string::npos) << gb.id;
+  }
+  if (generated == 0) GTEST_SKIP() << "no generated group in " << GetParam();
+  const char* nvcc = "/usr/local/cuda/bin/nvcc";
+  if (!std::filesystem::exists(nvcc)) GTEST_SKIP() << "nvcc not found";
+  std::string dir = testing::test_cache_dir("cuda-models");
+  std::string cu = dir + "/" + GetParam() + ".cu", log = cu + ".log";
+  std::ofstream(cu) << p.cuda_source;
+  std::string cmd = std::string(nvcc) + " -O3 -std=c++17 -Xcompiler -fPIC -c -o " + cu + ".o " +
+                    cu + " > " + log + " 2>&1";
+  int rc = std::system(cmd.c_str());
+  std::ifstream lf(log);
+  std::string out((std::istreambuf_iterator<char>(lf)), {});
+  EXPECT_EQ(rc, 0) << out;
 }
 
 TEST_P(ModelFusion, ExportPassesCheckerAndRunsInlined) {

@@ -62,11 +62,36 @@ void check(const ConvCase& p) {
   EXPECT_THAT(y[0], test::FloatsNear(reference_conv(p, x, w, b, oh, ow)));
 }
 
-TEST(Conv, DepthwiseStride1Pad1) { check({1, 8, 9, 11, 8, 3, 8, 1, 1, 1, 1, 1, 1}); }
-TEST(Conv, DepthwiseStride2AsymmetricPads) { check({2, 4, 10, 7, 4, 3, 4, 2, 1, 0, 1, 1, 0}); }
-TEST(Conv, DepthwiseDilated5x5) { check({1, 3, 12, 12, 3, 5, 3, 1, 2, 4, 4, 4, 4}); }
-TEST(Conv, GroupedThroughOneDnn) { check({1, 4, 6, 6, 6, 3, 2, 1, 1, 1, 1, 1, 1}); }
-TEST(Conv, DenseStridedThroughOneDnn) { check({1, 3, 9, 9, 5, 3, 1, 2, 1, 1, 1, 0, 0}); }
+TEST(Conv, DepthwiseStride1Pad1) {
+  check({1, 8, 9, 11, 8, 3, 8, 1, 1, 1, 1, 1, 1});
+}
+TEST(Conv, DepthwiseStride2AsymmetricPads) {
+  check({2, 4, 10, 7, 4, 3, 4, 2, 1, 0, 1, 1, 0});
+}
+TEST(Conv, DepthwiseDilated5x5) {
+  check({1, 3, 12, 12, 3, 5, 3, 1, 2, 4, 4, 4, 4});
+}
+TEST(Conv, GroupedThroughOneDnn) {
+  check({1, 4, 6, 6, 6, 3, 2, 1, 1, 1, 1, 1, 1});
+}
+TEST(Conv, DenseStridedThroughOneDnn) {
+  check({1, 3, 9, 9, 5, 3, 1, 2, 1, 1, 1, 0, 0});
+}
+// Big enough that the output channels are split into one oneDNN part per thread.
+TEST(Conv, OutputChannelsSplitOverThreads) {
+  check({1, 16, 24, 24, 64, 3, 1, 1, 1, 1, 1, 1, 1});
+}
+// Channels-last path split over output rows, with padding inside the first and last slice.
+TEST(Conv, RowSplitStridedPadded) {
+  check({1, 32, 29, 27, 64, 3, 1, 2, 1, 1, 1, 1, 0});
+}
+TEST(Conv, RowSplitOneByOne) {
+  check({1, 64, 20, 20, 96, 1, 1, 1, 1, 0, 0, 0, 0});
+}
+// Two images: not split, one primitive.
+TEST(Conv, BatchOfTwoNotSplit) {
+  check({2, 16, 12, 12, 48, 3, 1, 1, 1, 1, 1, 1, 1});
+}
 
 }  // namespace
 }  // namespace fx

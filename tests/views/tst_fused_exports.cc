@@ -1,0 +1,188 @@
+// Side-by-side fused graph (selection synchronised both ways), the Generate dock and
+// every export of the File > Export menu, offscreen on the sample model.
+#include <QFile>
+#include <QPlainTextEdit>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "analysis/fused_graph.h"
+#include "onnx/model_loader.h"
+#include "profile/chrome_trace.h"
+#include "profile/timeline.h"
+#include "views/code_view.h"
+#include "views/fused_graph_pane.h"
+#include "views/graph_items.h"
+#include "views/graph_scene.h"
+#include "views/main_window.h"
+#include "views/timeline_view.h"
+
+using fx::views::MainWindow;
+
+namespace {
+
+const QString kModel = QStringLiteral(FX_RESOURCES_DIR "/models/tiny_cnn.onnx");
+
+struct Fixture {
+  QTemporaryDir dir;
+  MainWindow window;
+  Fixture() {
+    fx::views::AnalysisSettings s;
+    s.device = QStringLiteral("nvidia-h100");
+    window.set_analysis_settings(s);
+    window.set_autosave_dir(dir.path());
+    window.resize(1400, 800);
+    window.show();
+  }
+  bool open() {
+    QSignalSpy opened(&window, &MainWindow::model_opened);
+    window.open_model(kModel);
+    return opened.wait(20000) || opened.count() > 0;
+  }
+  // Accepts every group; returns the index of a group with at least two members.
+  int accept_all() {
+    const auto& groups = window.document()->plan.groups();
+    QStringList ids;
+    int multi = -1;
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      ids << QString::fromStdString(groups[i].id);
+      if (multi < 0 && groups[i].nodes.size() >= 2) multi = int(i);
+    }
+    window.accept_groups(ids);
+    return multi;
+  }
+  bool export_and_wait(const std::function<bool()>& start) {
+    QSignalSpy done(&window, &MainWindow::export_finished);
+    if (!start()) return false;
+    if (!done.wait(60000) && done.isEmpty()) return false;
+    return done.front().at(0).toBool();
+  }
+};
+
+}  // namespace
+
+class TestFusedExports : public QObject {
+  Q_OBJECT
+ private slots:
+  void side_by_side_selection_sync() {
+    Fixture f;
+    QVERIFY(f.open());
+    const int pg = f.accept_all();
+    QVERIFY(pg >= 0);
+    auto* pane = f.window.fused_pane();
+    QSignalSpy shown(pane, &fx::views::FusedGraphPane::shown);
+    f.window.set_side_by_side(true);
+    QVERIFY(f.window.side_by_side());
+    QVERIFY(shown.wait(20000));
+    QTRY_VERIFY_WITH_TIMEOUT(!pane->is_busy(), 20000);
+    const fx::FusedGraph* fused = pane->fused();
+    QVERIFY(fused);
+    const auto& doc = *f.window.document();
+    const auto& group = doc.plan.groups()[std::size_t(pg)];
+    // Fewer nodes: each accepted group became one kernel.
+    QVERIFY(fused->graph.node_count() < doc.graph().node_count());
+    const fx::NodeId kernel = pane->kernel_of_plan_group(pg);
+    QVERIFY(kernel != fx::kNoNode);
+    QCOMPARE(fused->originals[std::size_t(kernel)].size(), group.nodes.size());
+
+    // Fused -> original: clicking the kernel highlights the nodes it replaced.
+    fx::views::BoxItem* kbox = pane->scene()->box_of_node(kernel);
+    QVERIFY(kbox);
+    kbox->setSelected(true);
+    for (const std::string& name : group.nodes) {
+      auto* box = f.window.scene()->box_of_node(doc.graph().find_node(name));
+      QVERIFY(box);
+      QVERIFY2(box->highlighted(), name.c_str());
+    }
+    kbox->setSelected(false);
+
+    // Original -> fused: selecting a member selects its kernel.
+    pane->scene()->clearSelection();
+    const fx::NodeId member = doc.graph().find_node(group.nodes.back());
+    auto* mbox = f.window.scene()->box_of_node(member);
+    QVERIFY(mbox);
+    f.window.scene()->clearSelection();
+    mbox->setSelected(true);
+    QTRY_VERIFY(pane->scene()->box_of_node(kernel)->isSelected());
+    QCOMPARE(pane->fused_node_of(member), kernel);
+
+    // Rejecting the group rebuilds the fused graph without that kernel.
+    f.window.reject_groups({QString::fromStdString(group.id)});
+    QVERIFY(shown.wait(20000));
+    QCOMPARE(pane->kernel_of_plan_group(pg), fx::kNoNode);
+    QVERIFY(pane->fused_node_of(member) != fx::kNoNode);
+    QCOMPARE(pane->fused()->graph.node(pane->fused_node_of(member)).name, group.nodes.back());
+  }
+
+  void generate_shows_the_groups_source() {
+    Fixture f;
+    QVERIFY(f.open());
+    const int pg = f.accept_all();
+    QVERIFY(pg >= 0);
+    auto* code = f.window.code_dock();
+    QSignalSpy generated(code, &fx::views::CodeDock::generated);
+    f.window.generate(pg);
+    QVERIFY(generated.wait(20000));
+    const QString src = code->source();
+    const auto& group = f.window.document()->plan.groups()[std::size_t(pg)];
+    QCOMPARE(code->group_id(), QString::fromStdString(group.id));
+    for (const std::string& name : group.nodes)
+      QVERIFY2(src.contains(QString::fromStdString(name)), name.c_str());
+    QVERIFY(code->editor()->isReadOnly());
+    // Highlighted: comment lines carry an italic format.
+    const auto formats = code->editor()->document()->firstBlock().layout()->formats();
+    QVERIFY(!formats.isEmpty());
+    QVERIFY(formats.front().format.fontItalic());
+  }
+
+  void exports_write_files() {
+    Fixture f;
+    QVERIFY(f.open());
+    f.accept_all();
+    const QString onnx = f.dir.filePath(QStringLiteral("fused.onnx"));
+    QVERIFY(f.export_and_wait([&] { return f.window.export_fused_model(onnx); }));
+    const fx::LoadedModel back = fx::load_onnx(onnx.toStdString());
+    QVERIFY(back.graph.node_count() > 0);
+
+    const QString kernels = f.dir.filePath(QStringLiteral("kernels"));
+    QVERIFY(f.export_and_wait([&] { return f.window.export_kernels(kernels); }));
+    QVERIFY(QFile::exists(kernels + QStringLiteral("/manifest.json")));
+
+    const QString html = f.dir.filePath(QStringLiteral("report.html"));
+    QVERIFY(f.export_and_wait([&] { return f.window.export_report(html); }));
+    QFile h(html);
+    QVERIFY(h.open(QIODevice::ReadOnly));
+    QVERIFY(h.readAll().contains("tiny_cnn"));
+
+    const QString pdf = f.dir.filePath(QStringLiteral("report.pdf"));
+    QVERIFY(f.export_and_wait([&] { return f.window.export_report(pdf); }));
+    QFile p(pdf);
+    QVERIFY(p.open(QIODevice::ReadOnly));
+    QVERIFY(p.read(4) == "%PDF");
+
+    const QString md = f.dir.filePath(QStringLiteral("report.md"));
+    QVERIFY(f.export_and_wait([&] { return f.window.export_report(md); }));
+    QVERIFY(QFile(md).size() > 0);
+
+    // Traces need a timeline: refused (with a message naming the file) until one exists.
+    const QString trace = f.dir.filePath(QStringLiteral("trace.json"));
+    QVERIFY(!f.window.export_traces(trace));
+    QVERIFY(f.window.last_error().contains(trace));
+    fx::Timeline t;
+    fx::KernelEvent e;
+    e.name = "conv";
+    e.start_us = 0;
+    e.duration_us = 10;
+    t.events.push_back(e);
+    f.window.timeline()->set_lane(QStringLiteral("before"), t);
+    QVERIFY(f.export_and_wait([&] { return f.window.export_traces(trace); }));
+    QVERIFY(fx::read_trace(trace.toStdString()).events.size() == 1);
+
+    // A file that cannot be written: an error naming it, no crash.
+    const QString bad = QStringLiteral("/nonexistent-dir/x/report.html");
+    QVERIFY(!f.export_and_wait([&] { return f.window.export_report(bad); }));
+    QVERIFY(f.window.last_error().contains(QStringLiteral("/nonexistent-dir/x")));
+  }
+};
+
+QTEST_MAIN(TestFusedExports)
+#include "tst_fused_exports.moc"
