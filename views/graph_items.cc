@@ -116,6 +116,31 @@ EdgeItem::EdgeItem(const layout::SceneEdge& e, QString label, QColor color)
     bounds_ = bounds_.united(QRectF(label_pos_, QSizeF(8.0 * label_.size(), 16)));
 }
 
+void EdgeItem::avoid_label_overlap(const std::vector<QRectF>& avoid) {
+  if (label_.isEmpty() || path_.isEmpty()) return;
+  const QSizeF size(8.0 * label_.size(), 16);
+  auto clear_at = [&](QPointF pos) {
+    const QRectF r(pos, size);
+    for (const QRectF& a : avoid)
+      if (r.intersects(a)) return false;
+    return true;
+  };
+  if (clear_at(label_pos_)) return;
+  // Slide along the edge, nearest to the middle first; hide the label when no place
+  // is clear (the tooltip still tells the shape).
+  for (double t : {0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.1, 0.9}) {
+    const QPointF pos = path_.pointAtPercent(t) + QPointF(5, 0);
+    if (clear_at(pos)) {
+      prepareGeometryChange();
+      label_pos_ = pos;
+      bounds_ = bounds_.united(QRectF(label_pos_, size));
+      return;
+    }
+  }
+  label_.clear();
+  update();
+}
+
 QRectF EdgeItem::boundingRect() const {
   return bounds_;
 }

@@ -13,6 +13,7 @@
 #include <QStringList>
 
 #include <optional>
+#include <vector>
 
 #include "layout/hierarchical_layout.h"
 #include "views/op_style.h"
@@ -57,6 +58,8 @@ class EdgeItem : public QGraphicsItem {
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
   // An edge inside a fusion group: its traffic stays on chip.
   void set_internal(std::optional<QColor> group_color);
+  // Moves the shape label along the edge off the given rectangles (frame titles).
+  void avoid_label_overlap(const std::vector<QRectF>& avoid);
 
  private:
   QPainterPath path_;

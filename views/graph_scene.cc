@@ -98,6 +98,12 @@ void GraphScene::show_layout(const layout::SceneLayout& layout) {
     addItem(item);
     edges_.push_back(item);
   }
+  // Shape labels must not cover the title bars of open frames (their text line).
+  std::vector<QRectF> titles;
+  for (const auto& b : layout.boxes)
+    if (b.open) titles.emplace_back(b.x, b.y, b.width, 22);
+  if (!titles.empty())
+    for (EdgeItem* e : edges_) e->avoid_label_overlap(titles);
   setSceneRect(QRectF(-40, -40, layout.size.width + 80, layout.size.height + 80));
   refresh_fusion();
   apply_overlay();

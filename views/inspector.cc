@@ -30,6 +30,10 @@ Inspector::Inspector(QWidget* parent) : QTreeWidget(parent) {
   setColumnCount(2);
   setHeaderLabels({tr("Property"), tr("Value")});
   header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  // Long node names (ViT's "/encoder/layers/encoder_layer_0/ln_2/ReduceMean") must not
+  // push the values out of sight: cap the key column and elide in the middle.
+  header()->setMaximumSectionSize(280);
+  setTextElideMode(Qt::ElideMiddle);
   setAlternatingRowColors(true);
   setSelectionMode(QAbstractItemView::ExtendedSelection);
   setWordWrap(true);
@@ -48,6 +52,7 @@ QTreeWidgetItem* Inspector::section(const QString& title) {
 
 void Inspector::row(QTreeWidgetItem* parent, const QString& key, const QString& value) {
   auto* item = new QTreeWidgetItem(parent, {key, value});
+  item->setToolTip(0, key);
   item->setToolTip(1, value);
 }
 

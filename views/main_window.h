@@ -108,6 +108,8 @@ class MainWindow : public QMainWindow {
   CodeDock* code_dock() const { return code_; }
   // Shows the generated source of a plan group in the Generate dock (off the UI thread).
   void generate(int plan_group);
+  // Selects a plan group in the table, the graph and the fused graph.
+  void select_group(int plan_group);
   // Exports, each run off the UI thread; `done(ok)` is emitted with the file written.
   // Errors are shown naming the file. Return false when nothing was started.
   bool export_fused_model(const QString& path);

@@ -116,3 +116,12 @@ void MainWindow::generate(int plan_group) {
 }
 
 }  // namespace fx::views
+
+namespace fx::views {
+
+void MainWindow::select_group(int plan_group) {
+  panel_->select_plan_group(plan_group);
+  select_fusion_group(plan_group);
+}
+
+}  // namespace fx::views

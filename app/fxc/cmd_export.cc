@@ -12,8 +12,7 @@
 #include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
 #include "codegen/fused_program.h"
-#include "codegen/kernel_compiler.h"
-#include "codegen/kernel_ir.h"
+#include "codegen/kernel_export.h"
 #include "commands.h"
 #include "onnx/fused_model_export.h"
 #include "onnx/model_loader.h"
@@ -48,37 +47,7 @@ fx::FusionPlan plan_for(const ExportCmd& o, const fx::Graph& g) {
 
 nlohmann::json write_kernels(const ExportCmd& o, const fx::Graph& g,
                              const std::vector<const fx::FusionGroup*>& groups) {
-  std::filesystem::create_directories(o.kernels);
-  fx::KernelCompiler cc;
-  nlohmann::json m{{"model", o.model},
-                   {"compiler", cc.compiler().value_or("")},
-                   {"flags", cc.flags_string()},
-                   {"abi",
-                    "void entry(const float* const* inputs, float* const* outputs, "
-                    "const int64_t* dims, int threads)"},
-                   {"groups", nlohmann::json::array()}};
-  for (const fx::FusionGroup* fg : groups) {
-    std::string src = fx::generate_group_source(g, *fg);
-    std::string file = fg->id + ".cc";
-    std::ofstream f(o.kernels + "/" + file);
-    f << src;
-    if (!f) throw fx::FileError(o.kernels + "/" + file, "cannot write");
-    std::string entry = fx::c_identifier(fg->id);
-    bool generated = src.find("extern \"C\" void " + entry + "(") != std::string::npos;
-    m["groups"].push_back(
-        {{"id", fg->id},
-         {"pattern", fg->pattern},
-         {"nodes", fg->nodes},
-         {"file", file},
-         {"entry", generated ? entry : ""},
-         {"kind", generated                                 ? "generated_cpp"
-                  : src.find("oneDNN") != std::string::npos ? "dnnl_post_ops"
-                                                            : "runtime_kernels"}});
-  }
-  std::ofstream mf(o.kernels + "/manifest.json");
-  mf << m.dump(2) << "\n";
-  if (!mf) throw fx::FileError(o.kernels + "/manifest.json", "cannot write");
-  return m;
+  return fx::write_kernel_sources(g, groups, o.kernels, o.model);
 }
 
 int run_export(const ExportCmd& o) {

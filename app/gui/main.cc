@@ -18,6 +18,8 @@
 
 #include "util/log.h"
 #include "util/version.h"
+#include "views/code_view.h"
+#include "views/fused_graph_pane.h"
 #include "views/graph_view.h"
 #include "views/main_window.h"
 #include "views/stall_meter.h"
@@ -74,8 +76,13 @@ int main(int argc, char** argv) {
   QCommandLineOption profile(
       QStringLiteral("profile"),
       QStringLiteral("Profile before/after (fxc profile --plan) once the model is open."));
-  for (const auto* o :
-       {&screenshot, &measure, &device, &dark, &size, &overlay, &accept, &find, &profile})
+  QCommandLineOption side(QStringLiteral("side-by-side"),
+                          QStringLiteral("Show the fused graph beside the original."));
+  QCommandLineOption generate(
+      QStringLiteral("generate"),
+      QStringLiteral("Show the generated source of the largest accepted group (Generate dock)."));
+  for (const auto* o : {&screenshot, &measure, &device, &dark, &size, &overlay, &accept, &find,
+                        &profile, &side, &generate})
     cli.addOption(*o);
   cli.process(app);
   fx::setup_logging(fx::LogLevel::Normal);
@@ -141,6 +148,27 @@ int main(int argc, char** argv) {
             QTimer::singleShot(300, &app, finish);
           });
           window.profile();
+        } else if (cli.isSet(side)) {
+          QObject::connect(window.fused_pane(), &fx::views::FusedGraphPane::shown, &app,
+                           [&, finish] { QTimer::singleShot(200, &app, finish); });
+          window.set_side_by_side(true);
+        } else if (cli.isSet(generate)) {
+          QObject::connect(window.code_dock(), &fx::views::CodeDock::generated, &app,
+                           [&, finish] { QTimer::singleShot(200, &app, finish); });
+          int best = -1;
+          const auto& groups = window.document()->plan.groups();
+          for (std::size_t i = 0; i < groups.size(); ++i)
+            if (groups[i].status == fx::GroupStatus::Accepted) {
+              // Prefer a group with generated C++ (not a oneDNN Conv), then the largest.
+              auto rank = [&](std::size_t k) {
+                return std::pair(groups[k].ops.empty() || groups[k].ops.front() != "Conv",
+                                 groups[k].nodes.size());
+              };
+              if (best < 0 || rank(i) > rank(std::size_t(best))) best = int(i);
+            }
+          if (best < 0) return QApplication::exit(2);
+          window.select_group(best);
+          window.generate(best);
         } else if (cli.isSet(find)) {
           QObject::connect(&window, &MainWindow::layout_shown, &app,
                            [&, finish] { QTimer::singleShot(150, &app, finish); });
