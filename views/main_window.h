@@ -208,6 +208,11 @@ class MainWindow : public QMainWindow {
   QPushButton* profile_cancel_ = nullptr;
   QString profiler_;
   std::unique_ptr<QTemporaryDir> profile_dir_;  // plan and traces of the running profile
+  // The last before/after result shown, as fxc printed it (from Profile or a loaded
+  // file), so that the exported report includes the measurements like `fxc report
+  // --profile` does; the origin is the report's --profile path.
+  QByteArray profile_json_;
+  QString profile_json_origin_;
 
   QFutureWatcher<std::shared_ptr<OpenResult>> open_job_;
   QFutureWatcher<std::shared_ptr<layout::SceneLayout>> layout_job_;

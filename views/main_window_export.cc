@@ -1,7 +1,8 @@
 // MainWindow's Export menu: fused model (.onnx), kernel sources + manifest, Chrome
 // traces of the timeline, and the report (HTML/Markdown/JSON as `fxc report` writes
-// it, PDF through QPdfWriter). Inputs are copied on the UI thread; the work runs in
-// the thread pool; a failure is shown as a message naming the file.
+// it, with the last before/after result shown as its --profile; PDF through QPdfWriter). Inputs are
+// copied on the UI thread; the work runs in the thread pool; a failure is shown as a message naming
+// the file.
 #include <QAction>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -9,11 +10,14 @@
 #include <QStatusBar>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <nlohmann/json.hpp>
+
 #include "analysis/device_profile.h"
 #include "codegen/kernel_export.h"
 #include "onnx/fused_model_export.h"
 #include "profile/chrome_trace.h"
 #include "report/report_writer.h"
+#include "util/error.h"
 #include "views/main_window.h"
 #include "views/report_pdf.h"
 #include "views/timeline_view.h"
@@ -152,16 +156,30 @@ bool MainWindow::export_report(const QString& path) {
   options.plan_path = plan_path_.toStdString();
   options.device_arg = doc_->settings.device.toStdString();
   options.out_path = path.toStdString();
-  return start_export(tr("report"), path, [doc, plan, analysis, options, path, pdf, format] {
-    const DeviceProfile device = resolve_device(options.device_arg);
-    const ReportData data =
-        gather_report(doc->graph(), doc->model.info, *plan, device, *analysis, nullptr, options);
-    if (pdf)
-      write_report_pdf(QString::fromStdString(render_html_report(data)), path);
-    else
-      write_report(data, format, path.toStdString());
-    return tr("Report written to %1").arg(path);
-  });
+  // The last before/after result, parsed in the worker like `fxc report --profile`.
+  options.profile_path =
+      profile_json_.isEmpty() ? std::string() : profile_json_origin_.toStdString();
+  const QByteArray profile_json = profile_json_;
+  return start_export(
+      tr("report"), path, [doc, plan, analysis, options, path, pdf, format, profile_json] {
+        const DeviceProfile device = resolve_device(options.device_arg);
+        nlohmann::json profile_doc;
+        if (!profile_json.isEmpty()) {
+          try {
+            profile_doc = nlohmann::json::parse(profile_json.constBegin(), profile_json.constEnd());
+          } catch (const nlohmann::json::exception& e) {  // it was read once: not expected
+            throw FileError(options.profile_path, std::string("not JSON: ") + e.what());
+          }
+        }
+        const ReportData data =
+            gather_report(doc->graph(), doc->model.info, *plan, device, *analysis,
+                          profile_json.isEmpty() ? nullptr : &profile_doc, options);
+        if (pdf)
+          write_report_pdf(QString::fromStdString(render_html_report(data)), path);
+        else
+          write_report(data, format, path.toStdString());
+        return tr("Report written to %1").arg(path);
+      });
 }
 
 }  // namespace fx::views

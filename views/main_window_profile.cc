@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QCoreApplication>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -167,6 +168,10 @@ void MainWindow::on_profile_output(const QByteArray& json) {
                           profile_dir_->filePath(QStringLiteral("before.trace.json")),
                           profile_dir_->filePath(QStringLiteral("after.trace.json")));
     show_profile_result(r);
+    // The child's output is not a file: the report names the file its reproduce
+    // commands write it to, as `fxc report` does by default.
+    profile_json_ = json;
+    profile_json_origin_ = QStringLiteral("before_after.json");
     ok = true;
   } catch (const Error& e) {
     show_error(tr("Profiling failed"),
@@ -214,7 +219,13 @@ void MainWindow::show_profile_result(const BeforeAfterResult& r) {
 
 bool MainWindow::load_profile_result(const QString& path) {
   try {
-    show_profile_result(read_before_after_file(path));
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+      throw FileError(path.toStdString(), "cannot open: " + f.errorString().toStdString());
+    const QByteArray json = f.readAll();
+    show_profile_result(read_before_after(json, path));
+    profile_json_ = json;
+    profile_json_origin_ = path;
   } catch (const Error& e) {
     show_error(tr("Cannot read profile result"), QString::fromUtf8(e.what()));
     return false;

@@ -2,13 +2,19 @@
 // every export of the File > Export menu, offscreen on the sample model.
 #include <QFile>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include "before_after_json.h"
 
 #include "analysis/fused_graph.h"
 #include "onnx/model_loader.h"
 #include "profile/chrome_trace.h"
 #include "profile/timeline.h"
+#include "report/report_text.h"
 #include "views/code_view.h"
 #include "views/fused_graph_pane.h"
 #include "views/graph_items.h"
@@ -56,7 +62,19 @@ struct Fixture {
     if (!done.wait(60000) && done.isEmpty()) return false;
     return done.front().at(0).toBool();
   }
+  QByteArray read(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+  }
 };
+
+// The row of `group` in the report's HTML groups table (one line per row).
+QByteArray html_group_row(const QByteArray& html, const QByteArray& group) {
+  const QByteArray cell = QByteArray(group).append("</td>");
+  for (const QByteArray& line : html.split('\n'))
+    if (line.startsWith("<tr><td>") && line.contains(cell)) return line;
+  return {};
+}
 
 }  // namespace
 
@@ -181,6 +199,86 @@ class TestFusedExports : public QObject {
     const QString bad = QStringLiteral("/nonexistent-dir/x/report.html");
     QVERIFY(!f.export_and_wait([&] { return f.window.export_report(bad); }));
     QVERIFY(f.window.last_error().contains(QStringLiteral("/nonexistent-dir/x")));
+  }
+
+  // A before/after result loaded in the window goes into the exported report as with
+  // `fxc report --profile`: the measured speed-up and the fused group's measured saving.
+  void report_includes_the_loaded_before_after_result() {
+    Fixture f;
+    QVERIFY(f.open());
+    f.accept_all();
+    const fx::testing::BeforeAfterFixture ba;
+    const std::string speedup = fx::format_number(ba.speedup(), 3) + "&times;";
+    const std::string saved = fx::human_us(ba.fused_saved_us());
+
+    // No result yet: no measurements.
+    const QString plain = f.dir.filePath(QStringLiteral("plain.html"));
+    QVERIFY(f.export_and_wait([&] { return f.window.export_report(plain); }));
+    const QByteArray without = f.read(plain);
+    QVERIFY(without.contains("tiny_cnn"));
+    QVERIFY(!without.contains(speedup.c_str()));
+    QVERIFY(!html_group_row(without, "fg-6d9e7b43").isEmpty());
+    QVERIFY(!html_group_row(without, "fg-6d9e7b43").contains(saved.c_str()));
+
+    const QString result = f.dir.filePath(QStringLiteral("before_after.json"));
+    {
+      QFile out(result);
+      QVERIFY(out.open(QIODevice::WriteOnly));
+      out.write(QByteArray::fromStdString(ba.json().dump()));
+    }
+    QVERIFY2(f.window.load_profile_result(result), qPrintable(f.window.last_error()));
+
+    const QString html = f.dir.filePath(QStringLiteral("report.html"));
+    QVERIFY(f.export_and_wait([&] { return f.window.export_report(html); }));
+    const QByteArray with = f.read(html);
+    QVERIFY2(with.contains(speedup.c_str()), speedup.c_str());
+    const QByteArray row = html_group_row(with, "fg-6d9e7b43");
+    QVERIFY2(row.contains(("<td class=\"n\">" + saved + "</td>").c_str()), row.constData());
+    QVERIFY(row.contains("onednn-postops"));
+    // The excluded group is reported with the profiler's reason.
+    QVERIFY(html_group_row(with, "fg-1c9df8f9").contains("breaks equivalence"));
+    // The reproduce commands name the result file, like `fxc report --profile`.
+    QVERIFY(with.contains(("--profile " + result.toStdString()).c_str()));
+
+    // JSON: the same numbers, exactly.
+    const QString js = f.dir.filePath(QStringLiteral("report.json"));
+    QVERIFY(f.export_and_wait([&] { return f.window.export_report(js); }));
+    const auto j = nlohmann::json::parse(f.read(js).toStdString());
+    QCOMPARE(j.at("inputs").at("profile").get<std::string>(), result.toStdString());
+    QVERIFY(qFuzzyCompare(j.at("measurements").at("speedup").get<double>(), ba.speedup()));
+    bool found = false;
+    for (const auto& g : j.at("groups"))
+      if (g.at("id") == "fg-6d9e7b43") {
+        found = true;
+        QVERIFY(qFuzzyCompare(g.at("measured").at("measured_saved_us").get<double>(),
+                              ba.fused_saved_us()));
+      }
+    QVERIFY(found);
+
+#ifdef FX_FXC_PATH
+    // The same inputs through `fxc report --profile`: the same measurements and groups.
+    const QString plan = f.dir.filePath(QStringLiteral("plan.json"));
+    QVERIFY(f.window.save_plan(plan));
+    QVERIFY(f.export_and_wait([&] { return f.window.export_report(js); }));
+    const auto gui = nlohmann::json::parse(f.read(js).toStdString());
+    const QString cli_out = f.dir.filePath(QStringLiteral("cli.json"));
+    QProcess fxc;
+    fxc.start(QStringLiteral(FX_FXC_PATH),
+              {QStringLiteral("report"), kModel, QStringLiteral("--plan"), plan,
+               QStringLiteral("--profile"), result, QStringLiteral("--device"),
+               QStringLiteral("nvidia-h100"), QStringLiteral("--out"), cli_out});
+    QVERIFY(fxc.waitForFinished(60000));
+    QVERIFY2(fxc.exitCode() == 0, fxc.readAllStandardError().constData());
+    const auto cli = nlohmann::json::parse(f.read(cli_out).toStdString());
+    QCOMPARE(gui.at("measurements").dump(), cli.at("measurements").dump());
+    QCOMPARE(gui.at("groups").dump(), cli.at("groups").dump());
+    QCOMPARE(gui.at("inputs").at("profile"), cli.at("inputs").at("profile"));
+#endif
+
+    // PDF still written with the measurements in it.
+    const QString pdf = f.dir.filePath(QStringLiteral("report.pdf"));
+    QVERIFY(f.export_and_wait([&] { return f.window.export_report(pdf); }));
+    QVERIFY(f.read(pdf).startsWith("%PDF"));
   }
 };
 

@@ -168,6 +168,21 @@ class TestProfileFlow : public QObject {
       accepted |= g.value("id", "") == "fg-6d9e7b43" && g.value("status", "") == "accepted";
     QVERIFY(accepted);
 
+    // The report exported now carries the measurements, under the file name its
+    // reproduce commands write them to.
+    {
+      QSignalSpy exported(&w, &MainWindow::export_finished);
+      const QString report = dir.filePath(QStringLiteral("report.json"));
+      QVERIFY(w.export_report(report));
+      QVERIFY(exported.wait(30000) || !exported.isEmpty());
+      QVERIFY2(exported.front().front().toBool(), qPrintable(w.last_error()));
+      QFile rf(report);
+      QVERIFY(rf.open(QIODevice::ReadOnly));
+      const auto j = nlohmann::json::parse(rf.readAll().toStdString());
+      QVERIFY(qFuzzyCompare(j.at("measurements").at("speedup").get<double>(), f.speedup()));
+      QCOMPARE(j.at("inputs").at("profile").get<std::string>(), std::string("before_after.json"));
+    }
+
     // Clicking the fused kernel selects its group in the graph.
     TimelineView* tl = w.timeline();
     const QPoint fused(tl->label_width() + int(tl->axis().to_x(20)), tl->lane_top(1) + 5);
