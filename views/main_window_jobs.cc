@@ -24,6 +24,8 @@
 #include "views/inspector.h"
 #include "views/main_window.h"
 #include "views/op_style.h"
+#include "views/profile_summary.h"
+#include "views/timeline_view.h"
 
 namespace fx::views {
 
@@ -128,6 +130,13 @@ void MainWindow::on_open_finished() {
   candidates_->set_plan(&doc_->plan);
   inspector_->show_model(*doc_);
   code_->clear();
+  // A before/after result was measured on the previous model: never show it, or put it
+  // in a report, for this one.
+  if (profile_running()) cancel_profile();
+  profile_json_.clear();
+  profile_json_origin_.clear();
+  timeline_->clear();
+  profile_summary_->clear();
   add_recent(doc_->path);
   setWindowModified(false);
   update_title();

@@ -279,6 +279,15 @@ class TestFusedExports : public QObject {
     const QString pdf = f.dir.filePath(QStringLiteral("report.pdf"));
     QVERIFY(f.export_and_wait([&] { return f.window.export_report(pdf); }));
     QVERIFY(f.read(pdf).startsWith("%PDF"));
+
+    // Opening a model (here the same file again) drops the result measured before it:
+    // its report carries no measurements and the timeline is empty.
+    QVERIFY(f.window.save_plan(f.dir.filePath(QStringLiteral("kept.json"))));
+    QVERIFY(f.open());
+    const QString reopened = f.dir.filePath(QStringLiteral("reopened.html"));
+    QVERIFY(f.export_and_wait([&] { return f.window.export_report(reopened); }));
+    QVERIFY(!f.read(reopened).contains(speedup.c_str()));
+    QVERIFY(!f.read(reopened).contains(("--profile " + result.toStdString()).c_str()));
   }
 };
 
