@@ -175,10 +175,11 @@ void print_before_after(const ProfileCliOptions& o, const nlohmann::json& d) {
   fmt::print("After        {} ms median, {} kernels (fused)\n",
              num_or_dash(a["median_ms"], "{:.3f}"), a["kernels"].size());
   fmt::print("Speedup      {}x\n", num_or_dash(d["speedup"], "{:.3f}"));
-  fmt::print("Outputs      {} (max abs error {}, max rel error {}; rtol {:g}, atol {:g})\n",
+  fmt::print("Outputs      {} (max abs error {}, max rel error {}; rtol {:g}, atol {:g} {})\n",
              d.value("outputs_match", false) ? "match" : "DIFFER",
              num_or_dash(d["max_abs_error"], "{:.3g}"), num_or_dash(d["max_rel_error"], "{:.3g}"),
-             d["tolerance"].value("rtol", 0.0), d["tolerance"].value("atol", 0.0));
+             d["tolerance"].value("rtol", 0.0), d["tolerance"].value("atol", 0.0),
+             d["tolerance"].value("mode", std::string("absolute")));
   if (!d.value("outputs_match", false)) fmt::print("             {}\n", d.value("mismatch", ""));
   if (!d.value("codegen_note", "").empty())
     fmt::print("Codegen      {}\n", d["codegen_note"].get<std::string>());
@@ -238,7 +239,9 @@ std::vector<std::string> before_after_child_args(const ProfileCliOptions& o,
                                    "--rtol",
                                    fmt::format("{}", o.tolerance.rtol),
                                    "--atol",
-                                   fmt::format("{}", o.tolerance.atol)};
+                                   fmt::format("{}", o.tolerance.atol),
+                                   "--tolerance",
+                                   o.tolerance.mode()};
   if (!o.plan.empty()) argv.insert(argv.end(), {"--plan", o.plan});
   if (o.opt_level >= 0) argv.insert(argv.end(), {"--opt-level", std::to_string(o.opt_level)});
   for (const auto& [name, value] : lo.dims)
@@ -398,6 +401,11 @@ void register_profile(CLI::App& app, Runner& run) {
   cmd->add_option("--atol", o->tolerance.atol,
                   "Before/after: absolute tolerance of the output check (ONNX's)")
       ->capture_default_str();
+  cmd->add_option_function<std::string>(
+         "--tolerance", [o](const std::string& m) { o->tolerance.scaled = m == "scaled"; },
+         "Before/after: scaled (default: atol times the output's largest magnitude, since "
+         "summation order errors grow with it) or absolute (ONNX's node-test form)")
+      ->check(CLI::IsMember({"scaled", "absolute"}));
   cmd->add_option("--exclude-group", o->exclude)->group("");  // internal: ID=why, from a parent
   cmd->footer(
       "Examples:\n"

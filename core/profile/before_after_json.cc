@@ -57,7 +57,8 @@ nlohmann::json before_after_json(const BeforeAfterResult& r, const BeforeAfterMe
           {"max_rel_error", num(r.outputs.max_rel_error)},
           {"outputs_match", r.outputs.match},
           {"mismatch", r.outputs.where},
-          {"tolerance", {{"rtol", r.tolerance.rtol}, {"atol", r.tolerance.atol}}},
+          {"tolerance",
+           {{"rtol", r.tolerance.rtol}, {"atol", r.tolerance.atol}, {"mode", r.tolerance.mode()}}},
           {"codegen_note", r.codegen_note},
           {"groups", std::move(groups)}};
 }

@@ -27,6 +27,11 @@ TensorDiff compare_tensors(const Tensor& e, const Tensor& a, const std::string& 
   }
   if (e.dtype() == DType::String) return d;  // not compared
   const std::vector<float> ev = e.to_floats(), av = a.to_floats();
+  double scale = 1;
+  if (tol.scaled)
+    for (float x : ev)
+      if (std::isfinite(x)) scale = std::max(scale, double(std::fabs(x)));
+  const double atol = tol.atol * scale;
   int64_t first_bad = -1;
   for (std::size_t i = 0; i < ev.size(); ++i) {
     const double x = ev[i], y = av[i];
@@ -40,8 +45,8 @@ TensorDiff compare_tensors(const Tensor& e, const Tensor& a, const std::string& 
     if (std::isinf(x) && x == y) continue;
     const double err = std::fabs(y - x);
     d.max_abs_error = std::max(d.max_abs_error, err);
-    if (std::fabs(x) > tol.atol) d.max_rel_error = std::max(d.max_rel_error, err / std::fabs(x));
-    if (!(err <= tol.atol + tol.rtol * std::fabs(x))) {
+    if (std::fabs(x) > atol) d.max_rel_error = std::max(d.max_rel_error, err / std::fabs(x));
+    if (!(err <= atol + tol.rtol * std::fabs(x))) {
       ++d.mismatches;
       if (first_bad < 0) first_bad = int64_t(i);
     }
@@ -50,9 +55,9 @@ TensorDiff compare_tensors(const Tensor& e, const Tensor& a, const std::string& 
     d.match = false;
     const auto i = static_cast<std::size_t>(first_bad);
     d.where = fmt::format(
-        "{}: {} of {} elements outside rtol {:g} atol {:g} (first at {}: "
+        "{}: {} of {} elements outside rtol {:g} atol {:g} ({}, scale {:g}) (first at {}: "
         "expected {:g}, got {:g})",
-        name, d.mismatches, ev.size(), tol.rtol, tol.atol, i, ev[i], av[i]);
+        name, d.mismatches, ev.size(), tol.rtol, atol, tol.mode(), scale, i, ev[i], av[i]);
   }
   return d;
 }

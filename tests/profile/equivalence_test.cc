@@ -51,5 +51,23 @@ TEST(Equivalence, OutputListsMergeTheWorst) {
   EXPECT_FALSE(compare_outputs({floats({1.f})}, {}, {"a"}).match);
 }
 
+// Summation-order error grows with the values summed: a near-zero logit beside logits of
+// 500 may move by 1e-4. Scaled (the default) accepts that; absolute (ONNX's) does not.
+TEST(Equivalence, ScaledToleranceFollowsTheTensorsMagnitude) {
+  const Tensor expected = floats({500.f, -320.f, 0.f, 1e-3f});
+  const Tensor reordered = floats({500.02f, -320.01f, 3e-4f, 1.2e-3f});
+  EXPECT_TRUE(compare_tensors(expected, reordered, "logits").match);
+  Tolerance absolute;
+  absolute.scaled = false;
+  const TensorDiff strict = compare_tensors(expected, reordered, "logits", absolute);
+  EXPECT_FALSE(strict.match);
+  EXPECT_EQ(strict.mismatches, 2);  // the two near-zero values
+  // A value wrong by 1% of the scale fails in both modes.
+  const Tensor wrong = floats({500.f, -320.f, 5.f, 1e-3f});
+  EXPECT_FALSE(compare_tensors(expected, wrong, "logits").match);
+  EXPECT_FALSE(compare_tensors(expected, wrong, "logits", absolute).match);
+  EXPECT_NE(compare_tensors(expected, wrong, "logits").where.find("scaled"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fx
