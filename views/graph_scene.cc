@@ -1,5 +1,6 @@
 #include "views/graph_scene.h"
 
+#include <QFontMetricsF>
 #include <QGraphicsSceneMouseEvent>
 #include <QPainterPath>
 
@@ -11,6 +12,17 @@
 #include "views/graph_items.h"
 
 namespace fx::views {
+
+layout::LabelMetrics label_metrics(const QFont& font) {
+  QFont bold = font;
+  bold.setBold(true);
+  const QFontMetricsF fm(bold);
+  layout::LabelMetrics m;
+  m.char_width = fm.horizontalAdvance(QStringLiteral("LayerNormalization")) / 18.0 * 1.08;
+  m.line_height = fm.height() + 2;
+  m.padding = 10;
+  return m;
+}
 
 GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
   // Items never move after a layout; a BSP index only costs time on rebuild.

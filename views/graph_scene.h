@@ -4,6 +4,7 @@
 // plan changes, and turns clicks into signals the window routes to the inspector,
 // the candidate table and the expansion state.
 
+#include <QFont>
 #include <QGraphicsScene>
 #include <QHash>
 
@@ -20,6 +21,9 @@ class EdgeItem;
 class HullItem;
 
 enum class Overlay { None, Bytes, Flops };
+
+// Box sizes for the layout, from the font the scene paints with (group titles are bold).
+layout::LabelMetrics label_metrics(const QFont& font);
 
 class GraphScene : public QGraphicsScene {
   Q_OBJECT

@@ -20,19 +20,6 @@
 
 namespace fx::views {
 
-namespace {
-layout::LabelMetrics pane_metrics(const QFont& font) {
-  QFont bold = font;
-  bold.setBold(true);
-  const QFontMetricsF fm(bold);
-  layout::LabelMetrics m;
-  m.char_width = fm.horizontalAdvance(QStringLiteral("LayerNormalization")) / 18.0 * 1.08;
-  m.line_height = fm.height() + 2;
-  m.padding = 10;
-  return m;
-}
-}  // namespace
-
 void MainWindow::build_fused_actions(QMenu* view_menu, QToolBar* bar) {
   side_by_side_ = view_menu->addAction(tr("&Side by Side: Original | Fused"), this,
                                        [this](bool on) { set_side_by_side(on); });
@@ -100,7 +87,7 @@ bool MainWindow::side_by_side() const {
 void MainWindow::refresh_fused() {
   if (!fused_pane_->isVisible()) return;
   fused_pane_->set_dark(dark_);
-  fused_pane_->set_source(doc_, pane_metrics(fused_pane_->view()->font()));
+  fused_pane_->set_source(doc_, label_metrics(fused_pane_->view()->font()));
 }
 
 void MainWindow::generate(int plan_group) {

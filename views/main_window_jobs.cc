@@ -36,22 +36,6 @@ struct MainWindow::OpenResult {
   QString error;
 };
 
-namespace {
-
-// Box sizes come from the font the scene paints with (group titles are bold).
-layout::LabelMetrics label_metrics(const QFont& font) {
-  QFont bold = font;
-  bold.setBold(true);
-  const QFontMetricsF fm(bold);
-  layout::LabelMetrics m;
-  m.char_width = fm.horizontalAdvance(QStringLiteral("LayerNormalization")) / 18.0 * 1.08;
-  m.line_height = fm.height() + 2;
-  m.padding = 10;
-  return m;
-}
-
-}  // namespace
-
 bool MainWindow::is_busy() const {
   return open_job_.isRunning() || layout_job_.isRunning() || analysis_job_.isRunning();
 }
