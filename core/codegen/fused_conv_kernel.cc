@@ -391,13 +391,8 @@ class FusedConvKernel final : public Kernel {
     }
     dnnl::primitive_attr attr;
     attr.set_post_ops(po);
-    auto desc = epilogue_
-                    ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                      dnnl::algorithm::convolution_direct, src_md,
-                                                      w_any, dst_md, st, dil, pl, pr)
-                    : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                      dnnl::algorithm::convolution_direct, src_md,
-                                                      w_any, b_md, dst_md, st, dil, pl, pr);
+    auto desc =
+        conv_forward_desc(src_md, w_any, epilogue_ ? nullptr : &b_md, dst_md, st, dil, pl, pr);
     auto pd = dnnl::convolution_forward::primitive_desc(desc, attr, dnnl_engine());
     prim_ = dnnl::convolution_forward(pd);
     auto user_w = dnnl::memory(plain_f32_desc(wd), dnnl_engine(), weights_.data());

@@ -35,6 +35,17 @@ dnnl::memory::desc plain_f32_desc(const std::vector<int64_t>& dims) {
   return dnnl::memory::desc(to_dnnl(dims), dnnl::memory::data_type::f32, to_dnnl(strides));
 }
 
+dnnl::convolution_forward::desc conv_forward_desc(
+    const dnnl::memory::desc& src, const dnnl::memory::desc& weights,
+    const dnnl::memory::desc* bias, const dnnl::memory::desc& dst,
+    const dnnl::memory::dims& strides, const dnnl::memory::dims& dilation,
+    const dnnl::memory::dims& pad_l, const dnnl::memory::dims& pad_r) {
+  constexpr auto prop = dnnl::prop_kind::forward_inference;
+  constexpr auto alg = dnnl::algorithm::convolution_direct;
+  if (bias) return {prop, alg, src, weights, *bias, dst, strides, dilation, pad_l, pad_r};
+  return {prop, alg, src, weights, dst, strides, dilation, pad_l, pad_r};
+}
+
 namespace {
 
 using dt = dnnl::memory::data_type;
@@ -191,13 +202,8 @@ class ConvKernel final : public Kernel {
               ? dnnl::memory::desc(to_dnnl(part_wd), dt::f32, dnnl::memory::format_tag::any)
               : user_w;
       dnnl::memory::desc b_md({n_oc}, dt::f32, dnnl::memory::format_tag::a);
-      auto desc = has_bias
-                      ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                        dnnl::algorithm::convolution_direct, src_md,
-                                                        w_md, b_md, dst_md, strides, dil, pl, pr)
-                      : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                        dnnl::algorithm::convolution_direct, src_md,
-                                                        w_md, dst_md, strides, dil, pl, pr);
+      auto desc =
+          conv_forward_desc(src_md, w_md, has_bias ? &b_md : nullptr, dst_md, strides, dil, pl, pr);
       dnnl::convolution_forward::primitive_desc pd(desc, part_attr(), dnnl_engine());
       std::vector<std::pair<int, dnnl::memory::desc>> descs{{DNNL_ARG_SRC, src_md},
                                                             {DNNL_ARG_DST, dst_md}};
@@ -271,13 +277,8 @@ class ConvKernel final : public Kernel {
                              to_dnnl({ic * (hi - lo) * iw, 1, iw * ic, ic}));
       dnnl::memory::desc dst(to_dnnl({1, oc, o1 - o0, ow}), dt::f32,
                              to_dnnl({oc * (o1 - o0) * ow, 1, ow * oc, oc}));
-      auto desc = has_bias
-                      ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                        dnnl::algorithm::convolution_direct, src,
-                                                        w_any, b_md, dst, strides, dil, ppl, ppr)
-                      : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                        dnnl::algorithm::convolution_direct, src,
-                                                        w_any, dst, strides, dil, ppl, ppr);
+      auto desc =
+          conv_forward_desc(src, w_any, has_bias ? &b_md : nullptr, dst, strides, dil, ppl, ppr);
       // Strides of the N dim say dense (N is 1): oneDNN's fast kernels want dense memory.
       dnnl::convolution_forward::primitive_desc pd(desc, part_attr(), dnnl_engine());
       std::vector<std::pair<int, dnnl::memory::desc>> descs{{DNNL_ARG_SRC, src},

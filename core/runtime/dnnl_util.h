@@ -14,5 +14,12 @@ dnnl::stream& dnnl_stream();
 // Plain row-major ("abcd...") f32 memory descriptor for dims.
 dnnl::memory::desc plain_f32_desc(const std::vector<int64_t>& dims);
 dnnl::memory::dims to_dnnl(const std::vector<int64_t>& dims);
+// Inference convolution descriptor; oneDNN has one constructor with a bias and one
+// without, `bias` null picks the latter.
+dnnl::convolution_forward::desc conv_forward_desc(
+    const dnnl::memory::desc& src, const dnnl::memory::desc& weights,
+    const dnnl::memory::desc* bias, const dnnl::memory::desc& dst,
+    const dnnl::memory::dims& strides, const dnnl::memory::dims& dilation,
+    const dnnl::memory::dims& pad_l, const dnnl::memory::dims& pad_r);
 
 }  // namespace fx
