@@ -9,16 +9,10 @@
 namespace fx {
 namespace {
 
-std::vector<float> rnd(int64_t count, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1, 1);
-  std::vector<float> v(static_cast<std::size_t>(count));
-  for (auto& e : v) e = d(rng);
-  return v;
-}
+using test::random_floats;
 
 TEST(GatherElements, Axis1WithNegativeIndices) {
-  auto x = rnd(3 * 5, 1);
+  auto x = random_floats(3 * 5, 1);
   std::vector<int64_t> idx{0, -1, 2, 4, 1, 1, -5, 3, 0};  // 3 x 3
   auto y = test::run_op("GatherElements", {test::floats({3, 5}, x), test::int64s({3, 3}, idx)},
                         {{"axis", int64_t{1}}});
@@ -40,7 +34,7 @@ TEST(GatherElements, OutOfRangeIndexIsAnError) {
 
 TEST(CumSum, ExclusiveReverseOnMiddleAxis) {
   const int64_t a = 2, n = 4, b = 3;
-  auto x = rnd(a * n * b, 2);
+  auto x = random_floats(a * n * b, 2);
   for (int ex = 0; ex < 2; ++ex)
     for (int rev = 0; rev < 2; ++rev) {
       auto y = test::run_op("CumSum", {test::floats({a, n, b}, x), test::int64s({}, {-2})},
@@ -61,7 +55,7 @@ TEST(CumSum, ExclusiveReverseOnMiddleAxis) {
 }
 
 TEST(Trilu, UpperAndLowerWithK) {
-  auto x = rnd(2 * 3 * 4, 3);
+  auto x = random_floats(2 * 3 * 4, 3);
   for (int upper = 0; upper < 2; ++upper)
     for (int64_t k : {-1, 0, 2}) {
       auto y = test::run_op("Trilu", {test::floats({2, 3, 4}, x), test::int64s({}, {k})},
@@ -86,7 +80,8 @@ TEST(Hardmax, FirstMaximumAlongAxis) {
 // Direct ConvTranspose: every input pixel scatters its kernel into the output.
 TEST(ConvTranspose, GroupedStridedPaddedMatchesScatter) {
   const int64_t n = 1, ic = 4, g = 2, ocg = 3, h = 5, w = 4, k = 3, s = 2, p = 1, op = 1;
-  auto x = rnd(n * ic * h * w, 4), wt = rnd(ic * ocg * k * k, 5), bias = rnd(g * ocg, 6);
+  auto x = random_floats(n * ic * h * w, 4), wt = random_floats(ic * ocg * k * k, 5),
+       bias = random_floats(g * ocg, 6);
   const int64_t oh = s * (h - 1) + op + k - 2 * p, ow = s * (w - 1) + op + k - 2 * p;
   std::vector<double> acc(static_cast<std::size_t>(g * ocg * oh * ow));
   for (int64_t o = 0; o < g * ocg; ++o)

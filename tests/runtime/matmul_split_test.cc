@@ -9,13 +9,7 @@
 namespace fx {
 namespace {
 
-std::vector<float> rnd(int64_t count, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1, 1);
-  std::vector<float> v(static_cast<std::size_t>(count));
-  for (auto& e : v) e = d(rng);
-  return v;
-}
+using test::random_floats;
 
 // y[b] = a[b] (m x k) * w[b or 0] (k x n); w_batched false: one w for all.
 std::vector<float> reference(const std::vector<float>& a, const std::vector<float>& w,
@@ -34,7 +28,7 @@ std::vector<float> reference(const std::vector<float>& a, const std::vector<floa
 
 TEST(MatMulSplit, ConstantWeightsSplitByColumns) {
   const int64_t m = 64, k = 256, n = 320;
-  auto a = rnd(m * k, 1), w = rnd(k * n, 2);
+  auto a = random_floats(m * k, 1), w = random_floats(k * n, 2);
   for (int threads : {1, 2, 3}) {
     auto y = test::run_op("MatMul", {test::floats({1, m, k}, a), test::floats({k, n}, w)}, {}, 1,
                           {1}, threads);
@@ -44,14 +38,14 @@ TEST(MatMulSplit, ConstantWeightsSplitByColumns) {
 
 TEST(MatMulSplit, RuntimeWeightsSplitByRows) {
   const int64_t m = 96, k = 256, n = 160;
-  auto a = rnd(m * k, 3), w = rnd(k * n, 4);
+  auto a = random_floats(m * k, 3), w = random_floats(k * n, 4);
   auto y = test::run_op("MatMul", {test::floats({m, k}, a), test::floats({k, n}, w)}, {}, 1, {}, 2);
   EXPECT_THAT(y[0], test::FloatsNear(reference(a, w, 1, m, k, n, false)));
 }
 
 TEST(MatMulSplit, BatchedSplitByBatch) {
   const int64_t b = 6, m = 64, k = 64, n = 96;
-  auto a = rnd(b * m * k, 5), w = rnd(b * k * n, 6);
+  auto a = random_floats(b * m * k, 5), w = random_floats(b * k * n, 6);
   auto y = test::run_op("MatMul", {test::floats({2, 3, m, k}, a), test::floats({2, 3, k, n}, w)},
                         {}, 1, {}, 2);
   ASSERT_EQ(y[0].dims(), (std::vector<int64_t>{2, 3, m, n}));
@@ -60,7 +54,7 @@ TEST(MatMulSplit, BatchedSplitByBatch) {
 
 TEST(GemmSplit, TransposedConstantWeightsWithBias) {
   const int64_t m = 32, k = 512, n = 384;
-  auto a = rnd(m * k, 7), wt = rnd(n * k, 8), bias = rnd(n, 9);
+  auto a = random_floats(m * k, 7), wt = random_floats(n * k, 8), bias = random_floats(n, 9);
   std::vector<float> w(static_cast<std::size_t>(k * n));  // wt transposed, for the reference
   for (int64_t i = 0; i < n; ++i)
     for (int64_t p = 0; p < k; ++p) w[p * n + i] = wt[i * k + p];

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,15 @@ inline std::vector<Tensor> run_op(const std::string& op, const std::vector<Tenso
   Graph g = b.build();
   Executor ex(g, ExecutorOptions{threads});
   return ex.run(feeds);
+}
+
+// `count` values uniform in [-1, 1), the same for the same seed.
+inline std::vector<float> random_floats(int64_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1, 1);
+  std::vector<float> v(static_cast<std::size_t>(count));
+  for (auto& e : v) e = d(rng);
+  return v;
 }
 
 inline Tensor floats(std::vector<int64_t> dims, std::vector<float> v) {
