@@ -21,18 +21,58 @@ std::string Node::qualified_op() const {
   return domain + "::" + op_type;
 }
 
+namespace detail {
+
+uint32_t NameIndex::hash(std::string_view s) {
+  // FNV-1a, folded: names are short and mostly differ in their last characters.
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+  return uint32_t(h ^ (h >> 32));
+}
+
+void NameIndex::grow(std::size_t capacity) {
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(capacity, Slot{});
+  mask_ = capacity - 1;
+  // Placement needs only the stored hash: no name is read again.
+  for (const Slot& s : old) {
+    if (s.id < 0) continue;
+    std::size_t i = s.hash & mask_;
+    while (slots_[i].id >= 0) i = (i + 1) & mask_;
+    slots_[i] = s;
+  }
+}
+
+void NameIndex::reserve(std::size_t n) {
+  std::size_t capacity = 16;
+  while (capacity * 3 < n * 4) capacity *= 2;
+  if (capacity > slots_.size()) grow(capacity);
+}
+
+}  // namespace detail
+
+void Graph::reserve(std::size_t nodes, std::size_t values) {
+  nodes_.reserve(nodes);
+  values_.reserve(values);
+  node_index_.reserve(nodes);
+  value_index_.reserve(values);
+}
+
 ValueId Graph::add_value(Value v) {
   auto id = static_cast<ValueId>(values_.size());
-  if (!v.name.empty()) value_index_.emplace(v.name, id);
   values_.push_back(std::move(v));
+  const std::string& name = values_.back().name;
+  if (!name.empty())
+    value_index_.insert(
+        name, id, [this](int32_t i) -> const std::string& { return values_[std::size_t(i)].name; });
   return id;
 }
 
-ValueId Graph::value_by_name_or_add(const std::string& name) {
-  auto it = value_index_.find(name);
-  if (it != value_index_.end()) return it->second;
+ValueId Graph::value_by_name_or_add(std::string_view name) {
+  const ValueId found = find_value(name);
+  if (found != kNoValue) return found;
   Value v;
-  v.name = name;
+  v.name = std::string(name);
   return add_value(std::move(v));
 }
 
@@ -42,8 +82,11 @@ NodeId Graph::add_node(Node n) {
     if (in != kNoValue) value(in).consumers.push_back(id);
   for (ValueId out : n.outputs)
     if (out != kNoValue && value(out).producer == kNoNode) value(out).producer = id;
-  if (!n.name.empty()) node_index_.emplace(n.name, id);
   nodes_.push_back(std::move(n));
+  const std::string& name = nodes_.back().name;
+  if (!name.empty())
+    node_index_.insert(
+        name, id, [this](int32_t i) -> const std::string& { return nodes_[std::size_t(i)].name; });
   return id;
 }
 
@@ -58,13 +101,15 @@ void Graph::add_output(ValueId v) {
 }
 
 ValueId Graph::find_value(std::string_view name) const {
-  auto it = value_index_.find(std::string(name));
-  return it == value_index_.end() ? kNoValue : it->second;
+  const int32_t id = value_index_.find(
+      name, [this](int32_t i) -> const std::string& { return values_[std::size_t(i)].name; });
+  return id < 0 ? kNoValue : id;
 }
 
 NodeId Graph::find_node(std::string_view name) const {
-  auto it = node_index_.find(std::string(name));
-  return it == node_index_.end() ? kNoNode : it->second;
+  const int32_t id = node_index_.find(
+      name, [this](int32_t i) -> const std::string& { return nodes_[std::size_t(i)].name; });
+  return id < 0 ? kNoNode : id;
 }
 
 std::vector<ValueId> Graph::runtime_inputs() const {
@@ -131,31 +176,35 @@ void Graph::validate() const {
 }
 
 namespace {
-// "/layer1/0/conv1/Conv" -> "layer1/0/conv1"; "" when the name has no scope.
-std::string module_path(std::string_view name) {
+// "/layer1/0/conv1/Conv" -> "layer1/0/conv1"; "" when the name has no scope. A view
+// into the name.
+std::string_view module_path(std::string_view name) {
   while (!name.empty() && name.front() == '/') name.remove_prefix(1);
   auto slash = name.rfind('/');
   if (slash == std::string_view::npos) return {};
-  return std::string(name.substr(0, slash));
+  return name.substr(0, slash);
 }
 
-std::string parent_path(const std::string& path) {
+std::string_view parent_path(std::string_view path) {
   auto slash = path.rfind('/');
-  return slash == std::string::npos ? std::string{} : path.substr(0, slash);
+  return slash == std::string_view::npos ? std::string_view{} : path.substr(0, slash);
 }
 }  // namespace
 
 void Graph::derive_scopes() {
-  std::vector<std::string> paths(nodes_.size());
-  std::unordered_set<std::string> has_children;  // modules that contain sub-modules
+  // Views into the node names, which do not change here: no string is built but the
+  // scopes themselves.
+  std::vector<std::string_view> paths(nodes_.size());
+  std::unordered_set<std::string_view> has_children;  // modules that contain sub-modules
+  has_children.reserve(nodes_.size() / 4 + 16);
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     paths[i] = module_path(nodes_[i].name);
-    for (std::string p = parent_path(paths[i]); !p.empty(); p = parent_path(p))
+    for (std::string_view p = parent_path(paths[i]); !p.empty(); p = parent_path(p))
       if (!has_children.insert(p).second) break;
   }
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    const std::string& p = paths[i];
-    nodes_[i].scope = (p.empty() || has_children.count(p)) ? p : parent_path(p);
+    const std::string_view p = paths[i];
+    nodes_[i].scope = std::string((p.empty() || has_children.count(p)) ? p : parent_path(p));
   }
 }
 

@@ -9,11 +9,11 @@
 // Ids are stable for the life of a Graph (nodes are never erased in place; rewrites
 // build a new Graph).
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "ir/attribute.h"
@@ -57,12 +57,60 @@ struct Node {
   std::string qualified_op() const;
 };
 
+namespace detail {
+// Name -> id for the graph's values or nodes: open addressing over ids, the names
+// themselves staying in the Value/Node they belong to (no copy, no allocation per
+// entry, lookups by string_view). The first id added under a name wins.
+class NameIndex {
+ public:
+  template <class NameOf>
+  int32_t find(std::string_view name, const NameOf& name_of) const {
+    if (slots_.empty()) return -1;
+    const uint32_t h = hash(name);
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.id < 0) return -1;
+      if (s.hash == h && name_of(s.id) == name) return s.id;
+    }
+  }
+  // Adds `id` under `name` unless the name is there already; false then.
+  template <class NameOf>
+  bool insert(std::string_view name, int32_t id, const NameOf& name_of) {
+    if ((size_ + 1) * 4 > slots_.size() * 3) grow(std::max<std::size_t>(16, slots_.size() * 2));
+    const uint32_t h = hash(name);
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.id < 0) {
+        s = {h, id};
+        ++size_;
+        return true;
+      }
+      if (s.hash == h && name_of(s.id) == name) return false;
+    }
+  }
+  void reserve(std::size_t n);
+
+ private:
+  struct Slot {
+    uint32_t hash = 0;
+    int32_t id = -1;
+  };
+  static uint32_t hash(std::string_view s);
+  void grow(std::size_t capacity);  // a power of two
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  std::size_t size_ = 0;
+};
+}  // namespace detail
+
 class Graph {
  public:
   // --- building ---------------------------------------------------------------
+  // Room for this many nodes and values (an importer knows them up front).
+  void reserve(std::size_t nodes, std::size_t values);
   ValueId add_value(Value v);
   // Finds a value by name, or creates an empty one with that name.
-  ValueId value_by_name_or_add(const std::string& name);
+  ValueId value_by_name_or_add(std::string_view name);
   NodeId add_node(Node n);  // also records producer/consumer links
   void add_input(ValueId v);
   void add_output(ValueId v);
@@ -109,8 +157,8 @@ class Graph {
   std::vector<Value> values_;
   std::vector<ValueId> inputs_;
   std::vector<ValueId> outputs_;
-  std::unordered_map<std::string, ValueId> value_index_;
-  std::unordered_map<std::string, NodeId> node_index_;
+  detail::NameIndex value_index_;
+  detail::NameIndex node_index_;
 };
 
 // Metadata of a loaded model that is not part of the graph.
