@@ -24,6 +24,17 @@ int CandidateModel::rowCount(const QModelIndex& parent) const {
   return int(plan_->groups().size());
 }
 
+double CandidateModel::sort_number(int row, Column column) const {
+  if (!plan_ || row < 0 || row >= rowCount()) return 0;
+  const GroupEstimate& e = plan_->groups()[std::size_t(row)].estimate;
+  switch (column) {
+    case BytesSaved: return e.known ? double(e.bytes_saved()) : -1.0;
+    case LaunchesSaved: return double(e.launches_saved());
+    case TimeSaved: return e.known ? e.time_saved_s() : -1.0;
+    default: return 0;
+  }
+}
+
 int CandidateModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : Count;
 }
@@ -100,6 +111,17 @@ CandidateProxy::CandidateProxy(QObject* parent) : QSortFilterProxyModel(parent) 
 void CandidateProxy::set_status_filter(std::optional<GroupStatus> status) {
   status_ = status;
   invalidateFilter();
+}
+
+bool CandidateProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
+  const auto* model = qobject_cast<const CandidateModel*>(sourceModel());
+  const int c = left.column();
+  if (model && sortRole() == CandidateModel::SortRole &&
+      (c == CandidateModel::BytesSaved || c == CandidateModel::LaunchesSaved ||
+       c == CandidateModel::TimeSaved))
+    return model->sort_number(left.row(), CandidateModel::Column(c)) <
+           model->sort_number(right.row(), CandidateModel::Column(c));
+  return QSortFilterProxyModel::lessThan(left, right);
 }
 
 bool CandidateProxy::filterAcceptsRow(int row, const QModelIndex& parent) const {

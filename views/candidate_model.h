@@ -22,6 +22,9 @@ class CandidateModel : public QAbstractTableModel {
   void set_plan(const FusionPlan* plan);
   // Statuses changed (accept, reject, undo): repaint every row.
   void plan_changed();
+  // The number a numeric column sorts by (what SortRole holds), without a QVariant:
+  // the proxy sorts tens of thousands of rows of a big model on the UI thread.
+  double sort_number(int row, Column column) const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -42,6 +45,7 @@ class CandidateProxy : public QSortFilterProxyModel {
 
  protected:
   bool filterAcceptsRow(int row, const QModelIndex& parent) const override;
+  bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
 
  private:
   std::optional<GroupStatus> status_;

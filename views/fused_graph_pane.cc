@@ -11,6 +11,7 @@
 namespace fx::views {
 
 struct FusedGraphPane::Built {
+  const ModelDocument* source = nullptr;
   std::shared_ptr<ModelDocument> doc;
   std::shared_ptr<FusedGraph> fused;
   std::vector<int> plan_group;
@@ -61,6 +62,7 @@ void FusedGraphPane::set_source(std::shared_ptr<ModelDocument> original,
   metrics_ = metrics;
   if (!original) {
     doc_.reset();
+    source_ = nullptr;
     fused_.reset();
     plan_group_.clear();
     scene_->set_document(nullptr);
@@ -85,6 +87,7 @@ void FusedGraphPane::set_source(std::shared_ptr<ModelDocument> original,
   job_.setFuture(QtConcurrent::run([original, groups = std::move(groups),
                                     indices = std::move(indices), metrics] {
     auto out = std::make_shared<Built>();
+    out->source = original.get();
     try {
       std::vector<const FusionGroup*> ptrs;
       for (const auto& g : groups) ptrs.push_back(&g);
@@ -121,12 +124,18 @@ void FusedGraphPane::on_built() {
     return;
   }
   doc_ = built->doc;
+  source_ = built->source;
   fused_ = built->fused;
   plan_group_ = built->plan_group;
   expansion_ = built->expansion;
   scene_->set_document(doc_);
   scene_->show_layout(*built->layout);
-  view_->show_start();
+  {
+    // Not a navigation by the user: a linked original view must not follow the reset;
+    // the window aligns this view with the original on `shown` instead.
+    const QSignalBlocker quiet(view_);
+    view_->show_start();
+  }
   int kernels = 0;
   for (int pg : plan_group_) kernels += pg >= 0;
   caption_->setText(tr("Fused graph — %1 nodes, %2 fused kernels%3")
@@ -140,6 +149,7 @@ void FusedGraphPane::on_built() {
     for (const auto& k : fused_->skipped) s += k + "\n";
     return s;
   }()));
+  emit graph_built();
   emit shown();
 }
 
@@ -181,6 +191,11 @@ NodeId FusedGraphPane::kernel_of_plan_group(int plan_group) const {
   for (std::size_t i = 0; i < plan_group_.size(); ++i)
     if (plan_group_[i] == plan_group && plan_group >= 0) return NodeId(i);
   return kNoNode;
+}
+
+std::vector<NodeId> FusedGraphPane::originals_of(NodeId fused) const {
+  if (!fused_ || fused < 0 || std::size_t(fused) >= fused_->originals.size()) return {};
+  return fused_->originals[std::size_t(fused)];
 }
 
 int FusedGraphPane::plan_group_of(NodeId fused) const {

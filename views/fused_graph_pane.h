@@ -44,6 +44,11 @@ class FusedGraphPane : public QWidget {
   NodeId fused_node_of(NodeId original) const;
   NodeId kernel_of_plan_group(int plan_group) const;
   int plan_group_of(NodeId fused) const;
+  // The original nodes a fused node stands for (a kernel: its group's members).
+  std::vector<NodeId> originals_of(NodeId fused) const;
+  // The original document the shown fused graph was built from (null before the first
+  // build); compared, never dereferenced.
+  const ModelDocument* source() const { return source_; }
 
   void show_original(NodeId original);
   void show_plan_group(int plan_group);
@@ -52,7 +57,8 @@ class FusedGraphPane : public QWidget {
  signals:
   void kernel_selected(int plan_group);
   void original_selected(fx::NodeId original);
-  void shown();  // a fused graph (or its relayout) is on screen
+  void shown();        // a fused graph (or its relayout) is on screen
+  void graph_built();  // a new fused graph is on screen (just before `shown`)
 
  private:
   struct Built;
@@ -61,6 +67,7 @@ class FusedGraphPane : public QWidget {
   void on_layout_finished();
 
   std::shared_ptr<ModelDocument> doc_;  // the fused graph as a document
+  const ModelDocument* source_ = nullptr;
   std::shared_ptr<FusedGraph> fused_;
   std::vector<int> plan_group_;  // fused node -> plan group index, or -1
   layout::Expansion expansion_;

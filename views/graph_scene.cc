@@ -129,15 +129,37 @@ void GraphScene::refresh_fusion() {
   hulls_.clear();
   if (!doc_) return;
   const auto& groups = doc_->plan.groups();
-  // Each plan group: the union of its members' visible boxes, grown by a margin.
-  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-    std::unordered_set<int> shown;
-    for (const std::string& name : groups[gi].nodes) {
-      const NodeId n = doc_->graph().find_node(name);
-      if (n == kNoNode || std::size_t(n) >= layout_.box_of_node.size()) continue;
-      const int b = layout_.box_of_node[std::size_t(n)];
-      if (b >= 0) shown.insert(b);
+  // The boxes showing each plan group's members, from the node -> group index (no name
+  // lookups: this runs on the UI thread after every decision). A group whose members
+  // all sit in one closed box is skipped early; only the others collect their boxes.
+  std::vector<int> first_box(groups.size(), -1);
+  std::vector<int> spread;  // groups over two boxes or more
+  std::vector<int> spread_slot(groups.size(), -1);
+  for (std::size_t n = 0; n < layout_.box_of_node.size(); ++n) {
+    const int b = layout_.box_of_node[n];
+    const int gi = doc_->group_of_node(NodeId(n));
+    if (b < 0 || gi < 0 || std::size_t(gi) >= groups.size()) continue;
+    int& first = first_box[std::size_t(gi)];
+    if (first < 0) {
+      first = b;
+    } else if (first != b && spread_slot[std::size_t(gi)] < 0) {
+      spread_slot[std::size_t(gi)] = int(spread.size());
+      spread.push_back(gi);
     }
+  }
+  std::sort(spread.begin(), spread.end());  // hulls stacked in plan order, as before
+  for (std::size_t k = 0; k < spread.size(); ++k) spread_slot[std::size_t(spread[k])] = int(k);
+  std::vector<std::unordered_set<int>> boxes_of(spread.size());
+  for (std::size_t n = 0; n < layout_.box_of_node.size(); ++n) {
+    const int b = layout_.box_of_node[n];
+    const int gi = doc_->group_of_node(NodeId(n));
+    if (b < 0 || gi < 0 || std::size_t(gi) >= groups.size()) continue;
+    if (const int slot = spread_slot[std::size_t(gi)]; slot >= 0)
+      boxes_of[std::size_t(slot)].insert(b);
+  }
+  for (std::size_t si = 0; si < spread.size(); ++si) {
+    const std::size_t gi = std::size_t(spread[si]);
+    const std::unordered_set<int>& shown = boxes_of[si];
     // A group entirely inside one closed box is not drawn: it would hide the box.
     if (shown.size() < 2) continue;
     // A rounded rectangle around the members when it covers no other box (the usual
@@ -241,6 +263,48 @@ BoxItem* GraphScene::box_of_node(NodeId n) const {
   if (n < 0 || std::size_t(n) >= layout_.box_of_node.size()) return nullptr;
   const int b = layout_.box_of_node[std::size_t(n)];
   return b >= 0 ? boxes_[std::size_t(b)] : nullptr;
+}
+
+int GraphScene::closed_box_near(const QPointF& p) const {
+  int best = -1;
+  double best_d = 0;
+  for (std::size_t i = 0; i < layout_.boxes.size(); ++i) {
+    const auto& b = layout_.boxes[i];
+    if (b.open) continue;
+    // Distance to the rectangle (0 inside), then to its centre to break ties.
+    const double dx = std::max({b.x - p.x(), 0.0, p.x() - (b.x + b.width)});
+    const double dy = std::max({b.y - p.y(), 0.0, p.y() - (b.y + b.height)});
+    const double cx = b.x + b.width / 2 - p.x(), cy = b.y + b.height / 2 - p.y();
+    const double d = (dx * dx + dy * dy) * 1e6 + cx * cx + cy * cy;
+    if (best < 0 || d < best_d) {
+      best = int(i);
+      best_d = d;
+    }
+  }
+  return best;
+}
+
+NodeId GraphScene::node_of_box(int box) const {
+  if (!doc_ || box < 0 || std::size_t(box) >= layout_.boxes.size()) return kNoNode;
+  layout::Item item = layout_.boxes[std::size_t(box)].item;
+  // Children are in topological order: the first leaf below is the group's first node.
+  while (item.kind == layout::Item::Group) {
+    const auto& children = doc_->tree->group(item.id).children;
+    if (children.empty()) return kNoNode;
+    item = children.front();
+  }
+  return item.id;
+}
+
+QRectF GraphScene::box_rect(int box) const {
+  if (box < 0 || std::size_t(box) >= layout_.boxes.size()) return {};
+  const auto& b = layout_.boxes[std::size_t(box)];
+  return {b.x, b.y, b.width, b.height};
+}
+
+QRectF GraphScene::node_rect(NodeId n) const {
+  if (n < 0 || std::size_t(n) >= layout_.box_of_node.size()) return {};
+  return box_rect(layout_.box_of_node[std::size_t(n)]);
 }
 
 void GraphScene::select_fusion_group(int plan_group) {

@@ -49,6 +49,14 @@ class GraphScene : public QGraphicsScene {
   std::vector<NodeId> search(const QString& text);
   BoxItem* box_of_node(NodeId n) const;
   int box_count() const { return int(boxes_.size()); }
+  // Navigation sync between two views (original | fused): the closed box nearest to a
+  // scene point (one containing it first), -1 when none; a node the box shows (the op,
+  // or the first node below a closed group); the layout rectangle of a box, and of the
+  // closed box showing a node (empty when it is not on screen).
+  int closed_box_near(const QPointF& p) const;
+  NodeId node_of_box(int box) const;
+  QRectF box_rect(int box) const;
+  QRectF node_rect(NodeId n) const;
 
  signals:
   void node_selected(fx::NodeId node);

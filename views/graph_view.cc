@@ -78,6 +78,7 @@ void GraphView::paintEvent(QPaintEvent* event) {
     painted_graph_ = true;
     emit first_graph_painted();
   }
+  emit painted();
 }
 
 void GraphView::scrollContentsBy(int dx, int dy) {

@@ -26,6 +26,7 @@ class GraphView : public QGraphicsView {
 
  signals:
   void first_graph_painted();
+  void painted();  // after every paint of the viewport (for --measure --expand)
   void viewport_changed();
 
  protected:

@@ -70,6 +70,7 @@ MainWindow::MainWindow(QWidget* parent)
   connect(&open_job_, &QFutureWatcherBase::finished, this, &MainWindow::on_open_finished);
   connect(&layout_job_, &QFutureWatcherBase::finished, this, &MainWindow::on_layout_finished);
   connect(&analysis_job_, &QFutureWatcherBase::finished, this, &MainWindow::on_analysis_finished);
+  connect(&types_job_, &QFutureWatcherBase::finished, this, &MainWindow::on_types_finished);
   connect(&open_job_, &QFutureWatcherBase::progressValueChanged, this, [this](int v) {
     show_progress(open_job_.progressText(), v, open_job_.progressMaximum());
   });
@@ -107,6 +108,7 @@ MainWindow::~MainWindow() {
   open_job_.waitForFinished();
   layout_job_.waitForFinished();
   analysis_job_.waitForFinished();
+  types_job_.waitForFinished();
 }
 
 void MainWindow::build_docks() {
@@ -387,7 +389,7 @@ void MainWindow::update_status() {
   const Graph& g = doc_->graph();
   QString text = tr("%1 nodes · %2 params · %3 groups shown · load %4 ms")
                      .arg(g.node_count())
-                     .arg(format_bytes(double(g.parameter_bytes())))
+                     .arg(format_bytes(double(doc_->parameter_bytes)))
                      .arg(scene_->box_count())
                      .arg(doc_->load_ms, 0, 'f', 0);
   if (doc_->analysis) {

@@ -12,6 +12,7 @@
 #include <QMainWindow>
 #include <QPointer>
 #include <QTemporaryDir>
+#include <QThreadPool>
 
 #include <functional>
 #include <memory>
@@ -71,7 +72,10 @@ class MainWindow : public QMainWindow {
   bool load_plan(const QString& path);
   bool export_view(const QString& path);  // .png or .svg by suffix
   void toggle_group(int group);           // expand/collapse a hierarchy group
-  void reveal_node(NodeId node);          // opens its groups, selects and centres it
+  // Opens a group and every group above it in one layout, keeping it in view; what a
+  // double-click on its box does when the box is on screen.
+  void open_group(int group);
+  void reveal_node(NodeId node);  // opens its groups, selects and centres it
   // ---- Before/after profiling (main_window_profile.cc; owned by the profile views) ----
   // `fxc profile MODEL --plan <current plan> --json --trace-before F --trace-after F` in
   // a child process (ProfileRunner): a crash, timeout, compile error or bad JSON there
@@ -105,6 +109,10 @@ class MainWindow : public QMainWindow {
   FusedGraphPane* fused_pane() const { return fused_pane_; }
   void set_side_by_side(bool on);
   bool side_by_side() const;
+  // Side by side, zooming, panning or centring one view moves the other to the
+  // corresponding nodes (View > Link Navigation, on by default).
+  void set_navigation_linked(bool on);
+  bool navigation_linked() const;
   CodeDock* code_dock() const { return code_; }
   // Shows the generated source of a plan group in the Generate dock (off the UI thread).
   void generate(int plan_group);
@@ -119,7 +127,10 @@ class MainWindow : public QMainWindow {
   bool export_running() const;
 
  signals:
-  void model_opened();  // document set and first layout in the scene
+  // Opening: graph_shown when the outline is on screen (before shapes and analysis),
+  // model_opened when shapes and candidates are in too.
+  void graph_shown();
+  void model_opened();
   void layout_shown();
   void failed(const QString& message);
   void profile_finished(bool ok);
@@ -146,13 +157,17 @@ class MainWindow : public QMainWindow {
   // main_window_jobs.cc
   void start_layout();
   void start_analysis();
+  void start_types();
+  void on_types_finished();
+  void apply_types_when_idle();
   void on_open_finished();
   void on_layout_finished();
   void on_analysis_finished();
   void show_progress(const QString& text, int value, int maximum);
   void hide_progress();
   // main_window_plan.cc
-  void plan_changed(bool modified = true);
+  // rows_changed false: the table was just reset with this plan (no repaint needed).
+  void plan_changed(bool modified = true, bool rows_changed = true);
   void autosave();
   QString autosave_path() const;
   void select_fusion_group(int plan_index);
@@ -179,6 +194,10 @@ class MainWindow : public QMainWindow {
   NodeId focus_node_ = kNoNode;                // select and centre this node after the next layout
   const ModelDocument* layout_for_ = nullptr;  // the document a running job works on
   const ModelDocument* analysis_for_ = nullptr;
+  const ModelDocument* types_for_ = nullptr;
+  std::shared_ptr<InferredTypes> types_;  // inferred, waiting until no job reads the graph
+  bool analysis_pending_ = false;         // run the analysis again when this one ends
+  bool opening_ = false;                  // the document is shown; shapes or analysis still to come
   std::shared_ptr<QString> layout_error_;
   bool dark_ = false;
 
@@ -214,18 +233,27 @@ class MainWindow : public QMainWindow {
   QByteArray profile_json_;
   QString profile_json_origin_;
 
+  // Shapes and analysis after the first paint run here, at a lower CPU priority than
+  // the UI thread and the jobs the user waits on (open, layout), which use the global pool.
+  QThreadPool background_pool_;
   QFutureWatcher<std::shared_ptr<OpenResult>> open_job_;
   QFutureWatcher<std::shared_ptr<layout::SceneLayout>> layout_job_;
   QFutureWatcher<std::shared_ptr<AnalysisOutput>> analysis_job_;
+  QFutureWatcher<std::shared_ptr<InferredTypes>> types_job_;
 
   // --- side-by-side fused graph, Generate, exports ---
   void build_fused_actions(QMenu* view_menu, QToolBar* bar);
   void build_export_menu(QMenu* file_menu);
   void refresh_fused();
+  // Moves the other view (fused when from_fused is false) so that the nodes matching
+  // the ones at the centre of this view sit at the same place, at the same zoom.
+  void sync_views(bool from_fused);
   // Runs `work` (which throws on failure and returns a summary) in the thread pool.
   bool start_export(const QString& what, const QString& path, std::function<QString()> work);
   FusedGraphPane* fused_pane_ = nullptr;
   QAction* side_by_side_ = nullptr;
+  QAction* link_views_ = nullptr;
+  bool syncing_views_ = false;  // re-entrancy guard: the follower's move is not a new lead
   QTimer* fused_timer_ = nullptr;
   int focus_plan_group_ = -1;  // highlight this group after the next layout
   CodeDock* code_ = nullptr;

@@ -69,6 +69,11 @@ bool MainWindow::export_running() const {
 
 bool MainWindow::start_export(const QString& what, const QString& path,
                               std::function<QString()> work) {
+  if (opening_) {
+    show_error(tr("Export"),
+               tr("%1: the model is still being analysed; export when it is done").arg(path));
+    return false;
+  }
   if (export_job_.isRunning()) {
     show_error(tr("Export"), tr("%1: another export is still running").arg(path));
     return false;

@@ -11,13 +11,20 @@
 #include <QPromise>
 #include <QPushButton>
 #include <QStatusBar>
+#include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <spdlog/spdlog.h>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+
 #include "views/candidate_model.h"
 #include "views/candidate_panel.h"
 #include "views/code_view.h"
+#include "views/fused_graph_pane.h"
 #include "views/graph_items.h"
 #include "views/graph_scene.h"
 #include "views/graph_view.h"
@@ -28,6 +35,19 @@
 #include "views/timeline_view.h"
 
 namespace fx::views {
+namespace {
+
+// The rest of an opening (shapes, analysis) is background work once the graph is on
+// screen: run it at a lower CPU priority than the UI thread so that, on a busy
+// machine, the event loop is not starved by its own workers. Only jobs of
+// background_pool_ call it: its threads stay background threads.
+void background_priority() {
+#ifdef __linux__
+  setpriority(PRIO_PROCESS, pid_t(gettid()), 5);
+#endif
+}
+
+}  // namespace
 
 struct MainWindow::OpenResult {
   std::shared_ptr<ModelDocument> doc;
@@ -37,7 +57,7 @@ struct MainWindow::OpenResult {
 };
 
 bool MainWindow::is_busy() const {
-  return open_job_.isRunning() || layout_job_.isRunning() || analysis_job_.isRunning();
+  return open_job_.isRunning() || layout_job_.isRunning() || analysis_job_.isRunning() || opening_;
 }
 
 void MainWindow::cancel_jobs() {
@@ -55,6 +75,15 @@ void MainWindow::show_progress(const QString& text, int value, int maximum) {
 }
 
 void MainWindow::hide_progress() {
+  // The rest of an opening still running in the background keeps the bar.
+  if (opening_ && (types_job_.isRunning() || types_)) {
+    show_progress(tr("Inferring shapes…"), 0, 0);
+    return;
+  }
+  if (analysis_job_.isRunning()) {
+    show_progress(tr("Finding fusions…"), 0, 0);
+    return;
+  }
   progress_->hide();
   cancel_->hide();
 }
@@ -104,6 +133,8 @@ void MainWindow::on_open_finished() {
     return;
   }
   doc_ = res->doc;
+  opening_ = true;
+  types_.reset();
   expansion_ = res->expansion;
   plan_path_.clear();
   search_text_.clear();
@@ -126,21 +157,67 @@ void MainWindow::on_open_finished() {
   update_title();
   plan_changed(false);
   update_status();
-  statusBar()->showMessage(tr("Opened in %1 ms (layout %2 ms)")
-                               .arg(doc_->load_ms + doc_->tree_ms + doc_->analysis_ms, 0, 'f', 0)
-                               .arg(res->layout->ms, 0, 'f', 0),
-                           8000);
-  spdlog::info("opened {}: {} nodes, load {:.0f} ms, analysis {:.0f} ms, layout {:.0f} ms",
-               doc_->path.toStdString(), doc_->graph().node_count(), doc_->load_ms,
-               doc_->analysis_ms, res->layout->ms);
-  if (!doc_->analysis_error.isEmpty()) show_error(tr("Analysis failed"), doc_->analysis_error);
-  emit model_opened();
+  statusBar()->showMessage(tr("Shown in %1 ms (layout %2 ms); inferring shapes…")
+                               .arg(doc_->load_ms + doc_->tree_ms, 0, 'f', 0)
+                               .arg(res->layout->ms, 0, 'f', 0));
+  spdlog::info("shown {}: {} nodes, load {:.0f} ms, hierarchy {:.0f} ms, layout {:.0f} ms",
+               doc_->path.toStdString(), doc_->graph().node_count(), doc_->load_ms, doc_->tree_ms,
+               res->layout->ms);
+  emit graph_shown();
   emit layout_shown();
+  start_types();
+}
+
+void MainWindow::start_types() {
+  auto doc = doc_;
+  types_for_ = doc.get();
+  show_progress(tr("Inferring shapes…"), 0, 0);
+  types_job_.setFuture(QtConcurrent::run(&background_pool_, [doc] {
+    background_priority();
+    try {
+      return std::make_shared<InferredTypes>(infer_value_types(doc->model));
+    } catch (const std::exception& e) {
+      spdlog::warn("{}: shape inference failed: {}", doc->path.toStdString(), e.what());
+      return std::make_shared<InferredTypes>();
+    }
+  }));
+}
+
+void MainWindow::on_types_finished() {
+  if (types_for_ != doc_.get() || !opening_) return;  // a model opened since
+  types_ = types_job_.result();
+  apply_types_when_idle();
+}
+
+void MainWindow::apply_types_when_idle() {
+  if (!types_ || types_for_ != doc_.get()) return;
+  // Shapes are written in place: wait for every job that reads the graph.
+  if (layout_job_.isRunning() || analysis_job_.isRunning() || fused_pane_->is_busy() ||
+      export_running()) {
+    QTimer::singleShot(10, this, &MainWindow::apply_types_when_idle);
+    return;
+  }
+  apply_value_types(doc_->model, std::move(*types_));
+  types_.reset();
+  start_layout();  // again, cached levels: the edges' shape labels and bytes
+  start_analysis();
 }
 
 void MainWindow::toggle_group(int group) {
   if (!doc_ || group <= 0 || group >= int(doc_->tree->group_count())) return;
   expansion_.set_open(group, !expansion_.is_open(group));
+  focus_group_ = group;
+  start_layout();
+}
+
+void MainWindow::open_group(int group) {
+  if (!doc_ || group <= 0 || group >= int(doc_->tree->group_count())) return;
+  const auto& boxes = scene_->current_layout().box_of_group;
+  if (std::size_t(group) < boxes.size() && boxes[std::size_t(group)] >= 0) {
+    if (!expansion_.is_open(group)) toggle_group(group);  // on screen: the double-click path
+    return;
+  }
+  for (int g = group; g > 0; g = doc_->tree->group(g).parent) expansion_.set_open(g, true);
   focus_group_ = group;
   start_layout();
 }
@@ -235,18 +312,29 @@ void MainWindow::on_layout_finished() {
 }
 
 void MainWindow::start_analysis() {
-  if (!doc_ || analysis_job_.isRunning()) return;
+  if (!doc_) return;
+  if (analysis_job_.isRunning()) {
+    analysis_pending_ = true;  // the newest document and settings win
+    return;
+  }
   AnalysisSettings settings;
   settings.device = device_box_->currentText();
   settings.opt_level = level_box_->currentIndex();
   auto doc = doc_;
   analysis_for_ = doc.get();
   show_progress(tr("Finding fusions…"), 0, 0);
-  analysis_job_.setFuture(QtConcurrent::run(
-      [doc, settings] { return run_analysis(doc->graph(), doc->path, settings); }));
+  analysis_job_.setFuture(QtConcurrent::run(&background_pool_, [doc, settings] {
+    background_priority();
+    return run_analysis(doc->graph(), doc->path, settings);
+  }));
 }
 
 void MainWindow::on_analysis_finished() {
+  if (analysis_pending_) {
+    analysis_pending_ = false;
+    start_analysis();
+    return;
+  }
   hide_progress();
   if (analysis_for_ != doc_.get()) return;
   auto out = analysis_job_.result();
@@ -256,9 +344,26 @@ void MainWindow::on_analysis_finished() {
   candidates_->set_plan(&doc_->plan);
   plan_path_.clear();
   setWindowModified(false);
-  plan_changed(false);
-  scene_->set_overlay(scene_->overlay());  // the cost model changed with the device
+  plan_changed(false, /*rows_changed=*/false);  // the table was just reset
+  scene_->set_overlay(scene_->overlay());       // the cost model changed with the device
   update_status();
+  if (opening_ && !types_ && !types_job_.isRunning()) {  // the last step of opening
+    opening_ = false;
+    hide_progress();
+    inspector_->show_model(*doc_);  // with the shape inference figures
+    statusBar()->showMessage(tr("Opened in %1 ms (shapes %2 ms, analysis %3 ms)")
+                                 .arg(doc_->load_ms + doc_->tree_ms +
+                                          doc_->model.info.shape_inference_ms + doc_->analysis_ms,
+                                      0, 'f', 0)
+                                 .arg(doc_->model.info.shape_inference_ms, 0, 'f', 0)
+                                 .arg(doc_->analysis_ms, 0, 'f', 0),
+                             8000);
+    spdlog::info("opened {}: shapes {:.0f} ms, analysis {:.0f} ms", doc_->path.toStdString(),
+                 doc_->model.info.shape_inference_ms, doc_->analysis_ms);
+    if (!doc_->analysis_error.isEmpty()) show_error(tr("Analysis failed"), doc_->analysis_error);
+    emit model_opened();
+    return;
+  }
   if (!doc_->analysis_error.isEmpty()) show_error(tr("Analysis failed"), doc_->analysis_error);
 }
 

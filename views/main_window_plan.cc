@@ -23,9 +23,9 @@
 
 namespace fx::views {
 
-void MainWindow::plan_changed(bool modified) {
+void MainWindow::plan_changed(bool modified, bool rows_changed) {
   if (modified) setWindowModified(true);
-  candidates_->plan_changed();
+  if (rows_changed) candidates_->plan_changed();
   scene_->refresh_fusion();
   if (fused_timer_ && side_by_side()) fused_timer_->start();  // rebuild the fused graph
   undo_->setEnabled(doc_ && doc_->plan.can_undo());
@@ -103,6 +103,12 @@ bool MainWindow::save_plan(const QString& path) {
 
 bool MainWindow::load_plan(const QString& path) {
   if (!doc_) return false;
+  if (opening_) {  // the analysis about to finish would replace it
+    show_error(
+        tr("Cannot load plan"),
+        tr("%1: the model is still being analysed; load the plan when it is done").arg(path));
+    return false;
+  }
   try {
     FusionPlan plan = FusionPlan::load(path.toStdString());
     const auto missing = plan.bind(doc_->graph());

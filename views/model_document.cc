@@ -25,14 +25,21 @@ int ModelDocument::group_of_node(NodeId n) const {
   return node_group_[std::size_t(n)];
 }
 
-void ModelDocument::rebuild_node_groups() {
-  node_group_.assign(graph().node_count(), -1);
+namespace {
+std::vector<int> node_groups(const Graph& graph, const FusionPlan& plan) {
+  std::vector<int> out(graph.node_count(), -1);
   const auto& groups = plan.groups();
   for (std::size_t i = 0; i < groups.size(); ++i)
     for (const std::string& name : groups[i].nodes) {
-      const NodeId n = graph().find_node(name);
-      if (n != kNoNode) node_group_[std::size_t(n)] = int(i);
+      const NodeId n = graph.find_node(name);
+      if (n != kNoNode) out[std::size_t(n)] = int(i);
     }
+  return out;
+}
+}  // namespace
+
+void ModelDocument::rebuild_node_groups() {
+  node_group_ = node_groups(graph(), plan);
 }
 
 std::shared_ptr<AnalysisOutput> run_analysis(const Graph& graph, const QString& model_path,
@@ -48,10 +55,12 @@ std::shared_ptr<AnalysisOutput> run_analysis(const Graph& graph, const QString& 
     options.threshold = settings.threshold;
     out->analysis = analyze_fusion(graph, profile, options);
     out->plan = FusionPlan(*out->analysis, model_path.toStdString());
+    out->node_group = node_groups(graph, out->plan);  // here, not on the UI thread
   } catch (const Error& e) {
     // The graph is still worth looking at: keep it and say why candidates are missing.
     out->analysis.reset();
     out->plan = FusionPlan();
+    out->node_group.assign(graph.node_count(), -1);
     out->error = QString::fromStdString(e.what());
   }
   out->ms = watch.elapsed_ms();
@@ -65,7 +74,10 @@ void apply_analysis(ModelDocument& doc, AnalysisOutput&& out) {
   doc.plan = std::move(out.plan);
   doc.analysis_error = out.error;
   doc.analysis_ms = out.ms;
-  doc.rebuild_node_groups();
+  if (out.node_group.size() == doc.graph().node_count())
+    doc.node_group_ = std::move(out.node_group);
+  else
+    doc.rebuild_node_groups();
 }
 
 std::shared_ptr<ModelDocument> open_document(const QString& path, const AnalysisSettings& settings,
@@ -79,7 +91,9 @@ std::shared_ptr<ModelDocument> open_document(const QString& path, const Analysis
   doc->path = path;
   step(OpenStep::Parsing);
   Stopwatch watch;
-  doc->model = load_onnx(path.toStdString());
+  LoadOptions options;
+  options.infer_shapes = false;  // after the first paint (see the header)
+  doc->model = load_onnx(path.toStdString(), options);
   doc->load_ms = watch.elapsed_ms();
   if (cancelled()) return nullptr;
 
@@ -88,12 +102,10 @@ std::shared_ptr<ModelDocument> open_document(const QString& path, const Analysis
   doc->tree = std::make_unique<layout::ScopeTree>(doc->graph());
   doc->layout = std::make_unique<layout::HierarchicalLayout>(doc->graph(), *doc->tree, metrics);
   doc->tree_ms = watch.elapsed_ms();
+  doc->settings = settings;
+  doc->parameter_bytes = doc->graph().parameter_bytes();
+  doc->rebuild_node_groups();
   if (cancelled()) return nullptr;
-
-  step(OpenStep::Analysis);
-  apply_analysis(*doc, std::move(*run_analysis(doc->graph(), path, settings)));
-  if (cancelled()) return nullptr;
-  step(OpenStep::Done);
   return doc;
 }
 

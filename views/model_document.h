@@ -39,7 +39,8 @@ struct ModelDocument {
   const Graph& graph() const { return model.graph; }
   // Index of the plan group holding the node, or -1.
   int group_of_node(NodeId n) const;
-  void rebuild_node_groups();  // after the plan changed its groups (load)
+  void rebuild_node_groups();   // after the plan changed its groups (load)
+  int64_t parameter_bytes = 0;  // graph().parameter_bytes(), once (the status bar shows it)
 
   std::vector<int> node_group_;  // NodeId -> plan group index
 };
@@ -50,6 +51,10 @@ QString open_step_text(OpenStep step);
 
 // Opening a model, one step after another; `cancelled` is polled between steps
 // (a step itself is not interrupted). Throws fx::Error for a bad model.
+// The document comes back without shapes and without analysis, which is enough to
+// lay out and paint its outline and takes a fraction of the time on big models
+// (ONNX shape inference and the analysis are most of it): the window paints it, then
+// runs infer_value_types (onnx/model_loader.h) and run_analysis in workers.
 struct OpenCallbacks {
   std::function<void(OpenStep)> step;
   std::function<bool()> cancelled;
@@ -67,6 +72,7 @@ struct AnalysisOutput {
   FusionPlan plan;
   QString error;  // set when the analysis failed (a bad device profile, ...)
   double ms = 0;
+  std::vector<int> node_group;  // NodeId -> plan group index (ModelDocument::node_group_)
 };
 // Never throws: a failure is reported in AnalysisOutput::error.
 std::shared_ptr<AnalysisOutput> run_analysis(const Graph& graph, const QString& model_path,

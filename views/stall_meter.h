@@ -14,6 +14,8 @@ class StallMeter : public QObject {
   explicit StallMeter(QObject* parent = nullptr);
   void start();
   void stop() { timer_.stop(); }
+  // Starts a new longest-stall figure (the timer keeps running).
+  void reset_longest() { longest_ms_ = 0; }
   double longest_ms() const { return longest_ms_; }
   int ticks() const { return ticks_; }
 

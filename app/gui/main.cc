@@ -3,8 +3,13 @@
 //   --screenshot FILE   open MODEL, wait for the graph, save the window as a PNG, quit
 //   --profile           after opening (and --accept-above), profile before/after with
 //                       fxc in a child process; --screenshot then waits for the result
-//   --measure           open MODEL, print time to first painted graph and the longest
-//                       UI-thread stall as JSON, quit (for docs/benchmarks.md)
+//   --measure           open MODEL, print time to first painted graph, to the model
+//                       being ready (shapes and candidates in) and the longest UI-thread
+//                       stall until then as JSON, quit (for docs/benchmarks.md)
+//   --expand TEXT       with --measure: then open the group whose scope path is TEXT
+//                       (what a double-click on its box does; its closed ancestors too)
+//                       or reveal the node named TEXT, and time it from the request to
+//                       the painted result (layout off the UI thread included)
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -20,6 +25,7 @@
 #include "util/version.h"
 #include "views/code_view.h"
 #include "views/fused_graph_pane.h"
+#include "views/graph_scene.h"
 #include "views/graph_view.h"
 #include "views/main_window.h"
 #include "views/stall_meter.h"
@@ -73,6 +79,11 @@ int main(int argc, char** argv) {
   QCommandLineOption find(QStringLiteral("find"),
                           QStringLiteral("Reveal the first node matching TEXT after opening."),
                           QStringLiteral("TEXT"));
+  QCommandLineOption expand(
+      QStringLiteral("expand"),
+      QStringLiteral("With --measure: open the group with scope path TEXT (or reveal node TEXT) "
+                     "and time it until painted."),
+      QStringLiteral("TEXT"));
   QCommandLineOption profile(
       QStringLiteral("profile"),
       QStringLiteral("Profile before/after (fxc profile --plan) once the model is open."));
@@ -82,7 +93,7 @@ int main(int argc, char** argv) {
       QStringLiteral("generate"),
       QStringLiteral("Show the generated source of the largest accepted group (Generate dock)."));
   for (const auto* o : {&screenshot, &measure, &device, &dark, &size, &overlay, &accept, &find,
-                        &profile, &side, &generate})
+                        &profile, &side, &generate, &expand})
     cli.addOption(*o);
   cli.process(app);
   fx::setup_logging(fx::LogLevel::Normal);
@@ -108,76 +119,143 @@ int main(int argc, char** argv) {
   }
   fx::views::StallMeter stalls;
   double first_paint_ms = -1;
+  double ready_ms = -1;       // shapes and analysis in too
+  double open_stall_ms = -1;  // longest stall while opening, when --expand measures more
+  double expand_ms = -1, expand_stall_ms = -1;
   if (scripted) {
     QObject::connect(&window, &MainWindow::failed, &app, [&](const QString& m) {
       std::fprintf(stderr, "fusion-explorer: %s\n", qPrintable(m));
       QApplication::exit(2);
     });
-    QObject::connect(window.view(), &fx::views::GraphView::first_graph_painted, &app, [&] {
-      if (first_paint_ms >= 0) return;
-      first_paint_ms = double(since_start.nsecsElapsed()) / 1e6;
+    // What to do once the graph is painted and the model is ready (shapes and candidates
+    // arrive after the first paint).
+    auto act = [&] {
+      if (cli.isSet(overlay)) {
+        // Applied through the menu action so the checkmark follows.
+        for (QAction* a : window.findChildren<QAction*>())
+          if (a->text().contains(cli.value(overlay) == QLatin1String("flops")
+                                     ? QStringLiteral("FLOPs")
+                                     : QStringLiteral("Bytes moved")))
+            a->trigger();
+      }
+      if (cli.isSet(accept)) window.accept_above(cli.value(accept).toDouble());
+      auto finish = [&] {
+        if (cli.isSet(screenshot)) {
+          if (!window.grab().save(cli.value(screenshot))) return QApplication::exit(3);
+        }
+        if (cli.isSet(measure)) {
+          std::string expanded;
+          if (expand_ms >= 0) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf,
+                          ", \"expand_ms\": %.1f, \"expand_stall_ms\": %.1f, \"boxes\": %d",
+                          expand_ms, expand_stall_ms, window.scene()->box_count());
+            expanded = buf;
+          }
+          std::printf(
+              "{\"model\": \"%s\", \"nodes\": %zu, \"first_paint_ms\": %.1f, "
+              "\"ready_ms\": %.1f, \"longest_stall_ms\": %.1f%s}\n",
+              qPrintable(QFileInfo(args.front()).fileName()),
+              window.document() ? window.document()->graph().node_count() : 0, first_paint_ms,
+              ready_ms, open_stall_ms >= 0 ? open_stall_ms : stalls.longest_ms(), expanded.c_str());
+        }
+        QApplication::exit(0);
+      };
+      if (cli.isSet(profile)) {
+        // `finish` by value: this lambda outlives the scope it is declared in.
+        QObject::connect(&window, &MainWindow::profile_finished, &app, [&, finish](bool ok) {
+          if (!ok) return QApplication::exit(2);  // `failed` printed why
+          QTimer::singleShot(300, &app, finish);
+        });
+        window.profile();
+      } else if (cli.isSet(side)) {
+        QObject::connect(window.fused_pane(), &fx::views::FusedGraphPane::shown, &app,
+                         [&, finish] { QTimer::singleShot(200, &app, finish); });
+        window.set_side_by_side(true);
+      } else if (cli.isSet(generate)) {
+        QObject::connect(window.code_dock(), &fx::views::CodeDock::generated, &app,
+                         [&, finish] { QTimer::singleShot(200, &app, finish); });
+        int best = -1;
+        const auto& groups = window.document()->plan.groups();
+        for (std::size_t i = 0; i < groups.size(); ++i)
+          if (groups[i].status == fx::GroupStatus::Accepted) {
+            // Prefer a group with generated C++ (not a oneDNN Conv), then the largest.
+            auto rank = [&](std::size_t k) {
+              return std::pair(groups[k].ops.empty() || groups[k].ops.front() != "Conv",
+                               groups[k].nodes.size());
+            };
+            if (best < 0 || rank(i) > rank(std::size_t(best))) best = int(i);
+          }
+        if (best < 0) return QApplication::exit(2);
+        window.select_group(best);
+        window.generate(best);
+      } else if (cli.isSet(expand)) {
+        // The group with that scope path (with or without the leading '/'), else a node.
+        const fx::views::ModelDocument& doc = *window.document();
+        const std::string target = cli.value(expand).toStdString();
+        int group = -1;
+        std::string bare = target;
+        bare.erase(0, bare.find_first_not_of('/'));
+        for (std::size_t g = 1; g < doc.tree->group_count() && group < 0; ++g)
+          if (!doc.tree->group(int(g)).path.empty() && doc.tree->group(int(g)).path == bare)
+            group = int(g);
+        const fx::NodeId node = group < 0 ? doc.graph().find_node(target) : fx::kNoNode;
+        if (group < 0 && node == fx::kNoNode) {
+          std::fprintf(stderr, "fusion-explorer: --expand: no scope or node '%s'\n",
+                       target.c_str());
+          return QApplication::exit(2);
+        }
+        // From the request to the first paint after the new layout is in the scene.
+        open_stall_ms = stalls.longest_ms();
+        stalls.reset_longest();
+        auto clock = std::make_shared<QElapsedTimer>();
+        auto shown = std::make_shared<bool>(false);
+        QObject::connect(&window, &MainWindow::layout_shown, &app, [&, shown] {
+          *shown = true;
+          window.view()->viewport()->update();
+        });
+        QObject::connect(window.view(), &fx::views::GraphView::painted, &app,
+                         [&, shown, clock, finish] {
+                           if (!*shown || expand_ms >= 0) return;
+                           expand_ms = double(clock->nsecsElapsed()) / 1e6;
+                           expand_stall_ms = stalls.longest_ms();
+                           QTimer::singleShot(150, &app, finish);
+                         });
+        clock->start();
+        if (group >= 0)
+          window.open_group(group);
+        else
+          window.reveal_node(node);
+        if (!window.is_busy()) {  // already on screen: nothing to lay out
+          *shown = true;
+          window.view()->viewport()->update();
+        }
+      } else if (cli.isSet(find)) {
+        QObject::connect(&window, &MainWindow::layout_shown, &app,
+                         [&, finish] { QTimer::singleShot(150, &app, finish); });
+        window.reveal_node(window.document()->graph().find_node(cli.value(find).toStdString()));
+        if (!window.is_busy()) QTimer::singleShot(150, &app, finish);
+      } else {
+        finish();
+      }
+    };
+    bool acted = false;
+    auto maybe_act = [&, act] {
+      if (first_paint_ms < 0 || ready_ms < 0 || acted) return;
+      acted = true;
       // Let queued work (status bar, table) settle, then act.
-      QTimer::singleShot(cli.isSet(measure) ? 300 : 150, &app, [&] {
-        if (cli.isSet(overlay)) {
-          // Applied through the menu action so the checkmark follows.
-          for (QAction* a : window.findChildren<QAction*>())
-            if (a->text().contains(cli.value(overlay) == QLatin1String("flops")
-                                       ? QStringLiteral("FLOPs")
-                                       : QStringLiteral("Bytes moved")))
-              a->trigger();
-        }
-        if (cli.isSet(accept)) window.accept_above(cli.value(accept).toDouble());
-        auto finish = [&] {
-          if (cli.isSet(screenshot)) {
-            if (!window.grab().save(cli.value(screenshot))) return QApplication::exit(3);
-          }
-          if (cli.isSet(measure)) {
-            std::printf(
-                "{\"model\": \"%s\", \"nodes\": %zu, \"first_paint_ms\": %.1f, "
-                "\"longest_stall_ms\": %.1f}\n",
-                qPrintable(QFileInfo(args.front()).fileName()),
-                window.document() ? window.document()->graph().node_count() : 0, first_paint_ms,
-                stalls.longest_ms());
-          }
-          QApplication::exit(0);
-        };
-        if (cli.isSet(profile)) {
-          // `finish` by value: this lambda outlives the scope it is declared in.
-          QObject::connect(&window, &MainWindow::profile_finished, &app, [&, finish](bool ok) {
-            if (!ok) return QApplication::exit(2);  // `failed` printed why
-            QTimer::singleShot(300, &app, finish);
-          });
-          window.profile();
-        } else if (cli.isSet(side)) {
-          QObject::connect(window.fused_pane(), &fx::views::FusedGraphPane::shown, &app,
-                           [&, finish] { QTimer::singleShot(200, &app, finish); });
-          window.set_side_by_side(true);
-        } else if (cli.isSet(generate)) {
-          QObject::connect(window.code_dock(), &fx::views::CodeDock::generated, &app,
-                           [&, finish] { QTimer::singleShot(200, &app, finish); });
-          int best = -1;
-          const auto& groups = window.document()->plan.groups();
-          for (std::size_t i = 0; i < groups.size(); ++i)
-            if (groups[i].status == fx::GroupStatus::Accepted) {
-              // Prefer a group with generated C++ (not a oneDNN Conv), then the largest.
-              auto rank = [&](std::size_t k) {
-                return std::pair(groups[k].ops.empty() || groups[k].ops.front() != "Conv",
-                                 groups[k].nodes.size());
-              };
-              if (best < 0 || rank(i) > rank(std::size_t(best))) best = int(i);
-            }
-          if (best < 0) return QApplication::exit(2);
-          window.select_group(best);
-          window.generate(best);
-        } else if (cli.isSet(find)) {
-          QObject::connect(&window, &MainWindow::layout_shown, &app,
-                           [&, finish] { QTimer::singleShot(150, &app, finish); });
-          window.reveal_node(window.document()->graph().find_node(cli.value(find).toStdString()));
-          if (!window.is_busy()) QTimer::singleShot(150, &app, finish);
-        } else {
-          finish();
-        }
-      });
+      QTimer::singleShot(cli.isSet(measure) ? 300 : 150, &app, act);
+    };
+    QObject::connect(window.view(), &fx::views::GraphView::first_graph_painted, &app,
+                     [&, maybe_act] {
+                       if (first_paint_ms >= 0) return;
+                       first_paint_ms = double(since_start.nsecsElapsed()) / 1e6;
+                       maybe_act();
+                     });
+    QObject::connect(&window, &MainWindow::model_opened, &app, [&, maybe_act] {
+      if (ready_ms >= 0) return;
+      ready_ms = double(since_start.nsecsElapsed()) / 1e6;
+      maybe_act();
     });
     stalls.start();
   }

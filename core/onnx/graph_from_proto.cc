@@ -1,11 +1,8 @@
 #include "onnx/graph_from_proto.h"
 
-#include <unordered_set>
-
 #include "util/error.h"
 
 namespace fx {
-namespace {
 
 Shape shape_from_type(const onnx::TypeProto& type) {
   if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return {};
@@ -21,10 +18,17 @@ Shape shape_from_type(const onnx::TypeProto& type) {
   return Shape(std::move(dims));
 }
 
+DType dtype_from_type(const onnx::TypeProto& type) {
+  if (!type.has_tensor_type()) return DType::Undefined;
+  const int t = type.tensor_type().elem_type();
+  return t != 0 && dtype_is_valid(t) ? static_cast<DType>(t) : DType::Undefined;
+}
+
+namespace {
+
 void apply_type(Value& v, const onnx::TypeProto& type) {
   if (!type.has_tensor_type()) return;
-  if (type.tensor_type().elem_type() != 0 && dtype_is_valid(type.tensor_type().elem_type()))
-    v.dtype = static_cast<DType>(type.tensor_type().elem_type());
+  if (DType d = dtype_from_type(type); d != DType::Undefined) v.dtype = d;
   Shape s = shape_from_type(type);
   if (s.rank_known()) v.shape = std::move(s);
 }
@@ -72,6 +76,9 @@ AttributeValue convert_attribute(const onnx::AttributeProto& a, const GraphImpor
 
 Graph graph_from_proto(const onnx::GraphProto& gp, const GraphImportContext& ctx) {
   Graph g;
+  // Values: initializers, inputs and (about) one output per node.
+  g.reserve(std::size_t(gp.node_size()),
+            std::size_t(gp.initializer_size() + gp.input_size() + gp.node_size()) + 16);
   // Initializers first: constants with data.
   for (int i = 0; i < gp.initializer_size(); ++i) {
     const auto& t = gp.initializer(i);
@@ -122,7 +129,6 @@ Graph graph_from_proto(const onnx::GraphProto& gp, const GraphImportContext& ctx
     outputs.push_back(id);
   }
 
-  std::unordered_set<std::string> node_names;
   for (int i = 0; i < gp.node_size(); ++i) {
     const auto& np = gp.node(i);
     Node n;
@@ -130,10 +136,7 @@ Graph graph_from_proto(const onnx::GraphProto& gp, const GraphImportContext& ctx
     n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
     n.name = np.name().empty() ? np.op_type() + "_" + std::to_string(i) : np.name();
     // Names must be unique for stable plan ids; disambiguate duplicates.
-    if (!node_names.insert(n.name).second) {
-      n.name += "#" + std::to_string(i);
-      node_names.insert(n.name);
-    }
+    if (g.find_node(n.name) != kNoNode) n.name += "#" + std::to_string(i);
     for (const auto& in : np.input())
       n.inputs.push_back(in.empty() ? kNoValue : g.value_by_name_or_add(in));
     for (const auto& out : np.output()) {

@@ -23,4 +23,9 @@ struct GraphImportContext {
 
 Graph graph_from_proto(const onnx::GraphProto& g, const GraphImportContext& ctx);
 
+// What graph_from_proto takes from a ValueInfoProto's type: the element type
+// (DType::Undefined when absent or unknown) and the shape (rank unknown when absent).
+DType dtype_from_type(const onnx::TypeProto& type);
+Shape shape_from_type(const onnx::TypeProto& type);
+
 }  // namespace fx

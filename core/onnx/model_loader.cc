@@ -142,4 +142,44 @@ LoadedModel load_onnx(const std::string& path, const LoadOptions& options) {
   return out;
 }
 
+InferredTypes infer_value_types(LoadedModel& model) {
+  Stopwatch clock;
+  InferredTypes out;
+  if (!model.source) return out;
+  onnx::ModelProto& m = model.source->proto;
+  infer_shapes(m, model.info.path);
+  const onnx::GraphProto& g = m.graph();
+  out.entries.reserve(std::size_t(g.value_info_size() + g.output_size()));
+  // As graph_from_proto: value_info, then the declared outputs over them.
+  auto take = [&](const onnx::ValueInfoProto& vi) {
+    const ValueId id = model.graph.find_value(vi.name());
+    if (id == kNoValue) return;  // a value no node uses: load_onnx would keep it unused
+    InferredTypes::Entry e{id, dtype_from_type(vi.type()), shape_from_type(vi.type())};
+    if (e.dtype != DType::Undefined || e.shape.rank_known()) out.entries.push_back(std::move(e));
+  };
+  for (const auto& vi : g.value_info()) take(vi);
+  for (const auto& vi : g.output()) take(vi);
+  out.ms = clock.elapsed_ms();
+  return out;
+}
+
+void apply_value_types(LoadedModel& model, InferredTypes&& types) {
+  Graph& g = model.graph;
+  for (auto& e : types.entries) {
+    Value& v = g.value(e.value);
+    if (e.dtype != DType::Undefined) v.dtype = e.dtype;
+    if (e.shape.rank_known()) v.shape = std::move(e.shape);
+  }
+  int unknown = 0;
+  for (std::size_t i = 0; i < g.node_count(); ++i) {
+    Node& n = g.node(NodeId(i));
+    n.shape_unknown = false;
+    for (ValueId out : n.outputs)
+      if (out != kNoValue && !g.value(out).shape.rank_known()) n.shape_unknown = true;
+    unknown += n.shape_unknown;
+  }
+  model.info.unknown_shape_nodes = unknown;
+  model.info.shape_inference_ms = types.ms;
+}
+
 }  // namespace fx

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 
@@ -33,6 +34,24 @@ struct LoadedModel {
 };
 
 LoadedModel load_onnx(const std::string& path, const LoadOptions& options = {});
+
+// Shapes in a second step, for the explorer, which paints the graph before they are
+// known: load_onnx with infer_shapes = false; then, in a worker, infer_value_types runs
+// ONNX shape inference on model.source's proto and collects the dtypes and shapes
+// load_onnx would have set (it writes the proto, only reads the graph); then
+// apply_value_types, when no other thread reads the graph, sets them, the nodes'
+// shape_unknown flags and info.unknown_shape_nodes / shape_inference_ms.
+struct InferredTypes {
+  struct Entry {
+    ValueId value = kNoValue;
+    DType dtype = DType::Undefined;  // Undefined: unchanged
+    Shape shape;                     // rank unknown: unchanged
+  };
+  std::vector<Entry> entries;  // in the order load_onnx applies them
+  double ms = 0;
+};
+InferredTypes infer_value_types(LoadedModel& model);
+void apply_value_types(LoadedModel& model, InferredTypes&& types);
 
 // Parses "NAME=N" into options.dims; throws Error on bad syntax.
 void parse_dim_binding(const std::string& text, LoadOptions& options);

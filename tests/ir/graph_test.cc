@@ -23,6 +23,31 @@ TEST(Graph, RecordsProducersAndConsumers) {
   EXPECT_NO_THROW(g.validate());
 }
 
+// The name index grows many times over, keeps the first id of a repeated name, answers
+// for names that are absent, and stays valid in a copy and after a move.
+TEST(Graph, FindsEveryNameAmongManyAndKeepsTheFirstOfADuplicate) {
+  Graph g;
+  constexpr int kCount = 5000;
+  for (int i = 0; i < kCount; ++i) g.add_value(Value{.name = "/block." + std::to_string(i) + "/x"});
+  const ValueId dup = g.add_value(Value{.name = "/block.7/x"});
+  EXPECT_EQ(g.value_count(), std::size_t(kCount + 1));
+  for (int i = 0; i < kCount; i += 37)
+    EXPECT_EQ(g.find_value("/block." + std::to_string(i) + "/x"), ValueId(i));
+  EXPECT_EQ(g.find_value("/block.7/x"), ValueId(7));  // not dup
+  EXPECT_NE(dup, ValueId(7));
+  EXPECT_EQ(g.find_value("/block.5000/x"), kNoValue);
+  EXPECT_EQ(g.find_value(""), kNoValue);
+  EXPECT_EQ(g.find_node("/block.1/x"), kNoNode);  // values and nodes are apart
+  EXPECT_EQ(g.value_by_name_or_add("/block.42/x"), ValueId(42));
+  const ValueId added = g.value_by_name_or_add("fresh");
+  EXPECT_EQ(added, ValueId(kCount + 1));
+  Graph copy = g;
+  Graph moved = std::move(g);
+  EXPECT_EQ(copy.find_value("/block.4999/x"), ValueId(4999));
+  EXPECT_EQ(moved.find_value("fresh"), added);
+  EXPECT_EQ(moved.find_value("/block.0/x"), ValueId(0));
+}
+
 TEST(Graph, TopologicalOrderFollowsDataNotInsertion) {
   Graph g;
   ValueId x = g.add_value(Value{.name = "x"});

@@ -101,6 +101,43 @@ TEST(ModelLoader, UnknownOpIsKeptAndMarked) {
   EXPECT_EQ(loaded.info.unknown_shape_nodes, 1);
 }
 
+// Shapes in a second step (the explorer paints first) end where one step ends.
+TEST(ModelLoader, TypesInferredLaterMatchALoadWithShapes) {
+  TempDir dir;
+  auto m = testing::relu_add_model(4);
+  auto* n = testing::add_node(m.mutable_graph(), "MysteryOp", "mystery", {"y"}, {"z"});
+  n->set_domain("com.example");
+  auto* opset = m.add_opset_import();
+  opset->set_domain("com.example");
+  opset->set_version(1);
+  testing::add_float_io(m.mutable_graph()->add_output(), "z", {});
+  m.mutable_graph()->mutable_output(1)->mutable_type()->mutable_tensor_type()->clear_shape();
+  testing::save(m, dir.file("m.onnx"));
+  const auto full = load_onnx(dir.file("m.onnx"));
+  LoadOptions later;
+  later.infer_shapes = false;
+  auto model = load_onnx(dir.file("m.onnx"), later);
+  const ValueId r = model.graph.find_value("r");
+  ASSERT_NE(r, kNoValue);
+  EXPECT_FALSE(model.graph.value(r).shape.rank_known());  // not inferred yet
+  InferredTypes types = infer_value_types(model);
+  EXPECT_FALSE(types.entries.empty());
+  apply_value_types(model, std::move(types));
+  ASSERT_EQ(model.graph.node_count(), full.graph.node_count());
+  for (std::size_t i = 0; i < full.graph.value_count(); ++i) {
+    const Value& want = full.graph.value(ValueId(i));
+    const ValueId id = model.graph.find_value(want.name);
+    ASSERT_NE(id, kNoValue) << want.name;
+    EXPECT_EQ(model.graph.value(id).shape.str(), want.shape.str()) << want.name;
+    EXPECT_EQ(model.graph.value(id).dtype, want.dtype) << want.name;
+  }
+  for (std::size_t i = 0; i < full.graph.node_count(); ++i)
+    EXPECT_EQ(model.graph.node(NodeId(i)).shape_unknown, full.graph.node(NodeId(i)).shape_unknown)
+        << full.graph.node(NodeId(i)).name;
+  EXPECT_EQ(model.info.unknown_shape_nodes, 1);
+  EXPECT_EQ(model.graph.value(r).shape.str(), "[1,4]");
+}
+
 TEST(ModelLoader, ConstantNodeAttributeDecoded) {
   TempDir dir;
   auto m = testing::relu_add_model(4);

@@ -19,6 +19,7 @@
 #include "views/fused_graph_pane.h"
 #include "views/graph_items.h"
 #include "views/graph_scene.h"
+#include "views/graph_view.h"
 #include "views/main_window.h"
 #include "views/timeline_view.h"
 
@@ -129,6 +130,112 @@ class TestFusedExports : public QObject {
     QCOMPARE(pane->kernel_of_plan_group(pg), fx::kNoNode);
     QVERIFY(pane->fused_node_of(member) != fx::kNoNode);
     QCOMPARE(pane->fused()->graph.node(pane->fused_node_of(member)).name, group.nodes.back());
+  }
+
+  void side_by_side_navigation_follows() {
+    Fixture f;
+    QVERIFY(f.open());
+    QVERIFY(f.accept_all() >= 0);
+    auto* pane = f.window.fused_pane();
+    QSignalSpy shown(pane, &fx::views::FusedGraphPane::shown);
+    f.window.set_side_by_side(true);
+    QVERIFY(shown.wait(20000));
+    QTRY_VERIFY_WITH_TIMEOUT(!pane->is_busy(), 20000);
+    QVERIFY(f.window.navigation_linked());
+    const auto& doc = *f.window.document();
+    fx::views::GraphView* original = f.window.view();
+    fx::views::GraphView* fused = pane->view();
+    const auto* oscene = f.window.scene();
+    const auto* fscene = pane->scene();
+
+    // A kernel in the middle of the fused graph (its view can centre on it) and one
+    // of the nodes it replaced.
+    const auto& groups = doc.plan.groups();
+    fx::NodeId kernel = fx::kNoNode, member = fx::kNoNode;
+    double best = 1e9;
+    const double middle = fscene->sceneRect().center().y();
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const fx::NodeId k = pane->kernel_of_plan_group(int(i));
+      if (k == fx::kNoNode || groups[i].nodes.size() < 2) continue;
+      const double d = std::abs(fscene->node_rect(k).center().y() - middle);
+      if (d < best) {
+        best = d;
+        kernel = k;
+        member = doc.graph().find_node(groups[i].nodes[1]);
+      }
+    }
+    QVERIFY(kernel != fx::kNoNode && member != fx::kNoNode);
+    QCOMPARE(pane->fused_node_of(member), kernel);
+
+    // Original leads: zoom in and centre on the member; the fused view follows to the
+    // kernel, at the same zoom and the same place on screen.
+    original->zoom_reset();
+    original->zoom_by(2.0);
+    const QRectF mrect = oscene->node_rect(member);
+    QVERIFY(!mrect.isEmpty());
+    original->centerOn(mrect.center());
+    QCOMPARE(fused->zoom(), original->zoom());
+    const QRectF krect = fscene->node_rect(kernel);
+    QVERIFY(!krect.isEmpty());
+    // The kernel is on screen where the nodes it replaced are in the original view (the
+    // lead is the box nearest the centre: the member, or a neighbour when the view could
+    // not centre the member exactly).
+    QRectF members;
+    for (const std::string& name : groups[std::size_t(pane->plan_group_of(kernel))].nodes)
+      members |= QRectF(
+          original->mapFromScene(oscene->node_rect(doc.graph().find_node(name))).boundingRect());
+    // Positions relative to each view's centre (the fused pane has a caption above).
+    const QPoint shift = fused->viewport()->rect().center() - original->viewport()->rect().center();
+    const QPoint at_fused = fused->mapFromScene(krect.center()) - shift;
+    QVERIFY2(
+        members.adjusted(-4, -4, 4, 4).contains(at_fused),
+        qPrintable(QStringLiteral("members at %1,%2 %3x%4 in the original view, kernel at %5,%6")
+                       .arg(members.x())
+                       .arg(members.y())
+                       .arg(members.width())
+                       .arg(members.height())
+                       .arg(at_fused.x())
+                       .arg(at_fused.y())));
+
+    // Fused leads: centring another node there (one the view can centre exactly)
+    // brings the original view to the node it stands for.
+    fused->zoom_by(1.2);
+    QCOMPARE(original->zoom(), fused->zoom());
+    const QPoint fcentre = fused->viewport()->rect().center();
+    fx::NodeId other = fx::kNoNode;
+    for (fx::NodeId n = 0; std::size_t(n) < pane->fused()->graph.node_count(); ++n) {
+      if (n == kernel || pane->originals_of(n).size() != 1) continue;
+      const QPointF c = fscene->node_rect(n).center();
+      if (std::abs(c.y() - krect.center().y()) < 100) continue;
+      fused->centerOn(c);
+      // Vertically: the graphs are narrower than the views, which cannot centre across.
+      if (std::abs(fused->mapFromScene(c).y() - fcentre.y()) <= 2) {
+        other = n;
+        break;
+      }
+    }
+    QVERIFY(other != fx::kNoNode);
+    const QPoint o1 = fused->mapFromScene(fscene->node_rect(other).center());
+    const QPoint o2 =
+        original->mapFromScene(oscene->node_rect(pane->originals_of(other).front()).center());
+    QVERIFY2(
+        std::abs((o1.y() - shift.y()) - o2.y()) <= 3,
+        qPrintable(
+            QStringLiteral("fused node at y %1, its original at y %2").arg(o1.y()).arg(o2.y())));
+
+    // Unlinked (the View menu's toggle): each view moves on its own.
+    QAction* link = nullptr;
+    for (QAction* a : f.window.findChildren<QAction*>())
+      if (a->objectName() == QLatin1String("LinkNavigationAction")) link = a;
+    QVERIFY(link && link->isChecked());
+    link->trigger();
+    QVERIFY(!f.window.navigation_linked());
+    const QTransform fused_before = fused->transform();
+    const QPointF fused_centre = fused->mapToScene(fused->viewport()->rect().center());
+    original->zoom_by(1.5);
+    original->centerOn(mrect.center());
+    QCOMPARE(fused->transform(), fused_before);
+    QCOMPARE(fused->mapToScene(fused->viewport()->rect().center()), fused_centre);
   }
 
   void generate_shows_the_groups_source() {
