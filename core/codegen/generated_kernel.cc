@@ -29,6 +29,15 @@ void GeneratedKernel::run(KernelContext& ctx) {
   bind(ctx);
   if (numel_ == 0) return;
   const int threads = std::max(1, ctx.threads());
+  // A tensor this large goes to the compiled function whole (OpenMP threads): its
+  // outputs leave through streaming stores only when the call sees all of it
+  // (fx_stream_bytes in cpp_emitter.cc), and a step of milliseconds does not mind the
+  // team's spinning.
+  constexpr int64_t kWholeBytes = int64_t{16} << 20;
+  if (threads > 1 && numel_ * static_cast<int64_t>(sizeof(float)) >= kWholeBytes) {
+    fn_(in_ptrs_.data(), out_ptrs_.data(), dims_.data(), threads);
+    return;
+  }
   if (cut_ < 0 || threads <= 1) {
     fn_(in_ptrs_.data(), out_ptrs_.data(), dims_.data(), 1);
     return;
