@@ -57,9 +57,11 @@ class EpilogueContext final : public KernelContext {
 
 class MatMulEpilogueKernel final : public Kernel {
  public:
-  MatMulEpilogueKernel(int a_in, int b_in, int y_out, std::shared_ptr<GeneratedKernel> gen,
-                       std::vector<int> gen_ins, std::vector<int> gen_outs)
-      : a_in_(a_in),
+  MatMulEpilogueKernel(int a_in, int b_in, int y_out, bool batched,
+                       std::shared_ptr<GeneratedKernel> gen, std::vector<int> gen_ins,
+                       std::vector<int> gen_outs)
+      : batched_(batched),
+        a_in_(a_in),
         b_in_(b_in),
         y_out_(y_out),
         gen_(std::move(gen)),
@@ -69,13 +71,22 @@ class MatMulEpilogueKernel final : public Kernel {
   void run(KernelContext& ctx) override {
     const Tensor& a = ctx.in(a_in_);
     const Tensor& b = ctx.in(b_in_);
-    if (a.dtype() != DType::Float32 || b.dtype() != DType::Float32 || a.rank() < 2 ||
-        b.rank() != 2 || a.dims().back() != b.dims()[0]) {
-      throw Error("MatMul + epilogue (step " + ctx.step_name() + "): needs float32 [..., M, K] x " +
-                  "[K, N], got " + a.str() + " x " + b.str());
+    const std::size_t r = a.rank();
+    bool ok = a.dtype() == DType::Float32 && b.dtype() == DType::Float32 && r >= 2;
+    if (ok && batched_) {
+      ok = b.rank() == r && a.dims()[r - 1] == b.dims()[r - 2] &&
+           std::equal(a.dims().begin(), a.dims().end() - 2, b.dims().begin());
+    } else if (ok) {
+      ok = b.rank() == 2 && a.dims().back() == b.dims()[0];
+    }
+    if (!ok) {
+      throw Error(
+          "MatMul + epilogue (step " + ctx.step_name() + "): needs float32 " +
+          (batched_ ? "[..., M, K] x [..., K, N] (same batch dims)" : "[..., M, K] x [K, N]") +
+          ", got " + a.str() + " x " + b.str());
     }
     std::vector<int64_t> yd = a.dims();
-    yd.back() = b.dims()[1];
+    yd.back() = b.dims().back();
     Tensor* y = &y_;
     if (y_out_ >= 0) {
       y = &ctx.output(y_out_, DType::Float32, yd);
@@ -91,14 +102,18 @@ class MatMulEpilogueKernel final : public Kernel {
     }
     if (y->numel() == 0) return;
     const int threads = std::max(1, ctx.threads());
-    const int64_t k = b.dims()[0];
+    const int64_t k = a.dims().back();
     if (k == 0) {
       std::fill(y->data<float>(), y->data<float>() + y->numel(), 0.0f);
       gen_->run_slice(0, gen_->cut_length());
       return;
     }
-    if (a.dims() != a_dims_ || threads != threads_ || gen_->cut_axis() != cut_) {
-      build(a, b, threads);
+    if (a.dims() != a_dims_ || b.dims() != b_dims_ || threads != threads_ ||
+        gen_->cut_axis() != cut_) {
+      if (batched_)
+        build_batched(a, b, threads);
+      else
+        build(a, b, threads);
     }
 #ifdef _OPENMP
     // As runtime/dnnl_parts.cc: every part on one OpenMP thread (pool workers are
@@ -111,21 +126,29 @@ class MatMulEpilogueKernel final : public Kernel {
 #endif
     float* ap = const_cast<float*>(a.data<float>());
     float* yp = y->data<float>();
+    float* bp = const_cast<float*>(b.data<float>());
     pool_run(static_cast<int64_t>(parts_.size()), threads, [&](int64_t i) {
       Part& p = parts_[static_cast<std::size_t>(i)];
       p.part.args[DNNL_ARG_SRC].set_data_handle(ap + p.a_off);
       p.part.args[DNNL_ARG_DST].set_data_handle(yp + p.y_off);
+      if (p.w_off >= 0) p.part.args[DNNL_ARG_WEIGHTS].set_data_handle(bp + p.w_off);
       p.part.prim.execute(dnnl_stream(), p.part.args);
       dnnl_stream().wait();
       if (per_part_) gen_->run_slice(p.begin, p.end);
     });
-    if (!per_part_) gen_->run_slice(0, gen_->cut_length());
+    if (per_part_) return;
+    // The epilogue after all parts, in slices of its cut axis over the pool.
+    const int64_t len = gen_->cut_length();
+    const int64_t chunks = std::min<int64_t>(gen_->cut_axis() < 0 ? 1 : len, threads);
+    pool_run(chunks, threads,
+             [&](int64_t c) { gen_->run_slice(len * c / chunks, len * (c + 1) / chunks); });
   }
 
  private:
   struct Part {
     DnnlPart part;
     int64_t a_off = 0, y_off = 0;  // floats
+    int64_t w_off = -1;            // floats into the weights input; -1: fixed weights
     int64_t begin = 0, end = 0;    // the epilogue's slice of its cut axis
   };
 
@@ -158,10 +181,49 @@ class MatMulEpilogueKernel final : public Kernel {
     parts_.push_back(std::move(p));
   }
 
+  // Weights that are an input (attention's K^T, V): parts over the batch, cut along
+  // the epilogue's cut axis when that is a batch axis.
+  void build_batched(const Tensor& a, const Tensor& b, int threads) {
+    parts_.clear();
+    weights_.clear();
+    a_dims_ = a.dims();
+    b_dims_ = b.dims();
+    threads_ = threads;
+    cut_ = gen_->cut_axis();
+    const std::size_t r = a.rank();
+    const int64_t m = a.dims()[r - 2], k = a.dims()[r - 1], n = b.dims()[r - 1];
+    const int64_t batch = dims_numel(std::vector<int64_t>(a.dims().begin(), a.dims().end() - 2));
+    const bool cut_batch = cut_ >= 0 && cut_ < static_cast<int>(r) - 2;
+    int64_t per_unit = 1;  // batch entries per index of the cut axis (or per unit)
+    if (cut_batch)
+      for (std::size_t x = static_cast<std::size_t>(cut_) + 1; x + 2 < r; ++x)
+        per_unit *= a.dims()[x];
+    const int64_t units = cut_batch ? a.dims()[static_cast<std::size_t>(cut_)] : batch;
+    const int64_t min_units = std::max<int64_t>(1, kMinPartMacs / (per_unit * m * k * n));
+    for (auto [u0, u1] : split_range(units, threads, min_units)) {
+      const int64_t nb = (u1 - u0) * per_unit, b0 = u0 * per_unit;
+      dnnl::memory::desc a_md = plain_f32_desc({nb, m, k}), w_md = plain_f32_desc({nb, k, n}),
+                         y_md = plain_f32_desc({nb, m, n});
+      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, w_md, y_md), part_attr(),
+                                      dnnl_engine());
+      Part p;
+      p.part =
+          make_part(pd, {{DNNL_ARG_SRC, a_md}, {DNNL_ARG_WEIGHTS, w_md}, {DNNL_ARG_DST, y_md}}, {});
+      p.a_off = b0 * m * k;
+      p.w_off = b0 * k * n;
+      p.y_off = b0 * m * n;
+      p.begin = u0;
+      p.end = u1;
+      parts_.push_back(std::move(p));
+    }
+    per_part_ = cut_batch;
+  }
+
   void build(const Tensor& a, const Tensor& b, int threads) {
     parts_.clear();
     weights_.clear();
     a_dims_ = a.dims();
+    b_dims_ = b.dims();
     threads_ = threads;
     cut_ = gen_->cut_axis();
     const int64_t k = b.dims()[0], n = b.dims()[1], m = a.numel() / k;
@@ -184,10 +246,11 @@ class MatMulEpilogueKernel final : public Kernel {
     for (auto [n0, n1] : split_range(n, threads, min_cols)) add_part(m, 0, n0, n1, k, n, b, n0, n1);
   }
 
+  bool batched_;
   int a_in_, b_in_, y_out_;
   std::shared_ptr<GeneratedKernel> gen_;
   std::vector<int> gen_ins_, gen_outs_;
-  std::vector<int64_t> a_dims_;
+  std::vector<int64_t> a_dims_, b_dims_;
   int threads_ = 0, cut_ = -2;
   bool per_part_ = false;
   std::vector<Part> parts_;
@@ -217,9 +280,16 @@ std::shared_ptr<Kernel> make_matmul_epilogue_kernel(const Graph& g, NodeId ancho
   if (mm.op_type != "MatMul" || mm.inputs.size() != 2 || mm.outputs.size() != 1)
     return fail("the anchor is not a MatMul");
   auto w = constant_input(g, mm, 1);
-  if (!w || w->dtype() != DType::Float32 || w->rank() != 2)
-    return fail("the MatMul's weights are not a constant 2-D float32 tensor");
   const Shape& as = g.value(mm.inputs[0]).shape;
+  const Shape& bs = g.value(mm.inputs[1]).shape;
+  bool batched = false;
+  if (!w) {
+    batched = as.rank_known() && bs.rank_known() && as.rank() >= 3 && bs.rank() == as.rank();
+    if (!batched)
+      return fail("the MatMul's weights are not constant, nor a batch of the input's rank >= 3");
+  } else if (w->dtype() != DType::Float32 || w->rank() != 2) {
+    return fail("the MatMul's weights are not a constant 2-D float32 tensor");
+  }
   if (!as.rank_known() || as.rank() < 2 || static_cast<int>(as.rank()) != epilogue.rank)
     return fail("the MatMul's input is not of the epilogue's rank (>= 2)");
   const ValueId y = mm.outputs[0];
@@ -246,7 +316,7 @@ std::shared_ptr<Kernel> make_matmul_epilogue_kernel(const Graph& g, NodeId ancho
   }
   const int a_in = index_of(step_inputs, mm.inputs[0]), b_in = index_of(step_inputs, mm.inputs[1]);
   if (a_in < 0 || b_in < 0) return fail("the MatMul's inputs are not inputs of the step");
-  return std::make_shared<MatMulEpilogueKernel>(a_in, b_in, index_of(step_outputs, y),
+  return std::make_shared<MatMulEpilogueKernel>(a_in, b_in, index_of(step_outputs, y), batched,
                                                 std::move(gen), std::move(ins), std::move(outs));
 }
 

@@ -1,7 +1,8 @@
 // MatMul + generated epilogue run part by part (codegen/matmul_epilogue.h) against the
 // unfused runtime: bias + tanh-GELU as GPT-2 exports it, a residual Add, a LayerNorm
-// epilogue (a reduction: no oneDNN post-op form), one row (M = 1, column parts), and a
-// MatMul output that is also read outside the group. One and two threads.
+// epilogue (a reduction: no oneDNN post-op form), one row (M = 1, column parts), a
+// MatMul output that is also read outside the group, and attention scores (weights
+// that are an input, parts over the heads). One to three threads.
 
 #include <gtest/gtest.h>
 
@@ -89,13 +90,22 @@ Case make_case() {
   auto me = b.op("MatMul", {xe, we}, {}, "e_mm", Shape::of({1, 1024}));
   b.output(b.op("LayerNormalization", {me, ge}, {{"axis", int64_t{-1}}}, "e_ln"));
   c.groups.push_back(make_group("fg-e", {"e_mm", "e_ln"}));
+  // F: attention scores: a batch of [64, 32] x [32, 64] per head over 8 heads (both
+  // operands inputs), / 8: parts cut the heads.
+  auto qf = b.input("qf", {1, 8, 64, 32});
+  auto kf = b.input("kf", {1, 8, 32, 64});
+  auto mf = b.op("MatMul", {qf, kf}, {}, "f_mm", Shape::of({1, 8, 64, 64}));
+  b.output(b.op("Div", {mf, scalar(b, "f_eight", 8.f)}, {}, "f_div"));
+  c.groups.push_back(make_group("fg-f", {"f_mm", "f_div"}));
   c.g = b.build();
   c.inputs = {{"xa", testing::random_tensor({2, 24, 64}, 1)},
               {"ra", testing::random_tensor({2, 24, 96}, 2)},
               {"xb", testing::random_tensor({1, 40, 128}, 3)},
               {"xc", testing::random_tensor({1, 1, 256}, 4)},
               {"xd", testing::random_tensor({3, 16, 48}, 5)},
-              {"xe", testing::random_tensor({1, 512}, 6)}};
+              {"xe", testing::random_tensor({1, 512}, 6)},
+              {"qf", testing::random_tensor({1, 8, 64, 32}, 7)},
+              {"kf", testing::random_tensor({1, 8, 32, 64}, 8)}};
   return c;
 }
 
@@ -140,7 +150,8 @@ TEST(MatMulEpilogue, NonConstantWeightsKeepTheRuntimeMatMul) {
   const GroupBuild* gb = p.find("fg-w");
   ASSERT_NE(gb, nullptr);
   EXPECT_EQ(gb->outcome, GroupOutcome::Compiled);
-  EXPECT_NE(gb->detail.find("runtime kernel + generated epilogue (the MatMul's weights are not"),
+  EXPECT_NE(gb->detail.find("runtime kernel + generated epilogue (the MatMul's weights are not "
+                            "constant, nor a batch"),
             std::string::npos)
       << gb->detail;
   std::map<std::string, Tensor> in{{"x", testing::random_tensor({4, 8}, 1)},
