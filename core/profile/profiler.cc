@@ -109,6 +109,10 @@ KernelEvent make_event(const Step& step, const Graph& g, const StepRecord& rec) 
     k.nodes.push_back(g.node(id).name);
   }
   if (k.op_types.empty()) k.op_types.push_back(step.op_type);
+  // A fused step names its group: the index (colours, tables) and the id (the step's
+  // name, e.g. "fg-1a2b3c4d"), so that a trace viewer shows which group ran.
+  k.group_id = step.group_id;
+  if (step.group_id) k.args["group"] = step.name;
   k.bytes_read = rec.bytes_read;
   k.bytes_written = rec.bytes_written;
   k.flops = rec.flops;
