@@ -188,7 +188,7 @@ std::string emit_cpp_function(const LoweredGroup& g) {
   }
   o << "  const int64_t chunk = "
     << (g.has_reduction
-            ? "row"
+            ? "std::max<int64_t>(1, row)"
             : "std::max<int64_t>(1, std::min<int64_t>(row, " + std::to_string(kChunk) + "))")
     << ";\n";
   o << "  const int64_t nchunks = (row + chunk - 1) / chunk;\n";
@@ -258,6 +258,14 @@ std::string emit_cpp_function(const LoweredGroup& g) {
     if (s.phase[v] == p) return kv.c_name;
     return "b" + std::to_string(v) + "[j]";
   };
+  // A mean reduction of an input row value: summed as deviations from the row's first.
+  // (The input's index, or -1.)
+  auto shifted = [&](const KOp& op) {
+    for (std::size_t i = 0; i < g.inputs.size(); ++i)
+      if (g.inputs[i].var == op.args.at(0) && g.vars[static_cast<std::size_t>(g.inputs[i].var)].row)
+        return static_cast<int>(i);
+    return -1;
+  };
   auto output_index = [&](int v) {
     for (std::size_t k = 0; k < g.outputs.size(); ++k)
       if (g.outputs[k].var == v) return static_cast<int>(k);
@@ -285,16 +293,13 @@ std::string emit_cpp_function(const LoweredGroup& g) {
     for (const KOp* r : reds) {
       std::string acc = "acc" + std::to_string(r->result);
       bool mx = r->op == "ReduceMax", mn = r->op == "ReduceMin";
-      // Means (ReduceMean, LayerNorm's mean and variance) accumulate in double: a row
-      // of values far from 0 (1e4 +- 1) keeps its deviations; the row is in L1 and the
-      // conversion costs nothing next to the memory traffic. Softmax's sum of positive
-      // terms stays in float.
-      o << "      " << (r->mean ? "double " : "float ") << acc << " = "
-        << (mx        ? "-INFINITY"
-            : mn      ? "INFINITY"
-            : r->mean ? "0.0"
-                      : "0.f")
-        << ";\n";
+      o << "      float " << acc << " = " << (mx ? "-INFINITY" : mn ? "INFINITY" : "0.f") << ";\n";
+      // The mean of an input (LayerNorm's mean) sums the deviations from the row's
+      // first value: a row far from 0 (1e4 +- 1) keeps its digits, in float (a double
+      // accumulator halves the vector width of a pass that should stream).
+      if (r->mean && shifted(*r) >= 0)
+        o << "      const float sh" << r->result << " = p" << shifted(*r)
+          << "[j0];  // shift of the mean\n";
       clauses += std::string(" reduction(") + (mx ? "max" : mn ? "min" : "+") + ":" + acc + ")";
     }
     std::ostringstream body;  // the loop body, 8 spaces deep
@@ -306,7 +311,8 @@ std::string emit_cpp_function(const LoweredGroup& g) {
       if (is_reduction(op)) {
         std::string acc = "acc" + std::to_string(op.result);
         if (op.op == "ReduceSum")
-          body << "        " << acc << " += " << (op.mean ? "(double)" : "") << args[0] << ";";
+          body << "        " << acc << " += " << args[0]
+               << (op.mean && shifted(op) >= 0 ? " - sh" + std::to_string(op.result) : "") << ";";
         else
           body << "        " << acc << " = " << acc << (op.op == "ReduceMax" ? " > " : " < ")
                << args[0] << " ? " << acc << " : " << args[0] << ";";
@@ -359,9 +365,9 @@ std::string emit_cpp_function(const LoweredGroup& g) {
     for (const KOp* r : reds) {
       const KVar& v = g.vars[static_cast<std::size_t>(r->result)];
       o << "      const float " << v.c_name << " = "
-        << (r->mean ? "(float)(acc" + std::to_string(r->result) + " / (double)row)"
-                    : "acc" + std::to_string(r->result))
-        << ";" << var_comment(v) << "\n";
+        << (r->mean && shifted(*r) >= 0 ? "sh" + std::to_string(r->result) + " + " : "")
+        << "acc" + std::to_string(r->result) << (r->mean ? " / (float)row" : "") << ";"
+        << var_comment(v) << "\n";
       if (int k = output_index(r->result); k >= 0)
         o << "      q" << k << "[0] = " << v.c_name << ";\n";
     }
