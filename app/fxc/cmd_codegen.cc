@@ -192,6 +192,23 @@ int run_bandwidth(const CodegenCmd& o) {
   }
   std::vector<const fx::FusionGroup*> ptrs;
   for (const auto& fg : groups) ptrs.push_back(&fg);
+  if (!o.cuda_out.empty()) {
+    // The same four kernels as CUDA, for bench/gpu/bandwidth.cu (entry points
+    // fx_stream_copy_cuda, fx_chain_cuda(x), fx_layernorm_cuda(m, scale, bias),
+    // fx_softmax_cuda(m)).
+    fx::CodegenOptions co;
+    co.compile = false;
+    co.emit_cuda = true;
+    fx::FusedProgram cp = fx::build_fused_program(g, ptrs, co);
+    if (cp.cuda_source.rfind("// CUDA emission failed", 0) == 0)
+      throw fx::Error(cp.cuda_source.substr(3, cp.cuda_source.size() - 4));
+    std::ofstream f(o.cuda_out);
+    f << cp.cuda_source;
+    if (!f) throw fx::FileError(o.cuda_out, "cannot write");
+    fmt::print("{}: CUDA for stream-copy, chain (x [{}]), layernorm and softmax (m [{}, {}])\n",
+               o.cuda_out, n, rows, cols);
+    return 0;
+  }
   fx::FusedProgram p = fx::build_fused_program(g, ptrs, {});
   for (const auto& gb : p.groups) {
     if (gb.outcome != fx::GroupOutcome::Compiled)
@@ -364,8 +381,9 @@ void register_codegen(CLI::App& app, Runner& run) {
   cmd->add_flag("--steps", o->steps, "With --bench: time per op type, unfused and fused");
   cmd->add_option("--threads", o->threads, "Intra-op threads for --bench/--bandwidth (0: all)");
   cmd->add_option("--bandwidth", o->bandwidth_mb,
-                  "Measure a generated elementwise chain against a generated stream copy on a "
-                  "tensor of this many MiB (no model)");
+                  "Measure generated memory-bound kernels (chain, LayerNorm, Softmax) against a "
+                  "generated stream copy on tensors of this many MiB (no model); with --cuda-out, "
+                  "write them as CUDA instead (bench/gpu/bandwidth.cu runs them)");
   cmd->footer(
       "Examples:\n"
       "  fxc codegen resources/models/tiny_cnn.onnx --opt-level 2   # print the kernels\n"

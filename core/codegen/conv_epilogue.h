@@ -32,6 +32,11 @@ class ConvEpilogue {
   // the operand of the k-th AddResidual (same shape as y).
   void apply(float* y, int64_t n, int64_t c, int64_t spatial, const float* bias,
              const std::vector<const float*>& residuals, int threads) const;
+  // The ops (no bias) over `len` contiguous floats on the calling thread; residuals[k]
+  // points at the elements of the k-th AddResidual's operand that match y[0..len).
+  // For channels-last outputs, whose bias is added by the convolution itself.
+  void apply_span(float* y, int64_t len, const float* const* residuals) const;
+  bool empty() const { return ops_.empty(); }
 
  private:
   std::vector<EpilogueOp> ops_;

@@ -15,7 +15,10 @@ namespace fx {
 
 namespace {
 
-constexpr int kChunk = 16384;  // elements per work item of an elementwise chain
+constexpr int kChunk = 4096;  // elements per work item of an elementwise chain
+// Rows up to this many elements are prefetched whole while the previous row is
+// computed (the hardware prefetcher stops at page boundaries: a 4 KiB row starts cold).
+constexpr int kPrefetchRow = 16384;
 
 bool is_reduction(const KOp& op) {
   return op.op.rfind("Reduce", 0) == 0;
@@ -73,6 +76,9 @@ std::string emit_cpp_prelude() {
 #include <stdint.h>
 #include <algorithm>
 #include <vector>
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
 
 // exp, erf and tanh without libm calls, so that loops using them vectorize (libm's
 // expf only vectorizes under -ffast-math). exp: 2^n * e^r with |r| <= ln2/2 and a
@@ -112,6 +118,30 @@ static inline float fx_erff(float x) {
 }
 static inline float fx_tanhf(float x) {
   return 1.f - 2.f / (fx_expf(2.f * x) + 1.f);
+}
+
+// Streaming (non-temporal) stores: an output of at least fx_stream_bytes is larger
+// than what the caches keep for the next op, so its lines go straight to memory
+// instead of being read for ownership first and then evicted (a third of a stream
+// copy's traffic). The kernel computes a block into an L1/L2 buffer (vectorized as
+// usual) and fx_store_stream moves it out; fx_fence orders the streaming stores
+// before the threads join.
+static const int64_t fx_stream_bytes = int64_t(16) << 20;
+static inline void fx_store_stream(float* __restrict q, const float* __restrict w, int64_t n) {
+  int64_t j = 0;
+#if defined(__AVX512F__)
+  for (; j < n && ((uintptr_t)(q + j) & 63); ++j) q[j] = w[j];
+  for (; j + 16 <= n; j += 16) _mm512_stream_ps(q + j, _mm512_loadu_ps(w + j));
+#elif defined(__AVX__)
+  for (; j < n && ((uintptr_t)(q + j) & 31); ++j) q[j] = w[j];
+  for (; j + 8 <= n; j += 8) _mm256_stream_ps(q + j, _mm256_loadu_ps(w + j));
+#endif
+  for (; j < n; ++j) q[j] = w[j];
+}
+static inline void fx_fence() {
+#if defined(__AVX__)
+  _mm_sfence();
+#endif
 }
 
 // Element strides of a tensor over the reference axes; 0 along broadcast axes.
@@ -161,8 +191,19 @@ std::string emit_cpp_function(const LoweredGroup& g) {
             : "std::max<int64_t>(1, std::min<int64_t>(row, " + std::to_string(kChunk) + "))")
     << ";\n";
   o << "  const int64_t nchunks = (row + chunk - 1) / chunk;\n";
+  // Row outputs written through a streaming buffer when the tensor is large.
+  std::vector<int> stream_slot(g.outputs.size(), -1);
+  int nstream = 0;
+  for (std::size_t k = 0; k < g.outputs.size(); ++k)
+    if (g.vars[static_cast<std::size_t>(g.outputs[k].var)].row) stream_slot[k] = nstream++;
+  if (nstream > 0)
+    o << "  const bool nt = outer * row * (int64_t)sizeof(float) >= fx_stream_bytes;  // "
+         "streaming stores\n";
   o << "#pragma omp parallel num_threads(threads)\n  {\n";
   if (nslots > 0) o << "    std::vector<float> scratch(" << nslots << " * row);  // row buffers\n";
+  if (nstream > 0)
+    o << "    std::vector<float> stream_buf(nt ? " << nstream
+      << " * chunk : 0);  // output blocks before streaming\n";
   o << "#pragma omp for schedule(static)\n";
   o << "    for (int64_t t = 0; t < outer * nchunks; ++t) {\n";
   o << "      const int64_t o = t / nchunks, j0 = (t % nchunks) * chunk;\n";
@@ -188,6 +229,20 @@ std::string emit_cpp_function(const LoweredGroup& g) {
     bool row = g.vars[static_cast<std::size_t>(g.outputs[k].var)].row;
     o << "      float* __restrict q" << k << " = out[" << k << "] + " << (row ? "o * row" : "o")
       << ";  // " << g.outputs[k].name << "\n";
+    if (row)
+      o << "      float* __restrict d" << k << " = nt ? stream_buf.data() + " << stream_slot[k]
+        << " * chunk : q" << k << " + j0;  // where q" << k << "[j0, j1) is computed\n";
+  }
+  if (g.has_reduction && K > 0) {
+    for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+      const KInput& in = g.inputs[i];
+      if (!g.vars[static_cast<std::size_t>(in.var)].row ||
+          in.bcast[static_cast<std::size_t>(K - 1)])
+        continue;
+      o << "      if (row <= " << kPrefetchRow << " && t + 1 < outer)  // next row of " << in.name
+        << " on its way\n        for (int64_t k = 0; k < row; k += 16) __builtin_prefetch(p" << i
+        << " + row + k);\n";
+    }
   }
   for (int v = 0; v < static_cast<int>(g.vars.size()); ++v)
     if (slot[v] >= 0)
@@ -229,7 +284,16 @@ std::string emit_cpp_function(const LoweredGroup& g) {
     for (const KOp* r : reds) {
       std::string acc = "acc" + std::to_string(r->result);
       bool mx = r->op == "ReduceMax", mn = r->op == "ReduceMin";
-      o << "      float " << acc << " = " << (mx ? "-INFINITY" : mn ? "INFINITY" : "0.f") << ";\n";
+      // Means (ReduceMean, LayerNorm's mean and variance) accumulate in double: a row
+      // of values far from 0 (1e4 +- 1) keeps its deviations; the row is in L1 and the
+      // conversion costs nothing next to the memory traffic. Softmax's sum of positive
+      // terms stays in float.
+      o << "      " << (r->mean ? "double " : "float ") << acc << " = "
+        << (mx        ? "-INFINITY"
+            : mn      ? "INFINITY"
+            : r->mean ? "0.0"
+                      : "0.f")
+        << ";\n";
       clauses += std::string(" reduction(") + (mx ? "max" : mn ? "min" : "+") + ":" + acc + ")";
     }
     o << "#pragma omp simd" << clauses << "\n";
@@ -242,7 +306,7 @@ std::string emit_cpp_function(const LoweredGroup& g) {
       if (is_reduction(op)) {
         std::string acc = "acc" + std::to_string(op.result);
         if (op.op == "ReduceSum")
-          o << "        " << acc << " += " << args[0] << ";";
+          o << "        " << acc << " += " << (op.mean ? "(double)" : "") << args[0] << ";";
         else
           o << "        " << acc << " = " << acc << (op.op == "ReduceMax" ? " > " : " < ")
             << args[0] << " ? " << acc << " : " << args[0] << ";";
@@ -259,19 +323,28 @@ std::string emit_cpp_function(const LoweredGroup& g) {
         << ";  // " << op.node << " (" << op.op << ")" << var_comment(r) << "\n";
       if (slot[op.result] >= 0) o << "        b" << op.result << "[j] = " << r.c_name << ";\n";
       if (int k = output_index(op.result); k >= 0)
-        o << "        q" << k << "[j] = " << r.c_name << ";\n";
+        o << "        d" << k << "[j - j0] = " << r.c_name << ";\n";
     }
     o << "      }\n";
+    for (const KOp& op : g.ops) {
+      if (s.phase[op.result] != p || is_reduction(op) || !g.vars[op.result].row) continue;
+      if (int k = output_index(op.result); k >= 0)
+        o << "      if (nt) fx_store_stream(q" << k << " + j0, d" << k << ", j1 - j0);\n";
+    }
     for (const KOp* r : reds) {
       const KVar& v = g.vars[static_cast<std::size_t>(r->result)];
-      o << "      const float " << v.c_name << " = acc" << r->result
-        << (r->mean ? " / (float)row" : "") << ";" << var_comment(v) << "\n";
+      o << "      const float " << v.c_name << " = "
+        << (r->mean ? "(float)(acc" + std::to_string(r->result) + " / (double)row)"
+                    : "acc" + std::to_string(r->result))
+        << ";" << var_comment(v) << "\n";
       if (int k = output_index(r->result); k >= 0)
         o << "      q" << k << "[0] = " << v.c_name << ";\n";
     }
     emit_scalars(p);
   }
-  o << "    }\n  }\n}\n";
+  o << "    }\n";
+  if (nstream > 0) o << "    if (nt) fx_fence();\n";
+  o << "  }\n}\n";
   return o.str();
 }
 

@@ -57,8 +57,10 @@ std::string group_kernel(const LoweredGroup& g) {
     o << "  const int64_t o = blockIdx.x;\n  if (o >= a.outer) return;\n";
   } else {
     o << "  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < a.outer * a.row;"
-         " t += (int64_t)gridDim.x * blockDim.x) {\n  const int64_t o = t / a.row, jj = t % "
-         "a.row;\n";
+         " t += (int64_t)gridDim.x * blockDim.x) {\n"
+         "  // One row (no broadcast along the outer axes, the usual chain): no 64-bit\n"
+         "  // division per element.\n"
+         "  const int64_t o = a.outer == 1 ? 0 : t / a.row, jj = a.outer == 1 ? t : t % a.row;\n";
   }
   for (std::size_t i = 0; i < g.inputs.size(); ++i) o << "  int64_t off" << i << " = 0;\n";
   if (K > 0 && !g.inputs.empty()) {

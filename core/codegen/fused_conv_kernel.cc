@@ -1,19 +1,28 @@
 #include "codegen/fused_conv_kernel.h"
 
+#include <spdlog/spdlog.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
 #include <cfloat>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <set>
 
 #include "codegen/conv_epilogue.h"
+#include "codegen/depthwise_nhwc.h"
 #include "codegen/kernel_ir.h"
 #include "onnx/bn_fold.h"
 #include "runtime/depthwise_conv.h"
+#include "runtime/dnnl_parts.h"
 #include "runtime/dnnl_util.h"
+#include "runtime/thread_pool.h"
 #include "util/error.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace fx {
 
@@ -202,183 +211,488 @@ std::optional<ConvPostOpPlan> plan_conv_post_ops(const Graph& g, const std::vect
 
 namespace {
 
+using dt = dnnl::memory::data_type;
+
+// What every layout variant of one group's kernel shares: attributes, and the weights
+// and bias with BatchNormalization and the foldable post-ops folded in (done once).
+struct ConvPrep {
+  ConvPostOpPlan plan;
+  std::string name;
+  int64_t group = 1;
+  std::vector<int64_t> strides, dilations, pads;
+  std::string auto_pad;
+  std::vector<int64_t> w_dims;
+  std::vector<float> weights, bias;
+  std::optional<ConvEpilogue> epilogue;  // set when there is no Binary post-op
+  int sum_input = -1;                    // the step input of the Sum operand, -1 none
+  bool channels_last = false;            // may read or write NHWC (plan_conv_layouts)
+};
+
+std::shared_ptr<ConvPrep> prepare(const Graph& g, const ConvPostOpPlan& plan) {
+  auto p = std::make_shared<ConvPrep>();
+  p->plan = plan;
+  const Node& n = g.node(plan.conv);
+  p->name = n.name;
+  p->group = n.attrs.get_int("group", 1);
+  p->strides = n.attrs.get_ints("strides");
+  p->dilations = n.attrs.get_ints("dilations");
+  p->pads = n.attrs.get_ints("pads");
+  p->auto_pad = n.attrs.get_string("auto_pad", "NOTSET");
+  const Value& w = g.value(n.inputs[1]);
+  if (!w.is_constant() || w.data->dtype() != DType::Float32)
+    throw Error("fused Conv '" + n.name + "': weights are not constant float32");
+  p->w_dims = w.data->dims();
+  p->weights = w.data->to_floats();
+  if (n.inputs.size() > 2 && n.inputs[2] != kNoValue) {
+    if (!g.value(n.inputs[2]).is_constant())
+      throw Error("fused Conv '" + n.name + "': bias is not constant");
+    p->bias = g.value(n.inputs[2]).data->to_floats();
+  } else {
+    p->bias.assign(static_cast<std::size_t>(p->w_dims.at(0)), 0.f);
+  }
+  if (plan.bn != kNoNode) {
+    const Node& bn = g.node(plan.bn);
+    auto f = [&](int i) {
+      return g.value(bn.inputs[static_cast<std::size_t>(i)]).data->to_floats();
+    };
+    auto folded = fold_bn_weights(p->weights, p->w_dims[0], p->bias, f(1), f(2), f(3), f(4),
+                                  bn.attrs.get_float("epsilon", 1e-5f));
+    p->weights = std::move(folded.weights);
+    p->bias = std::move(folded.bias);
+  }
+  for (const ConvPostOp& po : plan.post_ops) {
+    if (po.kind != ConvPostOp::Kind::Fold) continue;
+    auto c = constant_data(g, po.operand)->to_floats();
+    if (c.size() != 1 && c.size() != p->bias.size())
+      throw Error("fused Conv '" + n.name + "': operand of '" + po.node +
+                  "' does not match the output channels");
+    fold_into(p->weights, p->bias, po.alg, c);
+  }
+  // Without Binary post-ops the epilogue can run as our own pass (conv_epilogue.h).
+  std::vector<EpilogueOp> ops;
+  bool own = true;
+  for (std::size_t k = 0, in = 1; k < plan.post_ops.size(); ++k) {
+    const ConvPostOp& po = plan.post_ops[k];
+    if (po.kind == ConvPostOp::Kind::Fold) continue;
+    if (po.kind == ConvPostOp::Kind::Sum) p->sum_input = static_cast<int>(in);
+    if (po.kind != ConvPostOp::Kind::Eltwise) ++in;
+    EpilogueOp e;
+    own = own && po.kind != ConvPostOp::Kind::Binary &&
+          epilogue_op_for(po.alg, po.alpha, po.beta, &e);
+    ops.push_back(e);
+  }
+  if (own) p->epilogue.emplace(std::move(ops));
+  p->channels_last =
+      p->w_dims.size() == 4 && !std::getenv("FX_CONV_PLAIN") &&
+      (p->group == 1 || (p->epilogue && p->w_dims[1] == 1 && p->w_dims[0] == p->group));
+  return p;
+}
+
+struct Geometry {
+  std::vector<int64_t> out;
+  dnnl::memory::dims st, dil, pl, pr;  // oneDNN counts dilation from 0
+};
+
+Geometry geometry(const ConvPrep& p, const std::vector<int64_t>& x) {
+  const std::size_t sp = x.size() - 2;
+  auto at = [](const std::vector<int64_t>& v, std::size_t i, int64_t def) {
+    return i < v.size() ? v[i] : def;
+  };
+  if (x[1] != p.w_dims[1] * p.group)
+    throw Error("fused Conv '" + p.name + "': input channels do not match the weights");
+  Geometry g{{x[0], p.w_dims[0]},
+             dnnl::memory::dims(sp),
+             dnnl::memory::dims(sp),
+             dnnl::memory::dims(sp),
+             dnnl::memory::dims(sp)};
+  for (std::size_t i = 0; i < sp; ++i) {
+    int64_t in = x[2 + i], s = at(p.strides, i, 1), d = at(p.dilations, i, 1);
+    int64_t ek = (p.w_dims[2 + i] - 1) * d + 1;
+    int64_t p0 = at(p.pads, i, 0), p1 = at(p.pads, sp + i, 0);
+    if (p.auto_pad == "SAME_UPPER" || p.auto_pad == "SAME_LOWER") {
+      int64_t o = (in + s - 1) / s, total = std::max<int64_t>(0, (o - 1) * s + ek - in);
+      p0 = p.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      p1 = total - p0;
+    } else if (p.auto_pad == "VALID") {
+      p0 = p1 = 0;
+    }
+    int64_t o = (in + p0 + p1 - ek) / s + 1;
+    if (o <= 0) throw Error("fused Conv '" + p.name + "': empty output");
+    g.out.push_back(o);
+    g.st[i] = s;
+    g.dil[i] = d - 1;
+    g.pl[i] = p0;
+    g.pr[i] = p1;
+  }
+  return g;
+}
+
+std::vector<int64_t> grouped_weight_dims(const ConvPrep& p) {
+  std::vector<int64_t> wd = p.w_dims;  // [G, O/G, I/G, k...] for oneDNN
+  if (p.group > 1) {
+    wd[0] /= p.group;
+    wd.insert(wd.begin(), p.group);
+  }
+  return wd;
+}
+
+dnnl::memory::desc nhwc_md(const std::vector<int64_t>& d) {
+  return dnnl::memory::desc(to_dnnl(d), dt::f32, dnnl::memory::format_tag::acdb);
+}
+
+// Reorders of a [n, c, h, w] tensor between NCHW and NHWC (tensor 0 -> tensor 3), as
+// parts: a single image's rows split over threads, a batch as one part.
+std::vector<DnnlPart> layout_reorders(const std::vector<int64_t>& d, bool to_nhwc, int threads) {
+  const int64_t n = d[0], c = d[1], h = d[2], w = d[3];
+  std::vector<std::pair<int64_t, int64_t>> ranges{{0, h}};
+  if (n == 1)
+    ranges = split_range(h, threads, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, c * w)));
+  std::vector<DnnlPart> parts;
+  for (auto [h0, h1] : ranges) {
+    const int64_t hp = h1 - h0;
+    dnnl::memory::desc nchw(to_dnnl({n, c, hp, w}), dt::f32, to_dnnl({c * h * w, h * w, w, 1}));
+    dnnl::memory::desc nhwc(to_dnnl({n, c, hp, w}), dt::f32, to_dnnl({c * hp * w, 1, w * c, c}));
+    const auto& from = to_nhwc ? nchw : nhwc;
+    const auto& to = to_nhwc ? nhwc : nchw;
+    dnnl::reorder::primitive_desc pd(dnnl_engine(), from, dnnl_engine(), to, part_attr());
+    const int64_t off_from = to_nhwc ? h0 * w : h0 * w * c, off_to = to_nhwc ? h0 * w * c : h0 * w;
+    parts.push_back(make_part(pd, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}},
+                              {{DNNL_ARG_FROM, 0, off_from * 4}, {DNNL_ARG_TO, 3, off_to * 4}}));
+  }
+  return parts;
+}
+
+// oneDNN runs every part on one OpenMP thread (the pool provides the parallelism);
+// pool workers are set so already, the calling thread is for this scope.
+struct OneOmpThread {
+#ifdef _OPENMP
+  int saved = omp_get_max_threads();
+  OneOmpThread() {
+    omp_set_num_threads(1);
+  }
+  ~OneOmpThread() {
+    omp_set_num_threads(saved);
+  }
+#endif
+};
+
+void run_part(DnnlPart& p, const std::vector<void*>& tensors) {
+  for (const auto& b : p.binds) {
+    char* base = static_cast<char*>(tensors[static_cast<std::size_t>(b.tensor)]);
+    p.args[b.arg].set_data_handle(base + b.byte_offset);
+  }
+  p.prim.execute(dnnl_stream(), p.args);
+  dnnl_stream().wait();
+}
+
+// A float buffer owned by the kernel (layout conversions), grown on demand.
+float* scratch(std::vector<float>& v, int64_t n) {
+  if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<std::size_t>(n));
+  return v.data();
+}
+
 class FusedConvKernel final : public Kernel {
  public:
-  FusedConvKernel(const Graph& g, const ConvPostOpPlan& plan) : plan_(plan) {
-    const Node& n = g.node(plan.conv);
-    group_ = n.attrs.get_int("group", 1);
-    strides_ = n.attrs.get_ints("strides");
-    dilations_ = n.attrs.get_ints("dilations");
-    pads_ = n.attrs.get_ints("pads");
-    auto_pad_ = n.attrs.get_string("auto_pad", "NOTSET");
-    const Value& w = g.value(n.inputs[1]);
-    if (!w.is_constant() || w.data->dtype() != DType::Float32)
-      throw Error("fused Conv '" + n.name + "': weights are not constant float32");
-    w_dims_ = w.data->dims();
-    weights_ = w.data->to_floats();
-    bool has_bias = n.inputs.size() > 2 && n.inputs[2] != kNoValue;
-    if (has_bias) {
-      if (!g.value(n.inputs[2]).is_constant())
-        throw Error("fused Conv '" + n.name + "': bias is not constant");
-      bias_ = g.value(n.inputs[2]).data->to_floats();
-    } else {
-      bias_.assign(static_cast<std::size_t>(w_dims_.at(0)), 0.f);
-    }
-    if (plan.bn != kNoNode) {
-      const Node& bn = g.node(plan.bn);
-      auto f = [&](int i) {
-        return g.value(bn.inputs[static_cast<std::size_t>(i)]).data->to_floats();
-      };
-      auto folded = fold_bn_weights(weights_, w_dims_[0], bias_, f(1), f(2), f(3), f(4),
-                                    bn.attrs.get_float("epsilon", 1e-5f));
-      weights_ = std::move(folded.weights);
-      bias_ = std::move(folded.bias);
-    }
-    for (const ConvPostOp& po : plan.post_ops) {
-      if (po.kind != ConvPostOp::Kind::Fold) continue;
-      auto c = constant_data(g, po.operand)->to_floats();
-      if (c.size() != 1 && c.size() != bias_.size())
-        throw Error("fused Conv '" + n.name + "': operand of '" + po.node +
-                    "' does not match the output channels");
-      fold_into(weights_, bias_, po.alg, c);
-    }
-    // Without Binary post-ops the epilogue runs as our own pass (conv_epilogue.h).
-    std::vector<EpilogueOp> ops;
-    bool own = true;
-    for (const ConvPostOp& po : plan.post_ops) {
-      if (po.kind == ConvPostOp::Kind::Fold) continue;
-      EpilogueOp e;
-      own = own && po.kind != ConvPostOp::Kind::Binary &&
-            epilogue_op_for(po.alg, po.alpha, po.beta, &e);
-      ops.push_back(e);
-    }
-    if (own) epilogue_.emplace(std::move(ops));
-  }
+  FusedConvKernel(std::shared_ptr<const ConvPrep> prep, ConvLayouts layouts)
+      : p_(std::move(prep)), lay_(layouts) {}
+
+  const ConvPrep& prep() const { return *p_; }
+  std::shared_ptr<const ConvPrep> shared_prep() const { return p_; }
 
   void run(KernelContext& ctx) override {
     const Tensor& x = ctx.in(0);
-    if (x.dtype() != DType::Float32 || x.rank() != w_dims_.size())
+    if (x.dtype() != DType::Float32 || x.rank() != p_->w_dims.size())
       throw Error("fused Conv step " + ctx.step_name() + ": unsupported input " + x.str());
     std::vector<std::vector<int64_t>> operand_dims;
     for (int i = 1; i < ctx.num_inputs(); ++i) operand_dims.push_back(ctx.in(i).dims());
-    if (x.dims() != src_dims_ || operand_dims != operand_dims_) build(x.dims(), operand_dims);
+    if (x.dims() != src_dims_ || operand_dims != operand_dims_)
+      build(x.dims(), operand_dims, ctx.threads());
     Tensor& y = ctx.output(0, DType::Float32, dst_dims_);
-    if (depthwise_) {
-      // The runtime's direct depthwise loop (oneDNN's is im2col+gemm on NCHW), on the
-      // folded weights; the epilogue is always ours here.
-      depthwise_conv2d(dw_, x.data<float>(), weights_.data(), bias_.data(), y.data<float>());
-      residuals_.clear();
-      for (int i = 1; i < ctx.num_inputs(); ++i) {
-        const Tensor& r = ctx.in(i);
-        if (r.dims() != y.dims())
-          throw Error("fused Conv step " + ctx.step_name() + ": residual " + r.str() +
-                      " does not match the output");
-        residuals_.push_back(r.data<float>());
-      }
-      apply_epilogue(y, nullptr, ctx.threads());
-      return;
+    if (y.numel() == 0) return;
+    const Tensor* r = nullptr;
+    if (p_->sum_input >= 0) {
+      r = &ctx.in(p_->sum_input);
+      if (r->dims() != y.dims())
+        throw Error("fused Conv step " + ctx.step_name() + ": residual " + r->str() +
+                    " does not match the output");
     }
-    if (blocked_) {
-      run_blocked(ctx, x, y);
-      return;
+    const int threads = ctx.threads();
+    // Tensors whose layout is not the path's own go through a buffer.
+    const void* xin = x.raw();
+    if (lay_.x != native_nhwc_) {
+      xin = scratch(xbuf_, x.numel());
+      run_parts(x_convert_, {const_cast<void*>(x.raw()), nullptr, nullptr, const_cast<void*>(xin)},
+                threads);
     }
-    src_mem_.set_data_handle(const_cast<void*>(x.raw()));
-    dst_mem_.set_data_handle(y.raw());
-    std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC, src_mem_}, {DNNL_ARG_WEIGHTS, w_mem_}, {DNNL_ARG_DST, dst_mem_}};
-    if (!epilogue_) args[DNNL_ARG_BIAS] = b_mem_;  // else the epilogue adds it
-    // Step inputs after x: the Binary and Sum operands, in post-op order; operand_mems_
-    // holds one memory per Binary.
-    residuals_.clear();
-    for (std::size_t k = 0, in = 1, b = 0; k < plan_.post_ops.size(); ++k) {
-      const auto kind = plan_.post_ops[k].kind;
-      if (kind == ConvPostOp::Kind::Sum) {
-        const Tensor& r = ctx.in(static_cast<int>(in++));
-        if (r.dims() != y.dims())
-          throw Error("fused Conv step " + ctx.step_name() + ": residual " + r.str() +
-                      " does not match the output");
-        if (epilogue_)
-          residuals_.push_back(r.data<float>());
-        else if (r.raw() != y.raw())
-          std::memcpy(y.raw(), r.raw(), y.byte_size());
-      }
-      if (kind != ConvPostOp::Kind::Binary) continue;
-      operand_mems_[b].set_data_handle(const_cast<void*>(ctx.in(static_cast<int>(in++)).raw()));
-      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_op_index_[k]) | DNNL_ARG_SRC_1] = operand_mems_[b];
-      ++b;
+    void* out = lay_.out == native_nhwc_ ? y.raw() : scratch(ybuf_, y.numel());
+    const void* rin = r ? r->raw() : nullptr;
+    switch (path_) {
+      case Path::Nhwc: run_nhwc(ctx, xin, r, out, threads); break;
+      case Path::Plain: run_plain(ctx, xin, r, out); break;
+      case Path::DwNchw:
+      case Path::DwNhwc:
+        if (r && lay_.sum != native_nhwc_) {
+          rin = scratch(rbuf_, r->numel());
+          run_parts(r_convert_,
+                    {const_cast<void*>(r->raw()), nullptr, nullptr, const_cast<void*>(rin)},
+                    threads);
+        }
+        run_depthwise(xin, static_cast<const float*>(rin), static_cast<float*>(out));
+        break;
     }
-    prim_.execute(dnnl_stream(), args);
-    dnnl_stream().wait();
-    if (epilogue_) apply_epilogue(y, bias_.data(), ctx.threads());
+    if (lay_.out != native_nhwc_) run_parts(y_convert_, {out, nullptr, nullptr, y.raw()}, threads);
   }
 
  private:
-  void build(const std::vector<int64_t>& x, const std::vector<std::vector<int64_t>>& operands) {
-    const std::size_t sp = x.size() - 2;
-    auto at = [](const std::vector<int64_t>& v, std::size_t i, int64_t def) {
-      return i < v.size() ? v[i] : def;
-    };
-    if (x[1] != w_dims_[1] * group_)
-      throw Error("fused Conv: input channels do not match the weights");
-    dnnl::memory::dims st(sp), dil(sp), pl(sp), pr(sp);
-    std::vector<int64_t> out{x[0], w_dims_[0]};
-    for (std::size_t i = 0; i < sp; ++i) {
-      int64_t in = x[2 + i], s = at(strides_, i, 1), d = at(dilations_, i, 1);
-      int64_t ek = (w_dims_[2 + i] - 1) * d + 1;
-      int64_t p0 = at(pads_, i, 0), p1 = at(pads_, sp + i, 0);
-      if (auto_pad_ == "SAME_UPPER" || auto_pad_ == "SAME_LOWER") {
-        int64_t o = (in + s - 1) / s, total = std::max<int64_t>(0, (o - 1) * s + ek - in);
-        p0 = auto_pad_ == "SAME_UPPER" ? total / 2 : total - total / 2;
-        p1 = total - p0;
-      } else if (auto_pad_ == "VALID") {
-        p0 = p1 = 0;
-      }
-      int64_t o = (in + p0 + p1 - ek) / s + 1;
-      if (o <= 0) throw Error("fused Conv: empty output");
-      out.push_back(o);
-      st[i] = s;
-      dil[i] = d - 1;
-      pl[i] = p0;
-      pr[i] = p1;
-    }
+  enum class Path { Plain, Nhwc, DwNchw, DwNhwc };
+
+  void build(const std::vector<int64_t>& x, const std::vector<std::vector<int64_t>>& operands,
+             int threads) {
+    const ConvPrep& p = *p_;
+    Geometry geo = geometry(p, x);
     src_dims_ = x;
     operand_dims_ = operands;
-    dst_dims_ = out;
-    depthwise_ = epilogue_ && sp == 2 && group_ > 1 && group_ == x[1] && w_dims_[0] == group_;
-    if (!depthwise_ && try_blocked(x, out, st, dil, pl, pr, operands)) return;
-    if (depthwise_) {
-      dw_ = DepthwiseShape{x[0],       x[1],  x[2],  x[3],       out[2],     out[3], w_dims_[2],
-                           w_dims_[3], st[0], st[1], dil[0] + 1, dil[1] + 1, pl[0],  pl[1]};
+    dst_dims_ = geo.out;
+    const bool any_cl = lay_.x || lay_.out || lay_.sum;
+    const bool rank4 = x.size() == 4;
+    if (rank4 && p.epilogue && p.group > 1 && p.group == x[1] && p.w_dims[0] == p.group) {
+      path_ = any_cl ? Path::DwNhwc : Path::DwNchw;
+      const DepthwiseShape s{x[0],           x[1],           x[2],        x[3],      geo.out[2],
+                             geo.out[3],     p.w_dims[2],    p.w_dims[3], geo.st[0], geo.st[1],
+                             geo.dil[0] + 1, geo.dil[1] + 1, geo.pl[0],   geo.pl[1]};
+      dw_shape_ = s;
+      if (path_ == Path::DwNhwc) dw_nhwc_.emplace(s, p.weights, p.bias);
+    } else if (rank4 && p.group == 1 && !std::getenv("FX_CONV_PLAIN") &&
+               per_channel_operands(operands) && (any_cl || prefers_nhwc(x, geo)) &&
+               build_nhwc(x, geo, operands, threads)) {
+      path_ = Path::Nhwc;
+    } else {
+      path_ = Path::Plain;
+      build_plain(x, geo, operands);
+    }
+    native_nhwc_ = path_ == Path::Nhwc || path_ == Path::DwNhwc;
+    x_convert_.clear();
+    y_convert_.clear();
+    r_convert_.clear();
+    if (lay_.x != native_nhwc_) x_convert_ = layout_reorders(x, !lay_.x, threads);
+    if (lay_.out != native_nhwc_) y_convert_ = layout_reorders(geo.out, lay_.out, threads);
+    if (p.sum_input >= 0 && lay_.sum != native_nhwc_)
+      r_convert_ = layout_reorders(geo.out, !lay_.sum, threads);
+  }
+
+  // Binary operands that broadcast per output channel or are scalars (oneDNN's
+  // channels-last kernels take them in registers).
+  bool per_channel_operands(const std::vector<std::vector<int64_t>>& operands) const {
+    for (std::size_t k = 0, b = 0; k < p_->plan.post_ops.size(); ++k) {
+      const auto kind = p_->plan.post_ops[k].kind;
+      if (kind == ConvPostOp::Kind::Sum) ++b;
+      if (kind != ConvPostOp::Kind::Binary) continue;
+      const auto& od = operands.at(b++);
+      for (std::size_t a = 0; a < od.size(); ++a)
+        if (od[a] != 1 && !(od.size() >= 3 && a == od.size() - 3)) return false;
+    }
+    return true;
+  }
+
+  // For NCHW in and out: whether oneDNN prefers channels-last for this convolution
+  // (its brgemm kernels; far faster than its gemm one on NCHW even with the two
+  // reorders). 1x1 convolutions stay plain: on NCHW they are one gemm already.
+  bool prefers_nhwc(const std::vector<int64_t>& x, const Geometry& geo) const {
+    if (p_->w_dims[2] * p_->w_dims[3] == 1) return false;
+    const auto any = dnnl::memory::format_tag::any;
+    dnnl::convolution_forward::desc probe(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+        dnnl::memory::desc(to_dnnl(x), dt::f32, any),
+        dnnl::memory::desc(to_dnnl(p_->w_dims), dt::f32, any),
+        dnnl::memory::desc(to_dnnl(geo.out), dt::f32, any), geo.st, geo.dil, geo.pl, geo.pr);
+    try {
+      dnnl::convolution_forward::primitive_desc pd(probe, dnnl_engine());
+      return std::string(pd.impl_info_str()).find("gemm") == std::string::npos &&
+             pd.src_desc() == nhwc_md(x) && pd.dst_desc() == nhwc_md(geo.out);
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }
+
+  // The post-ops of the channels-last convolution: all but the folded ones, in order.
+  dnnl::post_ops nhwc_post_ops(const std::vector<std::vector<int64_t>>& operands,
+                               std::vector<dnnl::memory::desc>& binary_mds) const {
+    dnnl::post_ops po;
+    for (std::size_t k = 0, b = 0; k < p_->plan.post_ops.size(); ++k) {
+      const ConvPostOp& q = p_->plan.post_ops[k];
+      switch (q.kind) {
+        case ConvPostOp::Kind::Fold: break;
+        case ConvPostOp::Kind::Eltwise:
+          po.append_eltwise(1.f, algorithm_of(q.alg), q.alpha, q.beta);
+          break;
+        case ConvPostOp::Kind::Sum:
+          ++b;
+          po.append_sum(1.f);
+          break;
+        case ConvPostOp::Kind::Binary: {
+          std::vector<int64_t> od = operands.at(b++);
+          od.insert(od.begin(), 4 - od.size(), 1);  // right-aligned broadcast
+          binary_mds.push_back(plain_f32_desc(od));
+          po.append_binary(algorithm_of(q.alg), binary_mds.back());
+          break;
+        }
+      }
+    }
+    return po;
+  }
+
+  // The convolution on NHWC activations with every post-op in oneDNN (applied in
+  // registers by its brgemm kernels), a single image split into parts over output
+  // rows that run side by side on the runtime's pool (runtime/dnnl_parts.h); each
+  // part reads the input rows its outputs need. Tensors of a run: 0 source, 3
+  // destination, 4 + b the b-th Binary operand. False when oneDNN has no such
+  // primitive (the plain path is taken instead).
+  bool build_nhwc(const std::vector<int64_t>& x, const Geometry& geo,
+                  const std::vector<std::vector<int64_t>>& operands, int threads) {
+    const ConvPrep& p = *p_;
+    const int64_t n = x[0], ic = x[1], ih = x[2], iw = x[3];
+    const int64_t oc = geo.out[1], oh = geo.out[2], ow = geo.out[3];
+    const int64_t s = geo.st[0], ek = (p.w_dims[2] - 1) * (geo.dil[0] + 1) + 1;
+    std::vector<dnnl::memory::desc> binary_mds;
+    dnnl::post_ops po = nhwc_post_ops(operands, binary_mds);
+    dnnl::primitive_attr attr = part_attr();
+    attr.set_post_ops(po);
+    auto user_w = plain_f32_desc(p.w_dims);
+    dnnl::memory::desc w_any(to_dnnl(p.w_dims), dt::f32, dnnl::memory::format_tag::any);
+    dnnl::memory::desc b_md({oc}, dt::f32, dnnl::memory::format_tag::a);
+    dnnl::memory b_mem(b_md, dnnl_engine(), const_cast<float*>(p.bias.data()));
+    const int64_t row_macs = ow * dims_numel(p.w_dims);
+    std::vector<std::pair<int64_t, int64_t>> ranges{{0, oh}};
+    if (n == 1)
+      ranges = split_range(oh, threads, std::max<int64_t>(1, (int64_t{1} << 20) / row_macs));
+    std::vector<DnnlPart> parts;
+    std::vector<std::pair<int64_t, int64_t>> spans;
+    dnnl::memory shared_w;
+    try {
+      for (auto [o0, o1] : ranges) {
+        const int64_t first = o0 * s - geo.pl[0], last = (o1 - 1) * s - geo.pl[0] + ek;
+        const int64_t lo = std::max<int64_t>(0, first), hi = std::min(ih, last);
+        dnnl::memory::dims ppl{lo - first, geo.pl[1]}, ppr{last - hi, geo.pr[1]};
+        // The N stride of a single image's slice says dense: oneDNN's fast kernels
+        // want dense memory (with n > 1 there is one part, all rows of the output; it
+        // may still skip input rows that no output reads).
+        const int64_t n_stride = n == 1 ? ic * (hi - lo) * iw : ic * ih * iw;
+        dnnl::memory::desc src(to_dnnl({n, ic, hi - lo, iw}), dt::f32,
+                               to_dnnl({n_stride, 1, iw * ic, ic}));
+        dnnl::memory::desc dst(to_dnnl({n, oc, o1 - o0, ow}), dt::f32,
+                               to_dnnl({oc * (o1 - o0) * ow, 1, ow * oc, oc}));
+        auto desc = conv_forward_desc(src, w_any, &b_md, dst, geo.st, geo.dil, ppl, ppr);
+        dnnl::convolution_forward::primitive_desc pd(desc, attr, dnnl_engine());
+        std::vector<std::pair<int, dnnl::memory::desc>> descs{{DNNL_ARG_SRC, src},
+                                                              {DNNL_ARG_DST, dst}};
+        std::vector<DnnlPart::Bind> binds{{DNNL_ARG_SRC, 0, lo * iw * ic * 4},
+                                          {DNNL_ARG_DST, 3, o0 * ow * oc * 4}};
+        for (std::size_t b = 0; b < binary_mds.size(); ++b) {
+          const int arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(binary_index(b)) | DNNL_ARG_SRC_1;
+          descs.push_back({arg, binary_mds[b]});
+          binds.push_back({arg, static_cast<int>(4 + b), 0});
+        }
+        DnnlPart part = make_part(pd, descs, std::move(binds));
+        if (!shared_w || shared_w.get_desc() != pd.weights_desc())
+          shared_w = reorder_weights(user_w, p.weights.data(), pd.weights_desc());
+        part.args[DNNL_ARG_WEIGHTS] = shared_w;
+        part.args[DNNL_ARG_BIAS] = b_mem;
+        parts.push_back(std::move(part));
+        spans.emplace_back(o0 * ow * oc, n * (o1 - o0) * ow * oc);  // several images: one part
+      }
+    } catch (const dnnl::error& e) {
+      spdlog::debug("fused Conv '{}': no channels-last primitive ({}); plain path", p.name,
+                    e.what());
+      return false;
+    }
+    parts_ = std::move(parts);
+    part_spans_ = std::move(spans);
+    return true;
+  }
+
+  // Index among the primitive's post-ops of the b-th Binary one.
+  int binary_index(std::size_t b) const {
+    int index = 0;
+    std::size_t seen = 0;
+    for (const ConvPostOp& q : p_->plan.post_ops) {
+      if (q.kind == ConvPostOp::Kind::Fold) continue;
+      if (q.kind == ConvPostOp::Kind::Binary && seen++ == b) return index;
+      ++index;
+    }
+    return -1;
+  }
+
+  void run_nhwc(KernelContext& ctx, const void* xin, const Tensor* r, void* out, int threads) {
+    // The sum post-op accumulates into the destination: the residual goes there first,
+    // reordered as a whole when it is NCHW, else copied by each part before it runs.
+    bool copy_in_parts = false;
+    if (r) {
+      if (!lay_.sum)
+        run_parts(r_convert_, {const_cast<void*>(r->raw()), nullptr, nullptr, out}, threads);
+      else
+        copy_in_parts = r->raw() != out;
+    }
+    std::vector<void*> tensors{const_cast<void*>(xin), nullptr, nullptr, out};
+    for (int i = 1; i < ctx.num_inputs(); ++i) {
+      if (i == p_->sum_input) continue;
+      tensors.push_back(const_cast<void*>(ctx.in(i).raw()));
+    }
+    auto one = [&](int64_t i) {
+      const auto u = static_cast<std::size_t>(i);
+      if (copy_in_parts) {
+        auto [off, len] = part_spans_[u];
+        std::memcpy(static_cast<float*>(out) + off, r->data<float>() + off,
+                    static_cast<std::size_t>(len) * 4);
+      }
+      run_part(parts_[u], tensors);
+    };
+    OneOmpThread one_thread;
+    if (parts_.size() == 1)
+      one(0);
+    else
+      pool_run(static_cast<int64_t>(parts_.size()), threads, one);
+  }
+
+  void run_depthwise(const void* xin, const float* rin, float* out) {
+    const float* xf = static_cast<const float*>(xin);
+    std::vector<const float*> res;
+    if (rin) res.push_back(rin);
+    if (path_ == Path::DwNhwc) {
+      dw_nhwc_->run(xf, out, &*p_->epilogue, res);
       return;
     }
-    using dt = dnnl::memory::data_type;
+    // The runtime's direct NCHW loop on the folded weights, then our epilogue pass.
+    depthwise_conv2d(dw_shape_, xf, p_->weights.data(), p_->bias.data(), out);
+    apply_epilogue(out, nullptr, res);
+  }
+
+  // NCHW, oneDNN's gemm convolution: with Binary post-ops every post-op goes to
+  // oneDNN, else the bias and epilogue are our pass after it (conv_epilogue.h).
+  void build_plain(const std::vector<int64_t>& x, const Geometry& geo,
+                   const std::vector<std::vector<int64_t>>& operands) {
+    const ConvPrep& p = *p_;
+    const auto& out = geo.out;
     auto src_md = plain_f32_desc(x), dst_md = plain_f32_desc(out);
-    std::vector<int64_t> wd = w_dims_;
-    if (group_ > 1) {
-      wd[0] /= group_;
-      wd.insert(wd.begin(), group_);
-    }
+    std::vector<int64_t> wd = grouped_weight_dims(p);
     dnnl::memory::desc w_any(to_dnnl(wd), dt::f32, dnnl::memory::format_tag::any);
-    dnnl::memory::desc b_md({w_dims_[0]}, dt::f32, dnnl::memory::format_tag::a);
+    dnnl::memory::desc b_md({p.w_dims[0]}, dt::f32, dnnl::memory::format_tag::a);
+    const bool own = p.epilogue.has_value();
     dnnl::post_ops po;
     operand_mems_.clear();
     // Folded post-ops are in the weights already: the primitive's post-op indices
     // count only the others.
     int index = 0;
-    post_op_index_.assign(plan_.post_ops.size(), -1);
-    for (std::size_t k = 0, b = 0; k < plan_.post_ops.size(); ++k) {
-      const ConvPostOp& p = plan_.post_ops[k];
-      if (p.kind == ConvPostOp::Kind::Fold) continue;
-      if (epilogue_) {
-        b += p.kind == ConvPostOp::Kind::Sum;
-        continue;
-      }
+    post_op_index_.assign(p.plan.post_ops.size(), -1);
+    for (std::size_t k = 0, b = 0; k < p.plan.post_ops.size(); ++k) {
+      const ConvPostOp& q = p.plan.post_ops[k];
+      if (q.kind == ConvPostOp::Kind::Fold) continue;
+      if (own) continue;
       post_op_index_[k] = index++;
-      if (p.kind == ConvPostOp::Kind::Eltwise) {
-        po.append_eltwise(1.f, algorithm_of(p.alg), p.alpha, p.beta);
+      if (q.kind == ConvPostOp::Kind::Eltwise) {
+        po.append_eltwise(1.f, algorithm_of(q.alg), q.alpha, q.beta);
         continue;
       }
-      if (p.kind == ConvPostOp::Kind::Sum) {
+      if (q.kind == ConvPostOp::Kind::Sum) {
         ++b;
         po.append_sum(1.f);
         continue;
@@ -386,16 +700,17 @@ class FusedConvKernel final : public Kernel {
       std::vector<int64_t> od = operands.at(b++);
       od.insert(od.begin(), out.size() - od.size(), 1);  // right-aligned broadcast
       auto md = plain_f32_desc(od);
-      po.append_binary(algorithm_of(p.alg), md);
+      po.append_binary(algorithm_of(q.alg), md);
       operand_mems_.push_back(dnnl::memory(md, dnnl_engine(), DNNL_MEMORY_NONE));
     }
     dnnl::primitive_attr attr;
     attr.set_post_ops(po);
-    auto desc =
-        conv_forward_desc(src_md, w_any, epilogue_ ? nullptr : &b_md, dst_md, st, dil, pl, pr);
+    auto desc = conv_forward_desc(src_md, w_any, own ? nullptr : &b_md, dst_md, geo.st, geo.dil,
+                                  geo.pl, geo.pr);
     auto pd = dnnl::convolution_forward::primitive_desc(desc, attr, dnnl_engine());
     prim_ = dnnl::convolution_forward(pd);
-    auto user_w = dnnl::memory(plain_f32_desc(wd), dnnl_engine(), weights_.data());
+    auto user_w =
+        dnnl::memory(plain_f32_desc(wd), dnnl_engine(), const_cast<float*>(p.weights.data()));
     if (pd.weights_desc() == user_w.get_desc()) {
       w_mem_ = user_w;
     } else {
@@ -403,135 +718,140 @@ class FusedConvKernel final : public Kernel {
       dnnl::reorder(user_w, w_mem_).execute(dnnl_stream(), user_w, w_mem_);
       dnnl_stream().wait();
     }
-    b_mem_ = dnnl::memory(b_md, dnnl_engine(), bias_.data());
+    b_mem_ = dnnl::memory(b_md, dnnl_engine(), const_cast<float*>(p.bias.data()));
     src_mem_ = dnnl::memory(src_md, dnnl_engine(), DNNL_MEMORY_NONE);
     dst_mem_ = dnnl::memory(dst_md, dnnl_engine(), DNNL_MEMORY_NONE);
   }
 
-  // oneDNN's own blocked layouts (nChw16c...) let it pick its direct JIT convolution
-  // which applies eltwise and sum post-ops in registers; on plain NCHW it falls back to
-  // im2col + gemm. The price is a reorder of the input and of the output (and of a
-  // residual, into the output block, as the sum post-op's operand). Taken for kernels
-  // larger than 1x1 when the primitive oneDNN picks for "any" layouts is not a gemm
-  // and there are no binary post-ops; false leaves the plain path.
-  bool try_blocked(const std::vector<int64_t>& x, const std::vector<int64_t>& out,
-                   const dnnl::memory::dims& st, const dnnl::memory::dims& dil,
-                   const dnnl::memory::dims& pl, const dnnl::memory::dims& pr,
-                   const std::vector<std::vector<int64_t>>& operands) {
-    blocked_ = false;
-    if (std::getenv("FX_CONV_PLAIN")) return false;
-    // A 1x1 convolution on NCHW is a plain gemm already: reorders would only add two
-    // passes over memory.
-    int64_t taps = 1;
-    for (std::size_t i = 2; i < w_dims_.size(); ++i) taps *= w_dims_[i];
-    if (taps == 1) return false;
-    for (const auto& p : plan_.post_ops)
-      if (p.kind == ConvPostOp::Kind::Binary) return false;
-    using dt = dnnl::memory::data_type;
-    using tag = dnnl::memory::format_tag;
-    std::vector<int64_t> wd = w_dims_;
-    if (group_ > 1) {
-      wd[0] /= group_;
-      wd.insert(wd.begin(), group_);
+  void run_plain(KernelContext& ctx, const void* xin, const Tensor* r, void* out) {
+    const bool own = p_->epilogue.has_value();
+    std::vector<const float*> res;
+    if (r) {
+      // NHWC residual (the layout plan) into NCHW first.
+      const void* rin = r->raw();
+      if (lay_.sum) {
+        rin = scratch(rbuf_, r->numel());
+        run_parts(r_convert_,
+                  {const_cast<void*>(r->raw()), nullptr, nullptr, const_cast<void*>(rin)},
+                  ctx.threads());
+      }
+      if (own)
+        res.push_back(static_cast<const float*>(rin));
+      else if (rin != out)
+        std::memcpy(out, rin, r->byte_size());  // the sum post-op accumulates onto it
     }
-    dnnl::memory::desc src_any(to_dnnl(x), dt::f32, tag::any),
-        dst_any(to_dnnl(out), dt::f32, tag::any), w_any(to_dnnl(wd), dt::f32, tag::any),
-        b_md({w_dims_[0]}, dt::f32, tag::a);
-    dnnl::post_ops po;
-    for (const auto& p : plan_.post_ops) {
-      if (p.kind == ConvPostOp::Kind::Eltwise)
-        po.append_eltwise(1.f, algorithm_of(p.alg), p.alpha, p.beta);
-      if (p.kind == ConvPostOp::Kind::Sum) po.append_sum(1.f);
+    src_mem_.set_data_handle(const_cast<void*>(xin));
+    dst_mem_.set_data_handle(out);
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_SRC, src_mem_}, {DNNL_ARG_WEIGHTS, w_mem_}, {DNNL_ARG_DST, dst_mem_}};
+    if (!own) args[DNNL_ARG_BIAS] = b_mem_;  // else the epilogue adds it
+    // Step inputs after x: the Binary and Sum operands, in post-op order; operand_mems_
+    // holds one memory per Binary.
+    for (std::size_t k = 0, in = 1, b = 0; k < p_->plan.post_ops.size(); ++k) {
+      const auto kind = p_->plan.post_ops[k].kind;
+      if (kind == ConvPostOp::Kind::Sum) ++in;
+      if (kind != ConvPostOp::Kind::Binary) continue;
+      operand_mems_[b].set_data_handle(const_cast<void*>(ctx.in(static_cast<int>(in++)).raw()));
+      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_op_index_[k]) | DNNL_ARG_SRC_1] = operand_mems_[b];
+      ++b;
     }
-    dnnl::primitive_attr attr;
-    attr.set_post_ops(po);
-    auto desc = dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                dnnl::algorithm::convolution_direct, src_any, w_any,
-                                                b_md, dst_any, st, dil, pl, pr);
-    dnnl::convolution_forward::primitive_desc pd;
-    try {
-      pd = dnnl::convolution_forward::primitive_desc(desc, attr, dnnl_engine());
-    } catch (const dnnl::error&) {
-      return false;
-    }
-    if (std::string(pd.impl_info_str()).find("gemm") != std::string::npos) return false;
-    prim_ = dnnl::convolution_forward(pd);
-    auto user_w = dnnl::memory(plain_f32_desc(wd), dnnl_engine(), weights_.data());
-    w_mem_ = dnnl::memory(pd.weights_desc(), dnnl_engine());
-    dnnl::reorder(user_w, w_mem_).execute(dnnl_stream(), user_w, w_mem_);
+    prim_.execute(dnnl_stream(), args);
     dnnl_stream().wait();
-    b_mem_ = dnnl::memory(b_md, dnnl_engine(), bias_.data());
-    auto src_md = plain_f32_desc(x), dst_md = plain_f32_desc(out);
-    src_mem_ = dnnl::memory(src_md, dnnl_engine(), DNNL_MEMORY_NONE);
-    dst_mem_ = dnnl::memory(dst_md, dnnl_engine(), DNNL_MEMORY_NONE);
-    res_mem_ = dnnl::memory(dst_md, dnnl_engine(), DNNL_MEMORY_NONE);
-    src_reorder_.reset();
-    if (pd.src_desc() != src_md) {
-      src_blk_ = dnnl::memory(pd.src_desc(), dnnl_engine());
-      src_reorder_ = dnnl::reorder(src_mem_, src_blk_);
-    }
-    dst_blk_ = dnnl::memory(pd.dst_desc(), dnnl_engine());
-    dst_reorder_ = dnnl::reorder(dst_blk_, dst_mem_);
-    res_reorder_ = dnnl::reorder(res_mem_, dst_blk_);
-    (void)operands;
-    blocked_ = true;
-    return true;
+    if (own) apply_epilogue(static_cast<float*>(out), p_->bias.data(), res);
   }
 
-  void run_blocked(KernelContext& ctx, const Tensor& x, Tensor& y) {
-    auto& s = dnnl_stream();
-    src_mem_.set_data_handle(const_cast<void*>(x.raw()));
-    dst_mem_.set_data_handle(y.raw());
-    if (src_reorder_) src_reorder_->execute(s, src_mem_, src_blk_);
-    for (int i = 1; i < ctx.num_inputs(); ++i) {  // the Sum operand (one at most)
-      const Tensor& r = ctx.in(i);
-      if (r.dims() != y.dims())
-        throw Error("fused Conv step " + ctx.step_name() + ": residual " + r.str() +
-                    " does not match the output");
-      res_mem_.set_data_handle(const_cast<void*>(r.raw()));
-      res_reorder_.execute(s, res_mem_, dst_blk_);
-    }
-    prim_.execute(s, {{DNNL_ARG_SRC, src_reorder_ ? src_blk_ : src_mem_},
-                      {DNNL_ARG_WEIGHTS, w_mem_},
-                      {DNNL_ARG_BIAS, b_mem_},
-                      {DNNL_ARG_DST, dst_blk_}});
-    dst_reorder_.execute(s, dst_blk_, dst_mem_);
-    s.wait();
-  }
-
-  void apply_epilogue(Tensor& y, const float* bias, int threads) const {
-    const auto& d = y.dims();
+  void apply_epilogue(float* y, const float* bias, const std::vector<const float*>& res) const {
+    const auto& d = dst_dims_;
     int64_t spatial = 1;
     for (std::size_t i = 2; i < d.size(); ++i) spatial *= d[i];
-    epilogue_->apply(y.data<float>(), d[0], d[1], spatial, bias, residuals_, threads);
+    p_->epilogue->apply(y, d[0], d[1], spatial, bias, res, current_threads());
   }
 
-  ConvPostOpPlan plan_;
-  int64_t group_ = 1;
-  std::vector<int64_t> strides_, dilations_, pads_;
-  std::string auto_pad_;
-  std::vector<int64_t> w_dims_;
-  std::vector<float> weights_, bias_;
+  std::shared_ptr<const ConvPrep> p_;
+  ConvLayouts lay_;
+  Path path_ = Path::Plain;
+  bool native_nhwc_ = false;  // the path's own layout
   std::vector<int64_t> src_dims_, dst_dims_;
   std::vector<std::vector<int64_t>> operand_dims_;
+  // Layout conversions (tensor 0 -> tensor 3) where a tensor's layout is not the path's.
+  std::vector<DnnlPart> x_convert_, y_convert_, r_convert_;
+  std::vector<float> xbuf_, ybuf_, rbuf_;
+  // Path::Nhwc
+  std::vector<DnnlPart> parts_;
+  std::vector<std::pair<int64_t, int64_t>> part_spans_;  // per part: output floats (offset, count)
+  // Path::Plain
   dnnl::primitive prim_;
   dnnl::memory w_mem_, b_mem_, src_mem_, dst_mem_;
   std::vector<dnnl::memory> operand_mems_;
-  std::vector<int> post_op_index_;        // per plan post-op: its index in the primitive, -1 folded
-  std::optional<ConvEpilogue> epilogue_;  // set: no oneDNN post-ops, this pass instead
-  bool depthwise_ = false;                // runs runtime/depthwise_conv.h's loop
-  bool blocked_ = false;                  // try_blocked()
-  std::optional<dnnl::reorder> src_reorder_;
-  dnnl::reorder dst_reorder_, res_reorder_;
-  dnnl::memory src_blk_, dst_blk_, res_mem_;
-  DepthwiseShape dw_{};
-  std::vector<const float*> residuals_;
+  std::vector<int> post_op_index_;  // per plan post-op: its index in the primitive, -1 none
+  // Path::DwNchw / DwNhwc
+  DepthwiseShape dw_shape_{};
+  std::optional<DepthwiseNhwc> dw_nhwc_;
 };
 
 }  // namespace
 
 std::shared_ptr<Kernel> make_fused_conv_kernel(const Graph& g, const ConvPostOpPlan& plan) {
-  return std::make_shared<FusedConvKernel>(g, plan);
+  return std::make_shared<FusedConvKernel>(prepare(g, plan), ConvLayouts{});
+}
+
+int plan_conv_layouts(const Graph& g, std::vector<Step>& steps) {
+  // The steps that can exchange NHWC tensors: fused Conv kernels, and lone Conv nodes
+  // (no epilogue to fuse, e.g. MobileNetV2's projections) adopted as fused Conv
+  // kernels without post-ops, so that they do not break a chain of NHWC tensors.
+  std::vector<std::shared_ptr<const ConvPrep>> prep(steps.size());
+  std::vector<std::vector<ValueId>> inputs(steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    if (s.outputs.size() != 1) continue;
+    if (auto* k = dynamic_cast<const FusedConvKernel*>(s.kernel.get())) {
+      prep[i] = k->shared_prep();
+      inputs[i] = s.inputs;
+    } else if (s.nodes.size() == 1 && g.node(s.nodes[0]).op_type == "Conv") {
+      auto cp = plan_conv_post_ops(g, s.nodes, nullptr);
+      if (!cp) continue;
+      try {
+        prep[i] = prepare(g, *cp);
+      } catch (const Error&) {
+        continue;
+      }
+      inputs[i] = cp->step_inputs;
+    }
+    if (prep[i] && !prep[i]->channels_last) prep[i].reset();
+  }
+  std::set<ValueId> graph_outputs(g.outputs().begin(), g.outputs().end());
+  // A value may stay NHWC when such a step produces it and every reader is such a
+  // step that reads it as its x or its residual (the Sum operand).
+  std::map<ValueId, bool> nhwc;
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    if (prep[i] && !graph_outputs.count(steps[i].outputs[0])) nhwc[steps[i].outputs[0]] = true;
+  for (std::size_t j = 0; j < steps.size(); ++j) {
+    const auto& ins = prep[j] ? inputs[j] : steps[j].inputs;
+    for (std::size_t i = 0; i < ins.size(); ++i) {
+      auto it = nhwc.find(ins[i]);
+      if (it == nhwc.end()) continue;
+      if (!prep[j] || !(i == 0 || static_cast<int>(i) == prep[j]->sum_input)) it->second = false;
+    }
+  }
+  auto is = [&](ValueId v) {
+    auto it = nhwc.find(v);
+    return it != nhwc.end() && it->second;
+  };
+  int kept = 0;
+  for (auto& [v, on] : nhwc) kept += on;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (!prep[i]) continue;
+    Step& s = steps[i];
+    ConvLayouts lay;
+    lay.x = is(inputs[i][0]);
+    lay.sum =
+        prep[i]->sum_input >= 0 && is(inputs[i][static_cast<std::size_t>(prep[i]->sum_input)]);
+    lay.out = is(s.outputs[0]);
+    if (!lay.x && !lay.sum && !lay.out) continue;
+    s.kernel = std::make_shared<FusedConvKernel>(prep[i], lay);
+    s.inputs = inputs[i];
+  }
+  return kept;
 }
 
 }  // namespace fx

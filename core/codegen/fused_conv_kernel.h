@@ -15,9 +15,27 @@
 //   Sum   the first Add of a tensor of the output's shape (a residual) becomes
 //         oneDNN's sum post-op: the residual is copied into the output first and
 //         accumulated by the convolution's own store.
-// The rest runs as oneDNN binary post-ops. Without binary post-ops, eltwise and sum
-// run as our own in-place pass right after the convolution (conv_epilogue.h), which
-// is much cheaper than oneDNN's post-ops on plain layouts.
+// The rest runs as oneDNN binary post-ops.
+//
+// How a kernel runs (chosen on its first run, for the input's dims):
+//   channels-last  NHWC activations through oneDNN's brgemm convolutions with every
+//                  post-op in oneDNN (applied in registers), a single image split into
+//                  parts over output rows on the runtime's pool (runtime/dnnl_parts.h);
+//                  taken when the layout plan keeps the input or output NHWC, or for an
+//                  NCHW kernel larger than 1x1 where oneDNN prefers NHWC (then the input
+//                  and output are reordered around it)
+//   depthwise      our direct loops: NHWC (codegen/depthwise_nhwc.h, the epilogue on each
+//                  row while in cache) when a tensor of it is NHWC, else the runtime's
+//                  NCHW loop and our epilogue pass
+//   plain          NCHW through oneDNN's gemm convolution; without Binary post-ops the
+//                  bias and epilogue are our own pass after it (conv_epilogue.h), much
+//                  cheaper than oneDNN's post-ops there. FX_CONV_PLAIN=1 forces this
+//                  path (and no channels-last plan) for comparisons.
+//
+// Layout plan (plan_conv_layouts): a tensor that a fused Conv step writes and only fused
+// Conv steps read (as their input or residual) stays NHWC between them; it is converted
+// only where something else reads it (pooling, Flatten, a generated kernel, a graph
+// output). The tensor keeps its logical NCHW dims; only its memory order differs.
 
 #include <memory>
 #include <optional>
@@ -25,6 +43,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "runtime/executor.h"
 #include "runtime/kernel.h"
 
 namespace fx {
@@ -51,8 +70,24 @@ struct ConvPostOpPlan {
 std::optional<ConvPostOpPlan> plan_conv_post_ops(const Graph& g, const std::vector<NodeId>& nodes,
                                                  std::string* why);
 
-// The kernel of a plan; step inputs/outputs are plan.step_inputs / {plan.output}.
-// Throws fx::Error when the weights are not constant float32.
+// The kernel of a plan; step inputs/outputs are plan.step_inputs / {plan.output}; all
+// tensors NCHW. Throws fx::Error when the weights are not constant float32.
 std::shared_ptr<Kernel> make_fused_conv_kernel(const Graph& g, const ConvPostOpPlan& plan);
+
+// Which of a fused Conv kernel's tensors are NHWC in memory (dims stay NCHW).
+struct ConvLayouts {
+  bool x = false;    // step input 0
+  bool sum = false;  // the residual of the Sum post-op
+  bool out = false;  // the output
+};
+
+// The layout plan over a program's steps: replaces the kernels of fused Conv steps
+// (make_fused_conv_kernel) that exchange NHWC tensors by variants that read/write
+// them so (sharing the folded weights). A lone Conv step (a runtime kernel, constant
+// weights) between such steps becomes a fused Conv kernel without post-ops (its step
+// inputs then omit the weights and bias), so that it does not break the chain. Other
+// steps are left alone. Returns the number of values kept NHWC. Call it again on the
+// full step list after any change to it.
+int plan_conv_layouts(const Graph& g, std::vector<Step>& steps);
 
 }  // namespace fx

@@ -80,6 +80,9 @@ void rebuild_steps(const Graph& g, FusedProgram& p, int64_t opset) {
       b.step.reset();
     }
   }
+  // Fused Conv steps that feed each other keep their tensors NHWC (the steps of `p`
+  // only: each group's own step stays NCHW, as checked alone).
+  plan_conv_layouts(g, p.steps);
 }
 
 // `nodes` as one generated kernel (an anchor first runs through its runtime kernel),

@@ -1,10 +1,12 @@
 // Conv + epilogue through oneDNN post-ops (no compiler involved) against the unfused
 // runtime: Conv+Relu, Conv+BN+SiLU (BN folded, x*sigmoid(x) as swish), Conv + per-channel
 // Mul (folded) + residual Add (sum post-op) + Clip, Conv + run-time Mul + Relu + Sub
-// (binary post-ops), depthwise Conv + scale + residual + HardSwish (direct loop).
+// (binary post-ops), depthwise Conv + scale + residual + HardSwish (direct loop); and
+// a chain of fused Conv groups whose tensors the layout plan keeps channels-last.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "codegen/fused_conv_kernel.h"
@@ -136,6 +138,95 @@ TEST_P(FusedConvPaths, MatchesUnfusedRuntime) {
   for (std::size_t i = 0; i < expected.size(); ++i) {
     auto d = testing::compare({expected[i]}, {actual[i]});
     EXPECT_LT(d.max_abs, 1e-4) << "output " << i;
+  }
+}
+
+// A MobileNet/ResNet-like chain: 3x3 Conv+BN+Relu -> 1x1 expand+Clip -> depthwise+Clip
+// -> 1x1 project + residual Add -> 3x3 stride 2 + Relu -> lone 1x1 Conv -> MaxPool (not
+// a Conv: the tensor before it is NCHW), plus a graph output read by a Conv.
+Graph chain_graph(int64_t n) {
+  GraphBuilder b;
+  auto x = b.input("x", {n, 8, 20, 20});
+  auto f = [&](int64_t count, int s, float lo = -0.5f, float hi = 0.5f) {
+    return random_floats(static_cast<std::size_t>(count), static_cast<uint32_t>(s), lo, hi);
+  };
+  auto w = [&](const std::string& name, Ints d, int s) {
+    return b.constant(name, TensorData::from_floats(d, f(dims_numel(d), s)));
+  };
+  auto s4 = [&](int64_t c, int64_t h) { return Shape::of({n, c, h, h}); };
+  auto c1 =
+      b.op("Conv", {x, w("w1", {16, 8, 3, 3}, 1)}, {{"pads", Ints{1, 1, 1, 1}}}, "c1", s4(16, 20));
+  auto bnp = [&](int s) { return TensorData::from_floats({16}, f(16, s, 0.5f, 1.5f)); };
+  auto bn = b.op("BatchNormalization",
+                 {c1, b.constant("g", bnp(10)), b.constant("be", bnp(11)),
+                  b.constant("mu", bnp(12)), b.constant("var", bnp(13))},
+                 {}, "c1_bn", s4(16, 20));
+  auto a1 = b.op("Relu", {bn}, {}, "c1_relu", s4(16, 20));
+  b.output(a1);  // also a graph output: stays NCHW
+  auto lo = b.constant("lo", TensorData::from_floats({}, {0.f}));
+  auto hi = b.constant("hi", TensorData::from_floats({}, {6.f}));
+  auto e = b.op("Conv", {a1, w("w2", {48, 16, 1, 1}, 2), w("b2", {48}, 3)}, {}, "c2", s4(48, 20));
+  auto a2 = b.op("Clip", {e, lo, hi}, {}, "c2_clip", s4(48, 20));
+  auto d = b.op("Conv", {a2, w("w3", {48, 1, 3, 3}, 4), w("b3", {48}, 5)},
+                {{"pads", Ints{1, 1, 1, 1}}, {"group", int64_t{48}}}, "c3", s4(48, 20));
+  auto a3 = b.op("Clip", {d, lo, hi}, {}, "c3_clip", s4(48, 20));
+  auto pj = b.op("Conv", {a3, w("w4", {16, 48, 1, 1}, 6)}, {}, "c4", s4(16, 20));
+  auto r = b.op("Add", {pj, a1}, {}, "c4_residual", s4(16, 20));
+  // Large enough that a single image's rows are split into two parts (two threads).
+  auto c5 = b.op("Conv", {r, w("w5", {64, 16, 3, 3}, 7), w("b5", {64}, 8)},
+                 {{"pads", Ints{1, 1, 1, 1}}}, "c5", s4(64, 20));
+  auto a5 = b.op("Relu", {c5}, {}, "c5_relu", s4(64, 20));
+  // A lone Conv (in no group): adopted by the layout plan.
+  auto c6 =
+      b.op("Conv", {a5, w("w6", {24, 64, 3, 3}, 9)}, {{"strides", Ints{2, 2}}}, "c6", s4(24, 9));
+  b.output(b.op("MaxPool", {c6}, {{"kernel_shape", Ints{2, 2}}}, "pool", s4(24, 8)));
+  return b.build();
+}
+
+class FusedConvChain : public ::testing::TestWithParam<int64_t> {};
+INSTANTIATE_TEST_SUITE_P(Batch, FusedConvChain, ::testing::Values(1, 2),
+                         [](const auto& info) { return "n" + std::to_string(info.param); });
+
+TEST_P(FusedConvChain, KeepsChannelsLastBetweenConvGroupsAndMatchesUnfused) {
+  Graph g = chain_graph(GetParam());
+  using testing::make_group;
+  std::vector<FusionGroup> groups{
+      make_group("g1", {"c1", "c1_bn", "c1_relu"}), make_group("g2", {"c2", "c2_clip"}),
+      make_group("g3", {"c3", "c3_clip"}), make_group("g4", {"c4", "c4_residual"}),
+      make_group("g5", {"c5", "c5_relu"})};
+  CodegenOptions opt;
+  opt.compile = false;
+  FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
+  for (const auto& gb : p.groups)
+    EXPECT_EQ(gb.outcome, GroupOutcome::DnnlPostOps) << gb.id << ": " << gb.detail;
+  // c2 -> c3 -> c4 -> c5 -> c6 exchange NHWC tensors; c1's output is a graph output
+  // and c6's goes to MaxPool. Planning again finds the same.
+  std::vector<Step> steps = p.steps;
+  EXPECT_EQ(plan_conv_layouts(g, steps), 4);
+  auto c6_step =
+      std::find_if(steps.begin(), steps.end(), [](const Step& s) { return s.name == "c6"; });
+  ASSERT_NE(c6_step, steps.end());
+  EXPECT_EQ(c6_step->inputs.size(), 1u);  // adopted: the weights are the kernel's
+  std::map<std::string, Tensor> in{{"x", testing::random_tensor({GetParam(), 8, 20, 20}, 1)}};
+  auto expected = Executor(g, ExecutorOptions{2}).run(in);
+  Executor fused(g, p.steps, ExecutorOptions{2});
+  for (int run = 0; run < 2; ++run) {  // the second run reuses the built primitives
+    auto actual = fused.run(in);
+    ASSERT_EQ(actual.size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      auto diff = testing::compare({expected[i]}, {actual[i]});
+      // Summation order differs (folded BatchNormalization, other kernels).
+      EXPECT_LT(diff.max_rel, 1e-3) << "output " << i << " run " << run;
+    }
+  }
+  // Each group's own step (what before/after checks alone on NCHW tensors) keeps its
+  // NCHW kernel; the program's steps got channels-last variants.
+  for (const auto& gb : p.groups) {
+    ASSERT_TRUE(gb.step);
+    auto it = std::find_if(p.steps.begin(), p.steps.end(),
+                           [&](const Step& s) { return s.name == gb.id; });
+    ASSERT_NE(it, p.steps.end());
+    EXPECT_EQ(it->kernel == gb.step->kernel, gb.id == "g1") << gb.id;
   }
 }
 

@@ -1,0 +1,37 @@
+#pragma once
+// Direct depthwise 2-D convolution on channels-last (NHWC) float32, with the fused
+// group's epilogue applied to each output row while it is in cache. Channels are the
+// innermost axis, so every tap is a contiguous vector multiply-add over channels
+// (the NCHW loop of runtime/depthwise_conv.h strides over columns instead).
+//
+//   DepthwiseNhwc dw(shape, folded_weights_oihw, bias);
+//   dw.run(x_nhwc, y_nhwc, &epilogue, {residual_nhwc});
+
+#include <cstdint>
+#include <vector>
+
+#include "codegen/conv_epilogue.h"
+#include "runtime/depthwise_conv.h"
+
+namespace fx {
+
+class DepthwiseNhwc {
+ public:
+  // `w` is [C, 1, kh, kw] (ONNX), `bias` [C] (may be empty: zero).
+  DepthwiseNhwc(const DepthwiseShape& s, const std::vector<float>& w,
+                const std::vector<float>& bias);
+  // y[n, oh, ow, c] = epilogue(bias[c] + window sum); residuals are NHWC tensors of y's
+  // shape, one per AddResidual op of `ep` (nullptr: no epilogue). Splits output rows
+  // over the runtime's thread pool.
+  void run(const float* x, float* y, const ConvEpilogue* ep,
+           const std::vector<const float*>& residuals) const;
+
+ private:
+  void rows(const float* x, float* y, const ConvEpilogue* ep,
+            const std::vector<const float*>& residuals, int64_t r0, int64_t r1) const;
+  DepthwiseShape s_;
+  std::vector<float> w_;     // [kh * kw][C]
+  std::vector<float> bias_;  // [C]
+};
+
+}  // namespace fx

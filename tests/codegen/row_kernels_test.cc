@@ -1,0 +1,157 @@
+// Generated Softmax and LayerNorm row kernels against the unfused runtime on awkward
+// shapes: rows that are not a multiple of the vector width (1, 15, 17, 1000), rows of
+// very large and very small values (Softmax must subtract the row max; LayerNorm must
+// not lose the variance of values far from 0), and tensors large enough (>= 16 MiB)
+// that outputs go through the streaming stores, with rows that do not start on a
+// cache line. Several threads, so that rows are split between them.
+
+#include <gtest/gtest.h>
+
+#include "codegen_test_util.h"
+#include "ir/graph_builder.h"
+
+namespace fx {
+namespace {
+
+using testing::random_floats;
+
+struct RowCase {
+  std::string name;
+  std::vector<int64_t> dims;
+  float lo, hi;               // input values uniform in [lo, hi)
+  double ln_tol = 5e-5;       // LayerNorm's error against the double reference
+  double runtime_tol = 5e-5;  // against the unfused runtime; 0: not compared
+};
+
+// Softmax and LayerNormalization of each row, in double.
+std::vector<double> softmax_ref(const std::vector<float>& x, std::size_t row) {
+  std::vector<double> y(x.size());
+  for (std::size_t r = 0; r < x.size(); r += row) {
+    double m = -INFINITY, s = 0;
+    for (std::size_t j = 0; j < row; ++j) m = std::max(m, double(x[r + j]));
+    for (std::size_t j = 0; j < row; ++j) s += y[r + j] = std::exp(double(x[r + j]) - m);
+    for (std::size_t j = 0; j < row; ++j) y[r + j] /= s;
+  }
+  return y;
+}
+
+std::vector<double> layernorm_ref(const std::vector<float>& x, const std::vector<float>& gamma,
+                                  const std::vector<float>& beta) {
+  const std::size_t row = gamma.size();
+  std::vector<double> y(x.size());
+  for (std::size_t r = 0; r < x.size(); r += row) {
+    double mu = 0, var = 0;
+    for (std::size_t j = 0; j < row; ++j) mu += x[r + j];
+    mu /= double(row);
+    for (std::size_t j = 0; j < row; ++j) var += (x[r + j] - mu) * (x[r + j] - mu);
+    const double inv = 1 / std::sqrt(var / double(row) + double(1e-5f));
+    for (std::size_t j = 0; j < row; ++j) y[r + j] = (x[r + j] - mu) * inv * gamma[j] + beta[j];
+  }
+  return y;
+}
+
+// max |a - e| / max(|e|, 0.1) (numpy's allclose with atol = rtol / 10).
+double max_err(const std::vector<float>& a, const std::vector<double>& e) {
+  double m = 0;
+  for (std::size_t k = 0; k < e.size(); ++k)
+    m = std::max(m, std::fabs(double(a[k]) - e[k]) / std::max(std::fabs(e[k]), 0.1));
+  return m;
+}
+
+std::vector<float> gamma_of(int64_t row) {
+  return random_floats(static_cast<std::size_t>(row), 21);
+}
+std::vector<float> beta_of(int64_t row) {
+  return random_floats(static_cast<std::size_t>(row), 22);
+}
+
+// Softmax(x * 1) and LayerNormalization(x) of the same input, one group each.
+Graph row_graph(const std::vector<int64_t>& dims) {
+  GraphBuilder b;
+  auto x = b.input("x", dims);
+  const int64_t row = dims.back();
+  auto one = b.constant("one", TensorData::from_floats({}, {1.f}));
+  auto sx = b.op("Mul", {x, one}, {}, "sm_scale");
+  b.output(b.op("Softmax", {sx}, {{"axis", int64_t{-1}}}, "sm"));
+  auto gamma = b.constant("gamma", TensorData::from_floats({row}, gamma_of(row)));
+  auto beta = b.constant("beta", TensorData::from_floats({row}, beta_of(row)));
+  b.output(b.op("LayerNormalization", {x, gamma, beta}, {{"axis", int64_t{-1}}, {"epsilon", 1e-5f}},
+                "ln"));
+  return b.build();
+}
+
+// The generated kernels against the double references and, where the runtime's own
+// float arithmetic is accurate enough (runtime_tol), against the unfused runtime.
+void check_case(const RowCase& c) {
+  SCOPED_TRACE(c.name);
+  Graph g = row_graph(c.dims);
+  std::vector<FusionGroup> groups{testing::make_group("fg-sm", {"sm_scale", "sm"}),
+                                  testing::make_group("fg-ln", {"ln"})};
+  CodegenOptions opt;
+  opt.compiler.cache_dir = testing::test_cache_dir("row_kernels");
+  opt.stem = "row_kernels_test";
+  FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
+  ASSERT_TRUE(p.note.empty()) << p.note;
+  for (const auto& gb : p.groups)
+    ASSERT_EQ(gb.outcome, GroupOutcome::Compiled) << gb.id << ": " << gb.detail;
+  const int64_t row = c.dims.back();
+  auto xs = random_floats(static_cast<std::size_t>(dims_numel(c.dims)), 5, c.lo, c.hi);
+  std::map<std::string, Tensor> in{{"x", Tensor::from_floats(c.dims, xs)}};
+  ExecutorOptions eo;
+  eo.threads = 3;  // uneven split of the rows
+  auto actual = Executor(g, p.steps, eo).run(in);
+  ASSERT_EQ(actual.size(), 2u);
+  auto sm = actual[0].to_floats(), ln = actual[1].to_floats();
+  for (std::size_t k = 0; k < sm.size(); ++k) {
+    ASSERT_TRUE(std::isfinite(sm[k])) << "softmax element " << k;
+    ASSERT_TRUE(std::isfinite(ln[k])) << "layernorm element " << k;
+  }
+  EXPECT_LT(max_err(sm, softmax_ref(xs, static_cast<std::size_t>(row))), 2e-5) << "softmax";
+  EXPECT_LT(max_err(ln, layernorm_ref(xs, gamma_of(row), beta_of(row))), c.ln_tol) << "layernorm";
+  if (c.runtime_tol > 0) {
+    auto expected = Executor(g, eo).run(in);
+    auto d = testing::compare(expected, actual);
+    EXPECT_LT(d.max_rel, c.runtime_tol) << "against the unfused runtime, max abs " << d.max_abs;
+  }
+  // Softmax rows sum to 1.
+  const auto& a = sm;
+  for (std::size_t r = 0; r < a.size() / static_cast<std::size_t>(row); r += 97) {
+    double sum = 0;
+    for (int64_t j = 0; j < row; ++j) sum += a[r * static_cast<std::size_t>(row) + j];
+    EXPECT_NEAR(sum, 1.0, 1e-4) << "row " << r;
+  }
+}
+
+TEST(RowKernels, OddRowLengthsMatchTheRuntime) {
+  for (const RowCase& c :
+       {RowCase{"row 3", {37, 3}, -1, 1}, RowCase{"row 15", {3, 11, 15}, -3, 3},
+        RowCase{"row 17", {70, 17}, -3, 3}, RowCase{"row 1000", {9, 1000}, -5, 5}})
+    check_case(c);
+}
+
+TEST(RowKernels, ExtremeValuesStayFinite) {
+  // exp(90) overflows float: Softmax must subtract the row max. Values around 1e4 with
+  // a spread of 1: LayerNorm's variance must come from the deviations, not from
+  // E[x^2] - E[x]^2 (which cancels to noise in float).
+  check_case({"large positive", {40, 33}, 80, 100});
+  check_case({"tiny values", {40, 31}, -1e-30f, 1e-30f});
+  // LayerNorm of values far from 0: x - mean cannot be better than the float mean's
+  // rounding (5e-4 at 1e4) over the deviation: 2e-5 for a spread of 100, 2e-3 for a
+  // spread of 1. The runtime's sequential float sum is 5x (spread 100) to 30x
+  // (spread 1: 0.5) further off the double reference than the generated kernel.
+  check_case({"large negative", {40, 33}, -1e4f, -9.9e3f, 3e-4, 1e-3});
+  check_case({"tiny spread far from 0", {40, 1000}, 1e4f, 1e4f + 1, 3e-2, 0});
+}
+
+TEST(RowKernels, LargeTensorsUseStreamingStores) {
+  // 4200 x 1001 floats = 16.8 MB >= the 16 MiB streaming threshold; rows of 4004
+  // bytes, so most rows start off a cache line.
+  Graph g = row_graph({4200, 1001});
+  std::string src = generate_group_source(g, testing::make_group("fg-sm", {"sm_scale", "sm"}));
+  EXPECT_NE(src.find("fx_store_stream(q0"), std::string::npos) << src;
+  EXPECT_NE(src.find("__builtin_prefetch(p0 + row"), std::string::npos) << src;
+  check_case({"streamed", {4200, 1001}, -8, 8});
+}
+
+}  // namespace
+}  // namespace fx
