@@ -384,14 +384,14 @@ int run_calibrate_from(const CalibrateOptions& o) {
              percent_or_dash(fit.base_median_abs_rel_error), base.label(),
              percent_or_dash(fit.median_abs_rel_error));
   auto print_judged = [&](const Judged& j, const char* what) {
-    fmt::print("\n{} ({} groups: {})\n", what, j.groups, j.from);
+    fmt::print("\n{} ({} groups: {}; fitted = {})\n", what, j.groups, j.from, p.label());
     fmt::print("  {:<45} {:>8}  {:>17}\n", "", "Spearman", "median |rel error|");
-    fmt::print("  {:<45} {:>8}  {:>17}\n", "as predicted in the result (" + estimated + ")",
+    fmt::print("  {:<45} {:>8}  {:>17}\n", "before calibration (" + estimated + ")",
                rho_or_dash(j.recorded.spearman), percent_or_dash(j.recorded.median_abs_rel_error));
     fmt::print("  {:<45} {:>8}  {:>17}\n", "this cost model on " + base.label(),
                rho_or_dash(j.base_model.spearman),
                percent_or_dash(j.base_model.median_abs_rel_error));
-    fmt::print("  {:<45} {:>8}  {:>17}\n", "after calibration (" + p.label() + ")",
+    fmt::print("  {:<45} {:>8}  {:>17}\n", "after calibration (fitted)",
                rho_or_dash(j.fitted.spearman), percent_or_dash(j.fitted.median_abs_rel_error));
   };
   print_judged(in, "Group savings, fitted results (rates from their unfused kernels only)");

@@ -132,7 +132,7 @@ PredictionError recorded_group_error(const std::vector<GroupTermsSample>& groups
 
 struct KernelFitOptions {
   double huber_log = 0.25;    // log-residual beyond which a kernel's weight falls (~28%)
-  double prior_weight = 0.5;  // per parameter, in kernels' worth, pulls towards the base
+  double prior_weight = 0.05;  // per parameter, in kernels' worth: a weak pull to the base
   int max_iterations = 200;
 };
 

@@ -255,6 +255,7 @@ Cost CostModel::group(std::span<const NodeId> members) const {
   double anchor_flops = 0, other_flops = 0;
   bool anchor = false, reduction = false, copies_only = true;
   NodeId anchor_node = kNoNode;
+  int anchors = 0;
   for (NodeId m : members) {
     const Cost& nc = node(m);
     if (!nc.known && c.known) c.known = false, c.unknown_reason = nc.unknown_reason;
@@ -269,6 +270,7 @@ Cost CostModel::group(std::span<const NodeId> members) const {
         anchor_node = m;
       }
       anchor = true;
+      ++anchors;
       anchor_flops += nc.flops;
     } else {
       other_flops += nc.flops;
@@ -322,7 +324,7 @@ Cost CostModel::group(std::span<const NodeId> members) const {
     return c;
   }
   c.footprint_bytes = tile + internal * kElementTile * es;
-  if (anchor) {
+  if (anchors == 1) {
     // The anchor's own kernel, plus its epilogue applied to each output tile while it is
     // in cache: the epilogue costs only what it moves beyond the anchor's inputs (its
     // output, a residual, folded parameters), at the elementwise bandwidth.
