@@ -19,6 +19,7 @@ constexpr int kChunk = 4096;  // elements per work item of an elementwise chain
 // Rows up to this many elements are prefetched whole while the previous row is
 // computed (the hardware prefetcher stops at page boundaries: a 4 KiB row starts cold).
 constexpr int kPrefetchRow = 16384;
+constexpr int kBlock = 256, kAhead = 512;  // elementwise chains: block, prefetch distance
 
 bool is_reduction(const KOp& op) {
   return op.op.rfind("Reduce", 0) == 0;
@@ -187,7 +188,7 @@ std::string emit_cpp_function(const LoweredGroup& g) {
   }
   o << "  const int64_t chunk = "
     << (g.has_reduction
-            ? "row"
+            ? "std::max<int64_t>(1, row)"
             : "std::max<int64_t>(1, std::min<int64_t>(row, " + std::to_string(kChunk) + "))")
     << ";\n";
   o << "  const int64_t nchunks = (row + chunk - 1) / chunk;\n";
@@ -257,6 +258,14 @@ std::string emit_cpp_function(const LoweredGroup& g) {
     if (s.phase[v] == p) return kv.c_name;
     return "b" + std::to_string(v) + "[j]";
   };
+  // A mean reduction of an input row value: summed as deviations from the row's first.
+  // (The input's index, or -1.)
+  auto shifted = [&](const KOp& op) {
+    for (std::size_t i = 0; i < g.inputs.size(); ++i)
+      if (g.inputs[i].var == op.args.at(0) && g.vars[static_cast<std::size_t>(g.inputs[i].var)].row)
+        return static_cast<int>(i);
+    return -1;
+  };
   auto output_index = [&](int v) {
     for (std::size_t k = 0; k < g.outputs.size(); ++k)
       if (g.outputs[k].var == v) return static_cast<int>(k);
@@ -284,20 +293,16 @@ std::string emit_cpp_function(const LoweredGroup& g) {
     for (const KOp* r : reds) {
       std::string acc = "acc" + std::to_string(r->result);
       bool mx = r->op == "ReduceMax", mn = r->op == "ReduceMin";
-      // Means (ReduceMean, LayerNorm's mean and variance) accumulate in double: a row
-      // of values far from 0 (1e4 +- 1) keeps its deviations; the row is in L1 and the
-      // conversion costs nothing next to the memory traffic. Softmax's sum of positive
-      // terms stays in float.
-      o << "      " << (r->mean ? "double " : "float ") << acc << " = "
-        << (mx        ? "-INFINITY"
-            : mn      ? "INFINITY"
-            : r->mean ? "0.0"
-                      : "0.f")
-        << ";\n";
+      o << "      float " << acc << " = " << (mx ? "-INFINITY" : mn ? "INFINITY" : "0.f") << ";\n";
+      // The mean of an input (LayerNorm's mean) sums the deviations from the row's
+      // first value: a row far from 0 (1e4 +- 1) keeps its digits, in float (a double
+      // accumulator halves the vector width of a pass that should stream).
+      if (r->mean && shifted(*r) >= 0)
+        o << "      const float sh" << r->result << " = p" << shifted(*r)
+          << "[j0];  // shift of the mean\n";
       clauses += std::string(" reduction(") + (mx ? "max" : mn ? "min" : "+") + ":" + acc + ")";
     }
-    o << "#pragma omp simd" << clauses << "\n";
-    o << "      for (int64_t j = j0; j < j1; ++j) {\n";
+    std::ostringstream body;  // the loop body, 8 spaces deep
     for (const KOp& op : g.ops) {
       const KVar& r = g.vars[static_cast<std::size_t>(op.result)];
       if (s.phase[op.result] != p) continue;
@@ -306,11 +311,12 @@ std::string emit_cpp_function(const LoweredGroup& g) {
       if (is_reduction(op)) {
         std::string acc = "acc" + std::to_string(op.result);
         if (op.op == "ReduceSum")
-          o << "        " << acc << " += " << (op.mean ? "(double)" : "") << args[0] << ";";
+          body << "        " << acc << " += " << args[0]
+               << (op.mean && shifted(op) >= 0 ? " - sh" + std::to_string(op.result) : "") << ";";
         else
-          o << "        " << acc << " = " << acc << (op.op == "ReduceMax" ? " > " : " < ")
-            << args[0] << " ? " << acc << " : " << args[0] << ";";
-        o << "  // " << op.node << " (" << op.op << (op.mean ? ", mean" : "") << ")\n";
+          body << "        " << acc << " = " << acc << (op.op == "ReduceMax" ? " > " : " < ")
+               << args[0] << " ? " << acc << " : " << args[0] << ";";
+        body << "  // " << op.node << " (" << op.op << (op.mean ? ", mean" : "") << ")\n";
         continue;
       }
       if (!r.row) continue;
@@ -318,12 +324,37 @@ std::string emit_cpp_function(const LoweredGroup& g) {
       // reciprocal per row (hoisted out of the loop) and a multiply per element.
       const KVar& divisor = g.vars[static_cast<std::size_t>(op.args.back())];
       const bool by_row_scalar = op.op == "Div" && !divisor.row && !divisor.literal;
-      o << "        const float " << r.c_name << " = "
-        << (by_row_scalar ? "(" + args[0] + ") * (1.f / " + args[1] + ")" : c_expression(op, args))
-        << ";  // " << op.node << " (" << op.op << ")" << var_comment(r) << "\n";
-      if (slot[op.result] >= 0) o << "        b" << op.result << "[j] = " << r.c_name << ";\n";
+      body << "        const float " << r.c_name << " = "
+           << (by_row_scalar ? "(" + args[0] + ") * (1.f / " + args[1] + ")"
+                             : c_expression(op, args))
+           << ";  // " << op.node << " (" << op.op << ")" << var_comment(r) << "\n";
+      if (slot[op.result] >= 0) body << "        b" << op.result << "[j] = " << r.c_name << ";\n";
       if (int k = output_index(op.result); k >= 0)
-        o << "        d" << k << "[j - j0] = " << r.c_name << ";\n";
+        body << "        d" << k << "[j - j0] = " << r.c_name << ";\n";
+    }
+    // Elementwise chains stream through blocks of kBlock elements and prefetch their
+    // inputs kAhead elements ahead (the hardware prefetcher stops at 4 KiB pages, and
+    // the exp/erf polynomials leave the loads little room in the out-of-order window).
+    std::vector<std::size_t> streamed;
+    if (!g.has_reduction)
+      for (std::size_t i = 0; i < g.inputs.size(); ++i)
+        if (g.vars[static_cast<std::size_t>(g.inputs[i].var)].row) streamed.push_back(i);
+    if (!streamed.empty()) {
+      std::string b = body.str(), ind;
+      for (std::size_t q = 0; q < b.size(); ++q) {
+        ind += b[q];
+        if (b[q] == '\n' && q + 1 < b.size()) ind += "  ";
+      }
+      o << "      for (int64_t jb = j0; jb < j1; jb += " << kBlock << ") {\n";
+      o << "        const int64_t jb1 = std::min(j1, jb + " << kBlock << ");\n";
+      o << "        for (int64_t k = jb; k < jb1; k += 16) {  // one cache line per input\n";
+      for (std::size_t i : streamed)
+        o << "          __builtin_prefetch(p" << i << " + k + " << kAhead << ");\n";
+      o << "        }\n#pragma omp simd" << clauses << "\n";
+      o << "        for (int64_t j = jb; j < jb1; ++j) {\n  " << ind << "        }\n";
+    } else {
+      o << "#pragma omp simd" << clauses << "\n";
+      o << "      for (int64_t j = j0; j < j1; ++j) {\n" << body.str();
     }
     o << "      }\n";
     for (const KOp& op : g.ops) {
@@ -334,9 +365,9 @@ std::string emit_cpp_function(const LoweredGroup& g) {
     for (const KOp* r : reds) {
       const KVar& v = g.vars[static_cast<std::size_t>(r->result)];
       o << "      const float " << v.c_name << " = "
-        << (r->mean ? "(float)(acc" + std::to_string(r->result) + " / (double)row)"
-                    : "acc" + std::to_string(r->result))
-        << ";" << var_comment(v) << "\n";
+        << (r->mean && shifted(*r) >= 0 ? "sh" + std::to_string(r->result) + " + " : "")
+        << "acc" + std::to_string(r->result) << (r->mean ? " / (float)row" : "") << ";"
+        << var_comment(v) << "\n";
       if (int k = output_index(r->result); k >= 0)
         o << "      q" << k << "[0] = " << v.c_name << ";\n";
     }

@@ -17,6 +17,8 @@
 #include "runtime/depthwise_conv.h"
 #include "runtime/dnnl_parts.h"
 #include "runtime/dnnl_util.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/parallel.h"
 #include "runtime/thread_pool.h"
 #include "util/error.h"
 
@@ -213,6 +215,13 @@ namespace {
 
 using dt = dnnl::memory::data_type;
 
+// Clones by instruction set (see codegen/depthwise_nhwc.cc).
+#if defined(__x86_64__) && !defined(__clang__)
+#define FX_CONV_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define FX_CONV_CLONES
+#endif
+
 // What every layout variant of one group's kernel shares: attributes, and the weights
 // and bias with BatchNormalization and the foldable post-ops folded in (done once).
 struct ConvPrep {
@@ -398,6 +407,7 @@ class FusedConvKernel final : public Kernel {
 
   const ConvPrep& prep() const { return *p_; }
   std::shared_ptr<const ConvPrep> shared_prep() const { return p_; }
+  const ConvLayouts& layouts() const { return lay_; }
 
   void run(KernelContext& ctx) override {
     const Tensor& x = ctx.in(0);
@@ -565,6 +575,13 @@ class FusedConvKernel final : public Kernel {
     std::vector<std::pair<int64_t, int64_t>> ranges{{0, oh}};
     if (n == 1)
       ranges = split_range(oh, threads, std::max<int64_t>(1, (int64_t{1} << 20) / row_macs));
+    oc_ranges_.clear();
+    part_bufs_.clear();
+    // Few rows per part (a 7x7 map: 3 and 4 rows) make oneDNN's tiles small and
+    // unbalanced, and each part reads all weights: split output channels instead.
+    if (n == 1 && threads > 1 && oh < 4 * threads && oc >= 32 * threads &&
+        oh * ow * oc * 4 <= (int64_t{1} << 20))
+      return build_nhwc_channels(x, geo, operands, threads, attr, binary_mds);
     std::vector<DnnlPart> parts;
     std::vector<std::pair<int64_t, int64_t>> spans;
     dnnl::memory shared_w;
@@ -610,6 +627,81 @@ class FusedConvKernel final : public Kernel {
     return true;
   }
 
+  // Channel split of a single image with few output rows: part k computes output
+  // channels [c0, c1) of every pixel into its own dense NHWC buffer (oneDNN's brgemm
+  // kernels take only dense memory, a channel slice of NHWC is not), which it then
+  // copies into the output; the residual of a sum post-op is gathered into it first.
+  bool build_nhwc_channels(const std::vector<int64_t>& x, const Geometry& geo,
+                           const std::vector<std::vector<int64_t>>& operands, int threads,
+                           const dnnl::primitive_attr& attr,
+                           std::vector<dnnl::memory::desc> binary_mds) {
+    const ConvPrep& p = *p_;
+    const int64_t oc = geo.out[1], oh = geo.out[2], ow = geo.out[3];
+    const int64_t per_oc = dims_numel(p.w_dims) / oc;
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    for (int k = 0; k < threads; ++k) {  // boundaries at multiples of 16 channels
+      const int64_t c0 = oc * k / threads / 16 * 16;
+      const int64_t c1 = k + 1 == threads ? oc : oc * (k + 1) / threads / 16 * 16;
+      if (c1 > c0) ranges.emplace_back(c0, c1);
+    }
+    auto src = nhwc_md(x);
+    std::vector<DnnlPart> parts;
+    std::vector<std::vector<float>> bufs;
+    try {
+      for (auto [c0, c1] : ranges) {
+        const int64_t cw = c1 - c0;
+        std::vector<int64_t> wd = p.w_dims;
+        wd[0] = cw;
+        dnnl::memory::desc w_any(to_dnnl(wd), dt::f32, dnnl::memory::format_tag::any);
+        dnnl::memory::desc b_md({cw}, dt::f32, dnnl::memory::format_tag::a);
+        auto dst = nhwc_md({1, cw, oh, ow});
+        // Per-channel binary operands: this part's slice.
+        dnnl::post_ops po;
+        std::vector<std::pair<int, dnnl::memory::desc>> descs{{DNNL_ARG_SRC, src},
+                                                              {DNNL_ARG_DST, dst}};
+        std::vector<DnnlPart::Bind> binds{{DNNL_ARG_SRC, 0, 0}};
+        for (std::size_t k = 0, b = 0; k < p.plan.post_ops.size(); ++k) {
+          const ConvPostOp& q = p.plan.post_ops[k];
+          if (q.kind == ConvPostOp::Kind::Eltwise)
+            po.append_eltwise(1.f, algorithm_of(q.alg), q.alpha, q.beta);
+          if (q.kind == ConvPostOp::Kind::Sum) po.append_sum(1.f);
+          if (q.kind != ConvPostOp::Kind::Binary) continue;
+          auto od = binary_mds[b].dims();
+          const bool per_channel = od[1] != 1;
+          if (per_channel) od[1] = cw;
+          dnnl::memory::desc md(od, dt::f32, dnnl::memory::format_tag::abcd);
+          po.append_binary(algorithm_of(q.alg), md);
+          const int arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(binary_index(b)) | DNNL_ARG_SRC_1;
+          descs.push_back({arg, md});
+          binds.push_back({arg, static_cast<int>(4 + b), per_channel ? c0 * 4 : 0});
+          ++b;
+        }
+        dnnl::primitive_attr part = attr;
+        part.set_post_ops(po);
+        auto desc = conv_forward_desc(src, w_any, &b_md, dst, geo.st, geo.dil, geo.pl, geo.pr);
+        dnnl::convolution_forward::primitive_desc pd(desc, part, dnnl_engine());
+        DnnlPart dp = make_part(pd, descs, std::move(binds));
+        dp.args[DNNL_ARG_WEIGHTS] =
+            reorder_weights(plain_f32_desc(wd), p.weights.data() + c0 * per_oc, pd.weights_desc());
+        dp.args[DNNL_ARG_BIAS] =
+            dnnl::memory(b_md, dnnl_engine(), const_cast<float*>(p.bias.data() + c0));
+        bufs.emplace_back(static_cast<std::size_t>(cw * oh * ow));
+        dp.args[DNNL_ARG_DST].set_data_handle(bufs.back().data());
+        parts.push_back(std::move(dp));
+      }
+    } catch (const dnnl::error& e) {
+      spdlog::debug("fused Conv '{}': no channels-last primitive ({}); plain path", p.name,
+                    e.what());
+      return false;
+    }
+    (void)operands;
+    parts_ = std::move(parts);
+    part_bufs_ = std::move(bufs);
+    oc_ranges_ = std::move(ranges);
+    part_spans_.clear();
+    return true;
+  }
+
   // Index among the primitive's post-ops of the b-th Binary one.
   int binary_index(std::size_t b) const {
     int index = 0;
@@ -639,6 +731,12 @@ class FusedConvKernel final : public Kernel {
     }
     auto one = [&](int64_t i) {
       const auto u = static_cast<std::size_t>(i);
+      if (!oc_ranges_.empty()) {
+        run_channel_part(
+            u, r ? (lay_.sum ? r->data<float>() : static_cast<const float*>(out)) : nullptr,
+            tensors, static_cast<float*>(out));
+        return;
+      }
       if (copy_in_parts) {
         auto [off, len] = part_spans_[u];
         std::memcpy(static_cast<float*>(out) + off, r->data<float>() + off,
@@ -651,6 +749,19 @@ class FusedConvKernel final : public Kernel {
       one(0);
     else
       pool_run(static_cast<int64_t>(parts_.size()), threads, one);
+  }
+
+  void run_channel_part(std::size_t u, const float* residual, const std::vector<void*>& tensors,
+                        float* out) {
+    const int64_t oc = dst_dims_[1], pixels = dst_dims_[2] * dst_dims_[3];
+    const auto [c0, c1] = oc_ranges_[u];
+    const int64_t cw = c1 - c0;
+    float* buf = part_bufs_[u].data();
+    const auto bytes = static_cast<std::size_t>(cw) * 4;
+    if (residual)
+      for (int64_t q = 0; q < pixels; ++q) std::memcpy(buf + q * cw, residual + q * oc + c0, bytes);
+    run_part(parts_[u], tensors);
+    for (int64_t q = 0; q < pixels; ++q) std::memcpy(out + q * oc + c0, buf + q * cw, bytes);
   }
 
   void run_depthwise(const void* xin, const float* rin, float* out) {
@@ -779,6 +890,8 @@ class FusedConvKernel final : public Kernel {
   // Path::Nhwc
   std::vector<DnnlPart> parts_;
   std::vector<std::pair<int64_t, int64_t>> part_spans_;  // per part: output floats (offset, count)
+  std::vector<std::pair<int64_t, int64_t>> oc_ranges_;   // channel split: per part [c0, c1)
+  std::vector<std::vector<float>> part_bufs_;            // channel split: per part output
   // Path::Plain
   dnnl::primitive prim_;
   dnnl::memory w_mem_, b_mem_, src_mem_, dst_mem_;
@@ -795,18 +908,93 @@ std::shared_ptr<Kernel> make_fused_conv_kernel(const Graph& g, const ConvPostOpP
   return std::make_shared<FusedConvKernel>(prepare(g, plan), ConvLayouts{});
 }
 
+namespace {
+
+// MaxPool on NHWC in and out (a ResNet stem's pool between two NHWC Convs): a direct
+// loop over output rows, vectorized over channels. Adopted by plan_conv_layouts only
+// where both its tensors stay NHWC.
+struct PoolGeometry {
+  int64_t kh, kw, sh, sw, pt, pl, pb, pr;
+};
+
+std::optional<PoolGeometry> nhwc_max_pool_geometry(const Graph& g, const Step& s) {
+  if (s.nodes.size() != 1 || s.outputs.size() != 1 || s.inputs.size() != 1) return {};
+  const Node& n = g.node(s.nodes[0]);
+  if (n.op_type != "MaxPool" || n.outputs.size() != 1) return {};
+  const auto k = n.attrs.get_ints("kernel_shape");
+  auto st = n.attrs.get_ints("strides"), pads = n.attrs.get_ints("pads"),
+       dil = n.attrs.get_ints("dilations");
+  if (k.size() != 2 || n.attrs.get_string("auto_pad", "NOTSET") != "NOTSET" ||
+      n.attrs.get_int("ceil_mode", 0) != 0 || n.attrs.get_int("storage_order", 0) != 0)
+    return {};
+  for (int64_t d : dil)
+    if (d != 1) return {};
+  if (st.empty()) st = {1, 1};
+  if (pads.empty()) pads = {0, 0, 0, 0};
+  if (st.size() != 2 || pads.size() != 4) return {};
+  if (pads[0] >= k[0] || pads[1] >= k[1] || pads[2] >= k[0] || pads[3] >= k[1]) return {};
+  return PoolGeometry{k[0], k[1], st[0], st[1], pads[0], pads[1], pads[2], pads[3]};
+}
+
+FX_CONV_CLONES void max_pool_nhwc_row(const float* img, float* out, int64_t C, int64_t H, int64_t W,
+                                      int64_t OW, int64_t oh, const PoolGeometry& p) {
+  const int64_t h0 = std::max<int64_t>(0, oh * p.sh - p.pt),
+                h1 = std::min<int64_t>(H, oh * p.sh - p.pt + p.kh);
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    const int64_t w0 = std::max<int64_t>(0, ow * p.sw - p.pl),
+                  w1 = std::min<int64_t>(W, ow * p.sw - p.pl + p.kw);
+    float* __restrict o = out + ow * C;
+    const float* first = img + (h0 * W + w0) * C;
+    for (int64_t c = 0; c < C; ++c) o[c] = first[c];
+    for (int64_t h = h0; h < h1; ++h)
+      for (int64_t w = w0; w < w1; ++w) {
+        const float* __restrict x = img + (h * W + w) * C;
+        for (int64_t c = 0; c < C; ++c) o[c] = x[c] > o[c] ? x[c] : o[c];
+      }
+  }
+}
+
+class NhwcMaxPoolKernel final : public Kernel {
+ public:
+  explicit NhwcMaxPoolKernel(PoolGeometry p) : p_(p) {}
+  void run(KernelContext& ctx) override {
+    const Tensor& x = ctx.in(0);
+    if (x.dtype() != DType::Float32 || x.rank() != 4)
+      throw Error("MaxPool step " + ctx.step_name() + ": unsupported input " + x.str());
+    const auto& d = x.dims();
+    const int64_t n = d[0], c = d[1], h = d[2], w = d[3];
+    const int64_t oh = (h + p_.pt + p_.pb - p_.kh) / p_.sh + 1,
+                  ow = (w + p_.pl + p_.pr - p_.kw) / p_.sw + 1;
+    if (oh <= 0 || ow <= 0) throw Error("MaxPool step " + ctx.step_name() + ": empty output");
+    Tensor& y = ctx.output(0, DType::Float32, {n, c, oh, ow});
+    const float* xp = x.data<float>();
+    float* yp = y.data<float>();
+    parallel_for(n * oh, ow * c * p_.kh * p_.kw, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r)
+        max_pool_nhwc_row(xp + (r / oh) * h * w * c, yp + r * ow * c, c, h, w, ow, r % oh, p_);
+    });
+  }
+
+ private:
+  PoolGeometry p_;
+};
+
+}  // namespace
+
 int plan_conv_layouts(const Graph& g, std::vector<Step>& steps) {
-  // The steps that can exchange NHWC tensors: fused Conv kernels, and lone Conv nodes
+  // The steps that can exchange NHWC tensors: fused Conv kernels, lone Conv nodes
   // (no epilogue to fuse, e.g. MobileNetV2's projections) adopted as fused Conv
-  // kernels without post-ops, so that they do not break a chain of NHWC tensors.
+  // kernels without post-ops so that they do not break a chain of NHWC tensors, and
+  // MaxPool nodes whose input and output can both stay NHWC.
   std::vector<std::shared_ptr<const ConvPrep>> prep(steps.size());
+  std::vector<std::optional<PoolGeometry>> pool(steps.size());
   std::vector<std::vector<ValueId>> inputs(steps.size());
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const Step& s = steps[i];
+    inputs[i] = s.inputs;
     if (s.outputs.size() != 1) continue;
     if (auto* k = dynamic_cast<const FusedConvKernel*>(s.kernel.get())) {
       prep[i] = k->shared_prep();
-      inputs[i] = s.inputs;
     } else if (s.nodes.size() == 1 && g.node(s.nodes[0]).op_type == "Conv") {
       auto cp = plan_conv_post_ops(g, s.nodes, nullptr);
       if (!cp) continue;
@@ -816,38 +1004,62 @@ int plan_conv_layouts(const Graph& g, std::vector<Step>& steps) {
         continue;
       }
       inputs[i] = cp->step_inputs;
+    } else if (dynamic_cast<const NhwcMaxPoolKernel*>(s.kernel.get()) ||
+               !std::getenv("FX_CONV_PLAIN")) {
+      pool[i] = nhwc_max_pool_geometry(g, s);
     }
     if (prep[i] && !prep[i]->channels_last) prep[i].reset();
   }
   std::set<ValueId> graph_outputs(g.outputs().begin(), g.outputs().end());
   // A value may stay NHWC when such a step produces it and every reader is such a
-  // step that reads it as its x or its residual (the Sum operand).
+  // step that reads it as its x or its residual (the Sum operand). A MaxPool's input
+  // and output are NHWC together or not at all (until nothing changes).
   std::map<ValueId, bool> nhwc;
   for (std::size_t i = 0; i < steps.size(); ++i)
-    if (prep[i] && !graph_outputs.count(steps[i].outputs[0])) nhwc[steps[i].outputs[0]] = true;
+    if ((prep[i] || pool[i]) && !graph_outputs.count(steps[i].outputs[0]))
+      nhwc[steps[i].outputs[0]] = true;
   for (std::size_t j = 0; j < steps.size(); ++j) {
-    const auto& ins = prep[j] ? inputs[j] : steps[j].inputs;
-    for (std::size_t i = 0; i < ins.size(); ++i) {
-      auto it = nhwc.find(ins[i]);
+    for (std::size_t i = 0; i < inputs[j].size(); ++i) {
+      auto it = nhwc.find(inputs[j][i]);
       if (it == nhwc.end()) continue;
-      if (!prep[j] || !(i == 0 || static_cast<int>(i) == prep[j]->sum_input)) it->second = false;
+      const bool layout_input =
+          (prep[j] && (i == 0 || static_cast<int>(i) == prep[j]->sum_input)) || (pool[j] && i == 0);
+      if (!layout_input) it->second = false;
     }
   }
   auto is = [&](ValueId v) {
     auto it = nhwc.find(v);
     return it != nhwc.end() && it->second;
   };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      if (!pool[i] || (is(inputs[i][0]) && is(steps[i].outputs[0]))) continue;
+      for (ValueId v : {inputs[i][0], steps[i].outputs[0]}) {
+        auto it = nhwc.find(v);
+        if (it != nhwc.end() && it->second) it->second = false, changed = true;
+      }
+      pool[i].reset();
+    }
+  }
   int kept = 0;
   for (auto& [v, on] : nhwc) kept += on;
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    if (!prep[i]) continue;
     Step& s = steps[i];
+    if (pool[i]) {
+      s.kernel = std::make_shared<NhwcMaxPoolKernel>(*pool[i]);
+      continue;
+    }
+    if (dynamic_cast<const NhwcMaxPoolKernel*>(s.kernel.get()))  // planned before, not now
+      s.kernel = make_kernel(g, g.node(s.nodes[0]));
+    if (!prep[i]) continue;
     ConvLayouts lay;
     lay.x = is(inputs[i][0]);
     lay.sum =
         prep[i]->sum_input >= 0 && is(inputs[i][static_cast<std::size_t>(prep[i]->sum_input)]);
     lay.out = is(s.outputs[0]);
-    if (!lay.x && !lay.sum && !lay.out) continue;
+    const auto* now = dynamic_cast<const FusedConvKernel*>(s.kernel.get());
+    if (now ? now->layouts() == lay : !lay.x && !lay.sum && !lay.out) continue;
     s.kernel = std::make_shared<FusedConvKernel>(prep[i], lay);
     s.inputs = inputs[i];
   }

@@ -23,7 +23,8 @@
 //                  parts over output rows on the runtime's pool (runtime/dnnl_parts.h);
 //                  taken when the layout plan keeps the input or output NHWC, or for an
 //                  NCHW kernel larger than 1x1 where oneDNN prefers NHWC (then the input
-//                  and output are reordered around it)
+//                  and output are reordered around it). A map of few rows (7x7) is
+//                  split over output channels instead, each part into its own buffer.
 //   depthwise      our direct loops: NHWC (codegen/depthwise_nhwc.h, the epilogue on each
 //                  row while in cache) when a tensor of it is NHWC, else the runtime's
 //                  NCHW loop and our epilogue pass
@@ -34,8 +35,9 @@
 //
 // Layout plan (plan_conv_layouts): a tensor that a fused Conv step writes and only fused
 // Conv steps read (as their input or residual) stays NHWC between them; it is converted
-// only where something else reads it (pooling, Flatten, a generated kernel, a graph
-// output). The tensor keeps its logical NCHW dims; only its memory order differs.
+// only where something else reads it (Flatten, a generated kernel, a graph output). A
+// MaxPool between such steps runs on NHWC too (our direct loop). The tensor keeps its
+// logical NCHW dims; only its memory order differs.
 
 #include <memory>
 #include <optional>
@@ -79,6 +81,7 @@ struct ConvLayouts {
   bool x = false;    // step input 0
   bool sum = false;  // the residual of the Sum post-op
   bool out = false;  // the output
+  bool operator==(const ConvLayouts&) const = default;
 };
 
 // The layout plan over a program's steps: replaces the kernels of fused Conv steps

@@ -11,6 +11,7 @@
 #include "codegen/fused_conv_kernel.h"
 #include "codegen/generated_kernel.h"
 #include "codegen/kernel_ir.h"
+#include "codegen/matmul_epilogue.h"
 #include "runtime/kernel_registry.h"
 #include "util/error.h"
 
@@ -310,10 +311,17 @@ FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionG
     }
     subs.push_back({gen, gen_in, gen_out, gb.id});
     auto ins = group_external_inputs(g, pd.nodes);
+    auto outs = group_external_outputs(g, pd.nodes);
+    std::string why;
+    if (auto k = make_matmul_epilogue_kernel(g, pd.anchor, pd.lowered, gen, ins, outs, &why)) {
+      gb.step = make_group_step(g, gb, pd.nodes, ins, k);
+      gb.detail = "MatMul in parts, each followed by the generated epilogue";
+      continue;
+    }
     gb.step = make_group_step(g, gb, pd.nodes, ins,
-                              std::make_shared<CompositeKernel>(
-                                  std::move(subs), ins, group_external_outputs(g, pd.nodes)));
-    gb.detail = a.op_type + " runtime kernel + generated epilogue";
+                              std::make_shared<CompositeKernel>(std::move(subs), ins, outs));
+    gb.detail = a.op_type + " runtime kernel + generated epilogue" +
+                (a.op_type == "MatMul" ? " (" + why + ")" : "");
   }
   // Groups that could not be generated are not fused: their members stay the unfused
   // steps they were. (Running them inside one composite step saved nothing and cost

@@ -7,8 +7,10 @@
 //
 // Per group, in order of preference:
 //   dnnl_post_ops  Conv (+BN folded) + expressible epilogue -> one oneDNN primitive
-//   compiled       generated C++ (elementwise chain / row kernel), or an anchor's
-//                  runtime kernel followed by a generated epilogue
+//   compiled       generated C++ (elementwise chain / row kernel); a MatMul with
+//                  constant weights in parts, each part's rows followed by the generated
+//                  epilogue (codegen/matmul_epilogue.h); or another anchor's runtime
+//                  kernel followed by a generated epilogue
 //   excluded       not fused at all: the members run as their own unfused steps (a
 //                  node is missing, groups overlap, an op has no kernel, the group's
 //                  ops could not be emitted or the shapes are not static enough, no

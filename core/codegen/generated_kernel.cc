@@ -5,12 +5,20 @@
 #include <map>
 
 #include "codegen/kernel_compiler.h"
+#include "runtime/parallel.h"
 #include "util/error.h"
 
 namespace fx {
 
 GeneratedKernel::GeneratedKernel(const LoweredGroup& g, std::shared_ptr<CompiledLibrary> lib)
-    : entry_(g.entry), rank_(g.rank), row_begin_(g.row_begin), lib_(std::move(lib)) {
+    : entry_(g.entry),
+      rank_(g.rank),
+      row_begin_(g.row_begin),
+      has_reduction_(g.has_reduction),
+      // parallel_for's units per element: about two per micro-op, load and store (the
+      // runtime's binary kernels count 2, its unary ones 4).
+      cost_(2 * static_cast<int64_t>(g.ops.size() + g.inputs.size() + g.outputs.size())),
+      lib_(std::move(lib)) {
   fn_ = lib_->symbol<RowKernelFn>(g.entry);
   for (const auto& in : g.inputs) ins_.push_back({in.bcast, in.rank});
   for (const auto& o : g.outputs)
@@ -18,6 +26,28 @@ GeneratedKernel::GeneratedKernel(const LoweredGroup& g, std::shared_ptr<Compiled
 }
 
 void GeneratedKernel::run(KernelContext& ctx) {
+  bind(ctx);
+  if (numel_ == 0) return;
+  const int threads = std::max(1, ctx.threads());
+  // A tensor this large goes to the compiled function whole (OpenMP threads): its
+  // outputs leave through streaming stores only when the call sees all of it
+  // (fx_stream_bytes in cpp_emitter.cc), and a step of milliseconds does not mind the
+  // team's spinning.
+  constexpr int64_t kWholeBytes = int64_t{16} << 20;
+  if (threads > 1 && numel_ * static_cast<int64_t>(sizeof(float)) >= kWholeBytes) {
+    fn_(in_ptrs_.data(), out_ptrs_.data(), dims_.data(), threads);
+    return;
+  }
+  if (cut_ < 0 || threads <= 1) {
+    fn_(in_ptrs_.data(), out_ptrs_.data(), dims_.data(), 1);
+    return;
+  }
+  ScopedThreads scoped(threads);
+  parallel_for(cut_length(), numel_ / cut_length() * cost_,
+               [&](int64_t b, int64_t e) { run_slice(b, e); });
+}
+
+void GeneratedKernel::bind(KernelContext& ctx) {
   dims_.assign(static_cast<std::size_t>(rank_), 1);
   std::vector<bool> seen(static_cast<std::size_t>(rank_), false);
   in_ptrs_.resize(ins_.size());
@@ -59,7 +89,60 @@ void GeneratedKernel::run(KernelContext& ctx) {
     }
     out_ptrs_[k] = ctx.output(static_cast<int>(k), DType::Float32, od).data<float>();
   }
-  fn_(in_ptrs_.data(), out_ptrs_.data(), dims_.data(), std::max(1, ctx.threads()));
+  find_cut();
+}
+
+// The compiled function parallelizes with OpenMP when given threads > 1. It is called
+// with 1 instead, on slices of one axis spread over the runtime's thread pool: an
+// OpenMP team's threads keep spinning after their region (libgomp's default wait
+// policy) and took the core from the pool worker of the next step (a MatMul then ran
+// at half speed); the pool also never waits for a thread that has not started.
+// The cut axis is the first one longer than 1, so a slice is a sub-box of the
+// reference shape and each operand's slice starts at (first index) x (its stride
+// along the axis).
+void GeneratedKernel::find_cut() {
+  const auto R = static_cast<std::size_t>(rank_);
+  numel_ = 1;
+  for (int64_t d : dims_) numel_ *= d;
+  cut_ = -1;
+  std::size_t axis = 0;
+  while (axis < R && dims_[axis] == 1) ++axis;
+  if (numel_ == 0 || axis == R) return;
+  // Inside the row only elementwise kernels (whose outputs are all rows) may be cut.
+  const bool outer = static_cast<int>(axis) < row_begin_;
+  if (!outer && has_reduction_) return;
+  for (const Out& o : outs_)
+    if (!o.row && !outer) return;
+  in_step_.resize(ins_.size());
+  out_step_.resize(outs_.size());
+  for (std::size_t i = 0; i < ins_.size(); ++i) {  // as fx_strides in the generated code
+    int64_t acc = 1;
+    for (std::size_t a = R; a-- > axis + 1;)
+      if (!ins_[i].bcast[a]) acc *= dims_[a];
+    in_step_[i] = ins_[i].bcast[axis] ? 0 : acc;
+  }
+  for (std::size_t k = 0; k < outs_.size(); ++k) {
+    const std::size_t end = outs_[k].row ? R : static_cast<std::size_t>(row_begin_);
+    int64_t acc = 1;
+    for (std::size_t a = axis + 1; a < end; ++a) acc *= dims_[a];
+    out_step_[k] = acc;
+  }
+  cut_ = static_cast<int>(axis);
+}
+
+void GeneratedKernel::run_slice(int64_t begin, int64_t end) {
+  if (cut_ < 0) {
+    if (begin == 0 && end > 0) fn_(in_ptrs_.data(), out_ptrs_.data(), dims_.data(), 1);
+    return;
+  }
+  if (begin >= end) return;
+  std::vector<int64_t> d = dims_;
+  d[static_cast<std::size_t>(cut_)] = end - begin;
+  std::vector<const float*> in(in_ptrs_.size());
+  std::vector<float*> out(out_ptrs_.size());
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = in_ptrs_[i] + begin * in_step_[i];
+  for (std::size_t k = 0; k < out.size(); ++k) out[k] = out_ptrs_[k] + begin * out_step_[k];
+  fn_(in.data(), out.data(), d.data(), 1);
 }
 
 // The context a sub-step sees: its inputs from the step's inputs or earlier sub-steps'

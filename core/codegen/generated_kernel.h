@@ -1,6 +1,7 @@
 #pragma once
 // Runtime kernels behind a fused step:
-//   GeneratedKernel  calls a compiled row kernel (cpp_emitter.h) through its C entry
+//   GeneratedKernel  calls a compiled row kernel (cpp_emitter.h) through its C entry,
+//                    in slices over the runtime's thread pool
 //   CompositeKernel  runs several kernels in sequence inside one step: the members of
 //                    a group that fell back to the runtime's kernels, or an anchor's
 //                    runtime kernel followed by a generated epilogue
@@ -22,7 +23,19 @@ class GeneratedKernel final : public Kernel {
   // Keeps `lib` loaded while the kernel lives. Step inputs/outputs are in the order of
   // g.inputs / g.outputs.
   GeneratedKernel(const LoweredGroup& g, std::shared_ptr<CompiledLibrary> lib);
+  // Runs on the runtime's thread pool, in slices of one axis (see find_cut).
   void run(KernelContext& ctx) override;
+
+  // For a kernel that interleaves this one with its own work (matmul_epilogue.h):
+  // bind() checks ctx's inputs and allocates its outputs, as run() does first; then
+  // run_slice(b, e) computes indices [b, e) of cut_axis() of the reference shape, on
+  // the calling thread. cut_axis() is -1 when the work cannot be cut: run_slice(0,
+  // cut_length()) then computes everything.
+  void bind(KernelContext& ctx);
+  int cut_axis() const { return cut_; }
+  int64_t cut_length() const { return cut_ < 0 ? 1 : dims_[static_cast<std::size_t>(cut_)]; }
+  const std::vector<int64_t>& dims() const { return dims_; }  // the reference shape, bound
+  void run_slice(int64_t begin, int64_t end);
 
  private:
   struct In {
@@ -33,8 +46,12 @@ class GeneratedKernel final : public Kernel {
     bool row;
     bool drop_row_axes;
   };
+  void find_cut();
+
   std::string entry_;
   int rank_, row_begin_;
+  bool has_reduction_;
+  int64_t cost_;  // work per element of the reference shape (parallel_for's units)
   std::vector<In> ins_;
   std::vector<Out> outs_;
   std::shared_ptr<CompiledLibrary> lib_;
@@ -42,6 +59,9 @@ class GeneratedKernel final : public Kernel {
   std::vector<int64_t> dims_;
   std::vector<const float*> in_ptrs_;
   std::vector<float*> out_ptrs_;
+  int64_t numel_ = 0;
+  int cut_ = -1;                             // bound: the axis slices are taken along
+  std::vector<int64_t> in_step_, out_step_;  // floats per index of the cut axis
 };
 
 struct SubStep {

@@ -142,8 +142,9 @@ TEST_P(FusedConvPaths, MatchesUnfusedRuntime) {
 }
 
 // A MobileNet/ResNet-like chain: 3x3 Conv+BN+Relu -> 1x1 expand+Clip -> depthwise+Clip
-// -> 1x1 project + residual Add -> 3x3 stride 2 + Relu -> lone 1x1 Conv -> MaxPool (not
-// a Conv: the tensor before it is NCHW), plus a graph output read by a Conv.
+// -> 1x1 project + residual Add -> 3x3 + Relu -> MaxPool -> lone 3x3 stride 2 Conv ->
+// 3x3 + residual + Relu -> MaxPool (a graph output: the tensor before it stays NCHW),
+// plus a graph output that a Conv reads.
 Graph chain_graph(int64_t n) {
   GraphBuilder b;
   auto x = b.input("x", {n, 8, 20, 20});
@@ -177,9 +178,19 @@ Graph chain_graph(int64_t n) {
                  {{"pads", Ints{1, 1, 1, 1}}}, "c5", s4(64, 20));
   auto a5 = b.op("Relu", {c5}, {}, "c5_relu", s4(64, 20));
   // A lone Conv (in no group): adopted by the layout plan.
+  // A MaxPool between Convs (a ResNet stem's): NHWC too.
+  auto mp =
+      b.op("MaxPool", {a5},
+           {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}},
+           "mid_pool", s4(64, 10));
+  // Few rows: parts split output channels instead (with a residual in c7).
   auto c6 =
-      b.op("Conv", {a5, w("w6", {24, 64, 3, 3}, 9)}, {{"strides", Ints{2, 2}}}, "c6", s4(24, 9));
-  b.output(b.op("MaxPool", {c6}, {{"kernel_shape", Ints{2, 2}}}, "pool", s4(24, 8)));
+      b.op("Conv", {mp, w("w6", {64, 64, 3, 3}, 9)}, {{"strides", Ints{2, 2}}}, "c6", s4(64, 4));
+  auto c7 = b.op("Conv", {c6, w("w7", {64, 64, 3, 3}, 10)}, {{"pads", Ints{1, 1, 1, 1}}}, "c7",
+                 s4(64, 4));
+  auto a7 =
+      b.op("Relu", {b.op("Add", {c7, c6}, {}, "c7_residual", s4(64, 4))}, {}, "c7_relu", s4(64, 4));
+  b.output(b.op("MaxPool", {a7}, {{"kernel_shape", Ints{2, 2}}}, "pool", s4(64, 3)));
   return b.build();
 }
 
@@ -190,19 +201,22 @@ INSTANTIATE_TEST_SUITE_P(Batch, FusedConvChain, ::testing::Values(1, 2),
 TEST_P(FusedConvChain, KeepsChannelsLastBetweenConvGroupsAndMatchesUnfused) {
   Graph g = chain_graph(GetParam());
   using testing::make_group;
-  std::vector<FusionGroup> groups{
-      make_group("g1", {"c1", "c1_bn", "c1_relu"}), make_group("g2", {"c2", "c2_clip"}),
-      make_group("g3", {"c3", "c3_clip"}), make_group("g4", {"c4", "c4_residual"}),
-      make_group("g5", {"c5", "c5_relu"})};
+  std::vector<FusionGroup> groups{make_group("g1", {"c1", "c1_bn", "c1_relu"}),
+                                  make_group("g2", {"c2", "c2_clip"}),
+                                  make_group("g3", {"c3", "c3_clip"}),
+                                  make_group("g4", {"c4", "c4_residual"}),
+                                  make_group("g5", {"c5", "c5_relu"}),
+                                  make_group("g7", {"c7", "c7_residual", "c7_relu"})};
   CodegenOptions opt;
   opt.compile = false;
   FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
   for (const auto& gb : p.groups)
     EXPECT_EQ(gb.outcome, GroupOutcome::DnnlPostOps) << gb.id << ": " << gb.detail;
-  // c2 -> c3 -> c4 -> c5 -> c6 exchange NHWC tensors; c1's output is a graph output
-  // and c6's goes to MaxPool. Planning again finds the same.
+  // c2 -> c3 -> c4 -> c5 -> mid_pool -> c6 -> c7 exchange NHWC tensors; c1's output
+  // is a graph output, and c7's goes to the last MaxPool, whose output is one.
+  // Planning again finds the same.
   std::vector<Step> steps = p.steps;
-  EXPECT_EQ(plan_conv_layouts(g, steps), 4);
+  EXPECT_EQ(plan_conv_layouts(g, steps), 6);
   auto c6_step =
       std::find_if(steps.begin(), steps.end(), [](const Step& s) { return s.name == "c6"; });
   ASSERT_NE(c6_step, steps.end());

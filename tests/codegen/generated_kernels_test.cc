@@ -124,7 +124,8 @@ TEST(GeneratedKernels, MatchTheUnfusedRuntimeAndAreCached) {
   for (const auto& gb : p.groups) {
     EXPECT_EQ(gb.outcome, GroupOutcome::Compiled) << gb.id << ": " << gb.detail;
   }
-  EXPECT_EQ(p.find("fg-matmul")->detail, "MatMul runtime kernel + generated epilogue");
+  EXPECT_EQ(p.find("fg-matmul")->detail,
+            "MatMul in parts, each followed by the generated epilogue");
   EXPECT_FALSE(p.cache_hit);
   auto in = kernel_inputs();
   auto expected = Executor(g).run(in);
