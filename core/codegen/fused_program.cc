@@ -73,6 +73,7 @@ void rebuild_steps(const Graph& g, FusedProgram& p, int64_t opset) {
   p.steps = make_steps(g, opset);
   for (auto& b : p.groups) {
     if (!b.step) continue;
+    b.step->group_id = static_cast<int>(&b - p.groups.data());  // its index in p.groups
     try {
       substitute_step(p.steps, *b.step);
     } catch (const Error& e) {

@@ -78,12 +78,15 @@ void capture(StepRecord& rec, const Step& step, const Graph& g, const StepEvent&
   rec.captured = true;
   // An output that is a view of an input (Reshape, Squeeze, ...) moves no bytes,
   // and neither does the input it views; an input used twice is read once.
+  // An output written over its input (Kernel::may_write_over_input) is no view: both
+  // move their bytes.
+  const bool over_input = step.kernel && step.kernel->may_write_over_input();
   std::set<const Tensor*> viewed;
   for (const Tensor* out : e.outputs) {
     if (!out || !out->defined()) continue;
     bool is_view = false;
     for (const Tensor* in : e.inputs)
-      if (in && views_into(*out, *in)) viewed.insert(in), is_view = true;
+      if (in && !over_input && views_into(*out, *in)) viewed.insert(in), is_view = true;
     if (!is_view) rec.bytes_written += static_cast<int64_t>(out->byte_size());
   }
   std::set<const void*> seen;
@@ -109,6 +112,10 @@ KernelEvent make_event(const Step& step, const Graph& g, const StepRecord& rec) 
     k.nodes.push_back(g.node(id).name);
   }
   if (k.op_types.empty()) k.op_types.push_back(step.op_type);
+  // A fused step names its group: the index (colours, tables) and the id (the step's
+  // name, e.g. "fg-1a2b3c4d"), so that a trace viewer shows which group ran.
+  k.group_id = step.group_id;
+  if (step.group_id) k.args["group"] = step.name;
   k.bytes_read = rec.bytes_read;
   k.bytes_written = rec.bytes_written;
   k.flops = rec.flops;

@@ -1,62 +1,165 @@
 #include "runtime/depthwise_conv.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "runtime/fast_math.h"
 #include "runtime/parallel.h"
 
+// How: each input plane is copied (with its zero padding) into stride phases,
+// phase (a, b) holding padded rows sh*i + a and columns sw*j + b, all of width
+// `pw`. Tap (kh, kw) of output (oh, ow) then reads phase ((kh*dh) % sh, (kw*dw) % sw)
+// at [oh + kh*dh/sh][ow + kw*dw/sw]: over the flat index q = oh*pw + ow every tap is
+// one fixed offset, so the taps become long, branch-free vector loops even for 7x7
+// planes (the rows of small planes are too short to vectorize). The pw - ow extra
+// columns per row are computed and dropped when the rows are copied out.
+
 namespace fx {
 namespace {
 
-// out[i] += wv * in[i * stride] for i in [0, n).
-FX_VECTOR_CLONES void axpy_strided(float* out, const float* in, int64_t n, int64_t stride, float wv) {
-  if (stride == 1) {
-    for (int64_t i = 0; i < n; ++i) out[i] += wv * in[i];
-  } else {
-    for (int64_t i = 0; i < n; ++i) out[i] += wv * in[i * stride];
+struct PhaseLayout {
+  int64_t ph, pw;                   // rows, columns of each phase
+  int64_t phase_size;               // floats per phase, one spare row included
+  int64_t wide;                     // oh * pw: the flat output, extra columns included
+  int64_t phases;                   // sh * sw
+  std::vector<int64_t> tap_offset;  // per tap, into the phases block
+};
+
+PhaseLayout phase_layout(const DepthwiseShape& s) {
+  PhaseLayout l;
+  l.ph = s.oh + (s.kh - 1) * s.dh / s.sh;
+  l.pw = s.ow + (s.kw - 1) * s.dw / s.sw;
+  l.phase_size = (l.ph + 1) * l.pw;  // the spare row: extra columns of the last row read past
+  l.wide = s.oh * l.pw;
+  l.phases = s.sh * s.sw;
+  for (int64_t kh = 0; kh < s.kh; ++kh) {
+    for (int64_t kw = 0; kw < s.kw; ++kw) {
+      const int64_t a = kh * s.dh % s.sh, b = kw * s.dw % s.sw;
+      l.tap_offset.push_back((a * s.sw + b) * l.phase_size + kh * s.dh / s.sh * l.pw +
+                             kw * s.dw / s.sw);
+    }
+  }
+  return l;
+}
+
+// The rows and columns of each phase that hold image data (the rest is padding).
+struct PhaseSpan {
+  int64_t a, b;      // row, column phase
+  int64_t ilo, ihi;  // rows i with input row sh*i + a - pt inside the image
+  int64_t jlo, jhi;  // columns likewise
+};
+
+std::vector<PhaseSpan> phase_spans(const DepthwiseShape& s, const PhaseLayout& l) {
+  // First index k >= 0 with stride*k + off >= 0, and the end of those with
+  // stride*k + off < n, both clamped to [0, limit].
+  auto range = [](int64_t off, int64_t stride, int64_t n, int64_t limit) {
+    int64_t lo = off >= 0 ? 0 : (-off + stride - 1) / stride;
+    int64_t hi = n - off <= 0 ? 0 : (n - off + stride - 1) / stride;
+    lo = std::min(lo, limit);
+    return std::pair<int64_t, int64_t>{lo, std::clamp(hi, lo, limit)};
+  };
+  std::vector<PhaseSpan> spans;
+  for (int64_t a = 0; a < s.sh; ++a) {
+    for (int64_t b = 0; b < s.sw; ++b) {
+      auto [ilo, ihi] = range(a - s.pt, s.sh, s.h, l.ph);
+      auto [jlo, jhi] = range(b - s.pl, s.sw, s.w, l.pw);
+      spans.push_back({a, b, ilo, ihi, jlo, jhi});
+    }
+  }
+  return spans;
+}
+
+// out[q] = bias + sum over the taps of w[t] * src[off[t] + q], T taps known at
+// compile time so that the tap loop unrolls and the q loop vectorizes.
+template <int T>
+inline void taps_fixed(const float* __restrict src, const int64_t* offs, const float* wts,
+                       float bias, float* __restrict out, int64_t n) {
+  int64_t off[T];
+  float w[T];
+  for (int t = 0; t < T; ++t) off[t] = offs[t], w[t] = wts[t];
+  for (int64_t q = 0; q < n; ++q) {
+    float acc = bias;
+    for (int t = 0; t < T; ++t) acc += w[t] * src[off[t] + q];
+    out[q] = acc;
   }
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
-int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+// Any number of taps: one pass over the output per tap.
+inline void taps_any(const float* __restrict src, const int64_t* off, const float* w, int64_t taps,
+                     float bias, float* __restrict out, int64_t n) {
+  for (int64_t q = 0; q < n; ++q) out[q] = bias;
+  for (int64_t t = 0; t < taps; ++t) {
+    const float* p = src + off[t];
+    const float wt = w[t];
+    for (int64_t q = 0; q < n; ++q) out[q] += wt * p[q];
+  }
+}
+
+// Copies written as loops (not memcpy calls: rows of small planes are a few floats,
+// where a library call costs more than the copy).
+#define FX_NO_LIBCALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+
+FX_NO_LIBCALLS inline void copy_row(float* __restrict d, const float* __restrict s, int64_t n,
+                                    int64_t stride) {
+  if (stride == 1) {
+    for (int64_t j = 0; j < n; ++j) d[j] = s[j];
+  } else if (stride == 2) {
+    for (int64_t j = 0; j < n; ++j) d[j] = s[2 * j];
+  } else {
+    for (int64_t j = 0; j < n; ++j) d[j] = s[j * stride];
+  }
+}
+
+// One plane: its image data into the phases (whose padding is zero already), the
+// taps, the rows out. One call per plane, everything inlined in the clone.
+FX_VECTOR_CLONES FX_NO_LIBCALLS void plane(const DepthwiseShape& s, const PhaseLayout& l,
+                                           const PhaseSpan* spans, const float* in, const float* w,
+                                           float bias, float* ph, float* wide, float* out) {
+  for (int64_t k = 0; k < l.phases; ++k) {
+    const PhaseSpan& sp = spans[k];
+    float* dst = ph + k * l.phase_size + sp.jlo;
+    const float* src = in + (sp.b - s.pl + s.sw * sp.jlo);
+    for (int64_t i = sp.ilo; i < sp.ihi; ++i) {
+      copy_row(dst + i * l.pw, src + (s.sh * i + sp.a - s.pt) * s.w, sp.jhi - sp.jlo, s.sw);
+    }
+  }
+  float* res = wide ? wide : out;
+  const int64_t taps = static_cast<int64_t>(l.tap_offset.size());
+  const int64_t* off = l.tap_offset.data();
+  switch (taps) {
+    case 9: taps_fixed<9>(ph, off, w, bias, res, l.wide); break;
+    case 25: taps_fixed<25>(ph, off, w, bias, res, l.wide); break;
+    default: taps_any(ph, off, w, taps, bias, res, l.wide); break;
+  }
+  if (!wide) return;
+  for (int64_t oh = 0; oh < s.oh; ++oh) copy_row(out + oh * s.ow, wide + oh * l.pw, s.ow, 1);
+}
 
 }  // namespace
 
 void depthwise_conv2d(const DepthwiseShape& s, const float* x, const float* w, const float* bias,
                       float* y) {
   const int64_t planes = s.n * s.c;
-  // For each kernel column, the output columns whose input column is inside the
-  // image: iw = ow*sw - pl + kw*dw in [0, w).
-  std::vector<std::pair<int64_t, int64_t>> cols(static_cast<std::size_t>(s.kw));
-  for (int64_t kw = 0; kw < s.kw; ++kw) {
-    int64_t off = kw * s.dw - s.pl;
-    int64_t lo = std::max<int64_t>(0, ceil_div(-off, s.sw));
-    int64_t hi = std::min<int64_t>(s.ow, floor_div(s.w - 1 - off, s.sw) + 1);
-    cols[static_cast<std::size_t>(kw)] = {lo, std::max(lo, hi)};
-  }
-  parallel_for(planes, s.oh * s.ow * s.kh * s.kw, [&](int64_t b, int64_t e) {
+  const PhaseLayout l = phase_layout(s);
+  const std::vector<PhaseSpan> spans = phase_spans(s, l);
+  const int64_t taps = s.kh * s.kw;
+  const bool direct = l.pw == s.ow;  // no extra columns: write the output in place
+  // Cost per plane: filling the phases, the taps, copying the rows out.
+  const int64_t cost = l.phases * l.phase_size + l.wide * (taps + 1);
+  parallel_for(planes, cost, [&](int64_t b, int64_t e) {
+    thread_local std::vector<float> scratch;
+    const auto need = static_cast<std::size_t>(l.phases * l.phase_size + (direct ? 0 : l.wide));
+    if (scratch.size() < need) scratch.resize(need);
+    float* ph = scratch.data();
+    // Padding (and the spare rows) are zero for every plane: cleared once here, the
+    // planes only overwrite their image data.
+    std::fill(ph, ph + l.phases * l.phase_size, 0.0f);
+    float* wide = direct ? nullptr : ph + l.phases * l.phase_size;
     for (int64_t p = b; p < e; ++p) {
       const int64_t c = p % s.c;
-      const float* in = x + p * s.h * s.w;
-      const float* wc = w + c * s.kh * s.kw;
-      float* out = y + p * s.oh * s.ow;
-      const float b0 = bias ? bias[c] : 0.0f;
-      for (int64_t oh = 0; oh < s.oh; ++oh) {
-        float* orow = out + oh * s.ow;
-        std::fill(orow, orow + s.ow, b0);
-        for (int64_t kh = 0; kh < s.kh; ++kh) {
-          const int64_t ih = oh * s.sh - s.pt + kh * s.dh;
-          if (ih < 0 || ih >= s.h) continue;
-          const float* irow = in + ih * s.w;
-          for (int64_t kw = 0; kw < s.kw; ++kw) {
-            auto [lo, hi] = cols[static_cast<std::size_t>(kw)];
-            if (lo >= hi) continue;
-            const int64_t iw0 = lo * s.sw - s.pl + kw * s.dw;
-            axpy_strided(orow + lo, irow + iw0, hi - lo, s.sw, wc[kh * s.kw + kw]);
-          }
-        }
-      }
+      plane(s, l, spans.data(), x + p * s.h * s.w, w + c * taps, bias ? bias[c] : 0.0f, ph, wide,
+            y + p * s.oh * s.ow);
     }
   });
 }

@@ -17,7 +17,7 @@ template <class Make>
 void add_float_unary(KernelTable& t, const std::string& op, Make make) {
   t[op] = [make, op](const Graph&, const Node& node) {
     auto f = make(node);
-    return fn_kernel([f, op](KernelContext& ctx) {
+    return unary_fn_kernel([f, op](KernelContext& ctx) {
       const Tensor& x = ctx.in(0);
       Tensor& y = ctx.output(0, x.dtype(), x.dims());
       if (x.dtype() == DType::Float32) {
@@ -36,7 +36,7 @@ template <class Make>
 void add_numeric_unary(KernelTable& t, const std::string& op, Make make) {
   t[op] = [make, op](const Graph&, const Node& node) {
     auto f = make(node);
-    return fn_kernel([f, op](KernelContext& ctx) {
+    return unary_fn_kernel([f, op](KernelContext& ctx) {
       const Tensor& x = ctx.in(0);
       Tensor& y = ctx.output(0, x.dtype(), x.dims());
       dispatch_all(x.dtype(), op.c_str(), [&](auto tag) {
@@ -53,7 +53,8 @@ void add_binary(KernelTable& t, const std::string& op, F f, bool numeric_only) {
     return fn_kernel([f, op, numeric_only](KernelContext& ctx) {
       const Tensor& a = ctx.in(0);
       const Tensor& b = ctx.in(1);
-      if (a.dtype() != b.dtype()) throw Error(op + ": input dtypes differ: " + a.str() + " " + b.str());
+      if (a.dtype() != b.dtype())
+        throw Error(op + ": input dtypes differ: " + a.str() + " " + b.str());
       BroadcastRows<2> rows({&a.dims(), &b.dims()});
       auto body = [&](auto tag) {
         using T = decltype(tag);
@@ -62,8 +63,10 @@ void add_binary(KernelTable& t, const std::string& op, F f, bool numeric_only) {
         Tensor& y = ctx.output(0, od, rows.out_dims);
         binary_map<T, O>(rows, a, b, y, [f](T x, T z) { return static_cast<O>(f(x, z)); });
       };
-      if (numeric_only) dispatch_numeric(a.dtype(), op.c_str(), body);
-      else dispatch_all(a.dtype(), op.c_str(), body);
+      if (numeric_only)
+        dispatch_numeric(a.dtype(), op.c_str(), body);
+      else
+        dispatch_all(a.dtype(), op.c_str(), body);
     });
   };
 }
@@ -96,14 +99,30 @@ void add_variadic(KernelTable& t, const std::string& op, F f, bool mean) {
 }
 
 // float32 takes the vectorizable approximations; float64 keeps libm's precision.
-inline float approx_exp(float v) { return fast_exp(v); }
-inline double approx_exp(double v) { return std::exp(v); }
-inline float approx_sigmoid(float v) { return fast_sigmoid(v); }
-inline double approx_sigmoid(double v) { return 1 / (1 + std::exp(-v)); }
-inline float approx_tanh(float v) { return fast_tanh(v); }
-inline double approx_tanh(double v) { return std::tanh(v); }
-inline float approx_erf(float v) { return fast_erf(v); }
-inline double approx_erf(double v) { return std::erf(v); }
+inline float approx_exp(float v) {
+  return fast_exp(v);
+}
+inline double approx_exp(double v) {
+  return std::exp(v);
+}
+inline float approx_sigmoid(float v) {
+  return fast_sigmoid(v);
+}
+inline double approx_sigmoid(double v) {
+  return 1 / (1 + std::exp(-v));
+}
+inline float approx_tanh(float v) {
+  return fast_tanh(v);
+}
+inline double approx_tanh(double v) {
+  return std::tanh(v);
+}
+inline float approx_erf(float v) {
+  return fast_erf(v);
+}
+inline double approx_erf(double v) {
+  return std::erf(v);
+}
 
 }  // namespace
 
@@ -113,8 +132,8 @@ void register_elementwise_kernels(KernelTable& t) {
   add_numeric_unary(t, "Neg", none([](auto v) { return -v; }));
   add_numeric_unary(t, "Abs", none([](auto v) { return v < 0 ? -v : v; }));
   add_numeric_unary(t, "Sign", none([](auto v) {
-    return static_cast<decltype(v)>(v > 0 ? 1 : (v < 0 ? -1 : 0));
-  }));
+                      return static_cast<decltype(v)>(v > 0 ? 1 : (v < 0 ? -1 : 0));
+                    }));
   add_float_unary(t, "Sigmoid", none([](auto v) { return approx_sigmoid(v); }));
   add_float_unary(t, "Tanh", none([](auto v) { return approx_tanh(v); }));
   add_float_unary(t, "Erf", none([](auto v) { return approx_erf(v); }));
@@ -128,15 +147,13 @@ void register_elementwise_kernels(KernelTable& t) {
   add_float_unary(t, "Sin", none([](auto v) { return std::sin(v); }));
   add_float_unary(t, "Cos", none([](auto v) { return std::cos(v); }));
   add_float_unary(t, "Softsign", none([](auto v) { return v / (1 + std::abs(v)); }));
-  add_float_unary(t, "Softplus", none([](auto v) {
-    return v > 20 ? v : std::log1p(std::exp(v));
-  }));
+  add_float_unary(t, "Softplus", none([](auto v) { return v > 20 ? v : std::log1p(std::exp(v)); }));
   add_float_unary(t, "Mish", none([](auto v) { return v * std::tanh(std::log1p(std::exp(v))); }));
   add_float_unary(t, "HardSwish", none([](auto v) {
-    auto r = v / 6 + decltype(v)(0.5);
-    r = r < 0 ? decltype(v)(0) : (r > 1 ? decltype(v)(1) : r);
-    return v * r;
-  }));
+                    auto r = v / 6 + decltype(v)(0.5);
+                    r = r < 0 ? decltype(v)(0) : (r > 1 ? decltype(v)(1) : r);
+                    return v * r;
+                  }));
   add_float_unary(t, "LeakyRelu", [](const Node& n) {
     float a = n.attrs.get_float("alpha", 0.01f);
     return [a](auto v) { return v >= 0 ? v : v * a; };
@@ -172,29 +189,47 @@ void register_elementwise_kernels(KernelTable& t) {
     return [tanh_approx](auto v) {
       using T = decltype(v);
       if (tanh_approx) {
-        return T(0.5) * v * (1 + approx_tanh(T(0.7978845608028654) * (v + T(0.044715) * v * v * v)));
+        return T(0.5) * v *
+               (1 + approx_tanh(T(0.7978845608028654) * (v + T(0.044715) * v * v * v)));
       }
       return T(0.5) * v * (1 + approx_erf(v * T(0.7071067811865476)));
     };
   });
 
-  add_binary<void>(t, "Add", [](auto a, auto b) { return a + b; }, true);
-  add_binary<void>(t, "Sub", [](auto a, auto b) { return a - b; }, true);
-  add_binary<void>(t, "Mul", [](auto a, auto b) { return a * b; }, true);
-  add_binary<void>(t, "Div", [](auto a, auto b) { return a / b; }, true);
-  add_binary<bool>(t, "Equal", [](auto a, auto b) { return a == b; }, false);
-  add_binary<bool>(t, "Less", [](auto a, auto b) { return a < b; }, false);
-  add_binary<bool>(t, "Greater", [](auto a, auto b) { return a > b; }, false);
-  add_binary<bool>(t, "LessOrEqual", [](auto a, auto b) { return a <= b; }, false);
-  add_binary<bool>(t, "GreaterOrEqual", [](auto a, auto b) { return a >= b; }, false);
-  add_binary<bool>(t, "And", [](auto a, auto b) { return a && b; }, false);
-  add_binary<bool>(t, "Or", [](auto a, auto b) { return a || b; }, false);
-  add_binary<bool>(t, "Xor", [](auto a, auto b) { return (a != 0) != (b != 0); }, false);
-  add_binary<void>(t, "PRelu", [](auto x, auto s) { return x < 0 ? x * s : x; }, true);
-  add_variadic(t, "Sum", [](auto a, auto b) { return a + b; }, false);
-  add_variadic(t, "Mean", [](auto a, auto b) { return a + b; }, true);
-  add_variadic(t, "Max", [](auto a, auto b) { return a > b ? a : b; }, false);
-  add_variadic(t, "Min", [](auto a, auto b) { return a < b ? a : b; }, false);
+  add_binary<void>(
+      t, "Add", [](auto a, auto b) { return a + b; }, true);
+  add_binary<void>(
+      t, "Sub", [](auto a, auto b) { return a - b; }, true);
+  add_binary<void>(
+      t, "Mul", [](auto a, auto b) { return a * b; }, true);
+  add_binary<void>(
+      t, "Div", [](auto a, auto b) { return a / b; }, true);
+  add_binary<bool>(
+      t, "Equal", [](auto a, auto b) { return a == b; }, false);
+  add_binary<bool>(
+      t, "Less", [](auto a, auto b) { return a < b; }, false);
+  add_binary<bool>(
+      t, "Greater", [](auto a, auto b) { return a > b; }, false);
+  add_binary<bool>(
+      t, "LessOrEqual", [](auto a, auto b) { return a <= b; }, false);
+  add_binary<bool>(
+      t, "GreaterOrEqual", [](auto a, auto b) { return a >= b; }, false);
+  add_binary<bool>(
+      t, "And", [](auto a, auto b) { return a && b; }, false);
+  add_binary<bool>(
+      t, "Or", [](auto a, auto b) { return a || b; }, false);
+  add_binary<bool>(
+      t, "Xor", [](auto a, auto b) { return (a != 0) != (b != 0); }, false);
+  add_binary<void>(
+      t, "PRelu", [](auto x, auto s) { return x < 0 ? x * s : x; }, true);
+  add_variadic(
+      t, "Sum", [](auto a, auto b) { return a + b; }, false);
+  add_variadic(
+      t, "Mean", [](auto a, auto b) { return a + b; }, true);
+  add_variadic(
+      t, "Max", [](auto a, auto b) { return a > b ? a : b; }, false);
+  add_variadic(
+      t, "Min", [](auto a, auto b) { return a < b ? a : b; }, false);
 }
 
 }  // namespace fx

@@ -86,7 +86,7 @@ void register_elementwise_more_kernels(KernelTable& t) {
     bool from_attrs = n.attrs.has("min") || n.attrs.has("max");
     float lo = n.attrs.get_float("min", std::numeric_limits<float>::lowest());
     float hi = n.attrs.get_float("max", std::numeric_limits<float>::max());
-    return fn_kernel([=](KernelContext& ctx) { clip_kernel(ctx, lo, hi, from_attrs); });
+    return unary_fn_kernel([=](KernelContext& ctx) { clip_kernel(ctx, lo, hi, from_attrs); });
   };
   t["Not"] = [](const Graph&, const Node&) {
     return fn_kernel([](KernelContext& ctx) {

@@ -216,7 +216,9 @@ void Executor::build() {
 
   state_ = std::make_unique<State>();
   std::vector<PlanStep> ps;
-  for (const Step& s : steps_) ps.push_back({s.inputs, s.outputs, s.kernel->aliases_input()});
+  for (const Step& s : steps_)
+    ps.push_back(
+        {s.inputs, s.outputs, s.kernel->aliases_input(), s.kernel->may_write_over_input()});
   state_->plan = MemoryPlan::build(g, ps);
   state_->values.resize(nv);
   state_->is_constant.assign(nv, false);

@@ -10,9 +10,12 @@
 #include <limits>
 
 // Hot loops get an AVX2+FMA clone chosen at load time; the default clone keeps
-// the library runnable on any x86-64 (no -march in the build).
+// the library runnable on any x86-64 (no -march in the build). The clone is
+// x86-64-v3, which GCC picks by CPU features: an "arch=haswell" clone is picked by
+// CPU model (__builtin_cpu_is), so newer Xeons (and VMs reporting a generic model)
+// ran the SSE2 default.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define FX_VECTOR_CLONES __attribute__((target_clones("arch=haswell", "default")))
+#define FX_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define FX_VECTOR_CLONES
 #endif
@@ -43,7 +46,9 @@ inline float fast_exp(float x) {
   return res;
 }
 
-inline float fast_sigmoid(float x) { return 1.0f / (1.0f + fast_exp(-x)); }
+inline float fast_sigmoid(float x) {
+  return 1.0f / (1.0f + fast_exp(-x));
+}
 
 inline float fast_tanh(float x) {
   float ax = x < 0 ? -x : x;

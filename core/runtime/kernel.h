@@ -41,6 +41,12 @@ class Kernel {
   // True when outputs may be views of input 0 (Reshape, Flatten, Squeeze, ...): the
   // memory plan then keeps input 0's buffer alive as long as those outputs.
   virtual bool aliases_input() const { return false; }
+  // True when output 0 may be written over input 0's memory: the kernel reads each
+  // element of input 0 before writing the same element of output 0, and output 0
+  // has input 0's dtype and dims (unary elementwise ops). The memory plan then gives
+  // output 0 input 0's slot when input 0 is read by no later step, as ONNX Runtime
+  // does for such ops: the data stays in cache and no second buffer is touched.
+  virtual bool may_write_over_input() const { return false; }
 };
 
 }  // namespace fx

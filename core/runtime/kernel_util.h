@@ -17,17 +17,26 @@ namespace fx {
 class FnKernel final : public Kernel {
  public:
   using Fn = std::function<void(KernelContext&)>;
-  explicit FnKernel(Fn fn, bool aliases = false) : fn_(std::move(fn)), aliases_(aliases) {}
+  explicit FnKernel(Fn fn, bool aliases = false, bool over_input = false)
+      : fn_(std::move(fn)), aliases_(aliases), over_input_(over_input) {}
   void run(KernelContext& ctx) override { fn_(ctx); }
   bool aliases_input() const override { return aliases_; }
+  bool may_write_over_input() const override { return over_input_; }
 
  private:
   Fn fn_;
   bool aliases_;
+  bool over_input_;
 };
 
 inline std::shared_ptr<Kernel> fn_kernel(FnKernel::Fn fn, bool aliases = false) {
   return std::make_shared<FnKernel>(std::move(fn), aliases);
+}
+
+// A unary elementwise kernel whose output may take its input's memory
+// (Kernel::may_write_over_input).
+inline std::shared_ptr<Kernel> unary_fn_kernel(FnKernel::Fn fn) {
+  return std::make_shared<FnKernel>(std::move(fn), false, true);
 }
 
 // axis in [-rank, rank) -> [0, rank); throws fx::Error otherwise.

@@ -42,6 +42,25 @@ MemoryPlan MemoryPlan::build(const Graph& graph, const std::vector<PlanStep>& st
   };
   std::vector<int> free_slots;
   std::vector<std::vector<ValueId>> dying(static_cast<std::size_t>(n) + 1);
+  std::vector<bool> has_views(nv, false);
+  for (std::size_t v = 0; v < nv; ++v)
+    if (plan.alias_root[v] != static_cast<ValueId>(v)) has_views[plan.alias_root[v]] = true;
+  // Input 0 of step s when output 0 may take its slot: an intermediate with a slot of
+  // its own (not a view, no views of it alive), read by no later step and by no other
+  // input of this step.
+  auto handover = [&](int s) -> ValueId {
+    const PlanStep& st = steps[s];
+    if (!st.over_input || st.aliases_input || st.inputs.empty() || st.outputs.empty())
+      return kNoValue;
+    const ValueId in = st.inputs[0];
+    if (in == kNoValue || plan.slot_of_value[in] < 0 || last_use[in] != s) return kNoValue;
+    if (plan.alias_root[in] != in) return kNoValue;
+    for (std::size_t k = 1; k < st.inputs.size(); ++k) {
+      const ValueId other = st.inputs[k];
+      if (other != kNoValue && plan.alias_root[other] == in) return kNoValue;
+    }
+    return has_views[static_cast<std::size_t>(in)] ? kNoValue : in;
+  };
   for (int s = 0; s < n; ++s) {
     for (ValueId o : steps[s].outputs) {
       // Aliasing steps' outputs view other memory (their input, or a kernel's own
@@ -49,12 +68,26 @@ MemoryPlan MemoryPlan::build(const Graph& graph, const std::vector<PlanStep>& st
       if (steps[s].aliases_input || !produced[o]) continue;
       if (graph.value(o).is_constant()) continue;
       int64_t want = estimate(o);
+      if (o == steps[s].outputs[0]) {
+        if (ValueId in = handover(s); in != kNoValue) {
+          auto& d = dying[static_cast<std::size_t>(s)];
+          d.erase(std::remove(d.begin(), d.end(), in), d.end());
+          const int slot = plan.slot_of_value[in];
+          plan.slot_estimate[slot] = std::max(plan.slot_estimate[slot], want);
+          plan.slot_of_value[o] = slot;
+          dying[static_cast<std::size_t>(std::min(last_use[o], n))].push_back(o);
+          continue;
+        }
+      }
       // Best fit: the smallest free slot that holds it, else the largest free one.
       int best = -1;
       for (std::size_t k = 0; k < free_slots.size(); ++k) {
         int c = free_slots[k];
         int64_t have = plan.slot_estimate[c];
-        if (best < 0) { best = static_cast<int>(k); continue; }
+        if (best < 0) {
+          best = static_cast<int>(k);
+          continue;
+        }
         int64_t bh = plan.slot_estimate[free_slots[best]];
         bool fits = have >= want, bfits = bh >= want;
         if ((fits && (!bfits || have < bh)) || (!fits && !bfits && have > bh)) {

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "ir/graph_builder.h"
+#include "profile/chrome_trace.h"
+#include "runtime/kernel_util.h"
 #include "util/error.h"
 
 namespace fx {
@@ -102,6 +105,54 @@ TEST(Profiler, OutputsAreComputedFromTheSeededInputs) {
   EXPECT_EQ(b.inputs.at("x").to_floats(), x);
   ProfileResult c = Profiler(options(1, 0)).profile(g, make_steps(g), a.inputs);
   EXPECT_EQ(c.outputs[0].to_floats(), y);
+}
+
+// A fused step (Relu+Add as one kernel) with a group index: its events carry the
+// index and name the group in their args, also through a Chrome trace and back.
+TEST(Profiler, FusedStepsNameTheirGroup) {
+  Graph g = small_graph();
+  std::vector<Step> steps = make_steps(g);
+  ASSERT_EQ(steps.size(), 4u);
+  Step fused;
+  fused.name = "fg-test";
+  fused.op_type = "Relu+Add";
+  fused.nodes = {steps[0].nodes[0], steps[1].nodes[0]};
+  fused.inputs = steps[0].inputs;
+  fused.inputs.push_back(steps[1].inputs[1]);
+  fused.outputs = steps[1].outputs;
+  fused.group_id = 3;
+  fused.kernel = fn_kernel([](KernelContext& ctx) {
+    const Tensor& x = ctx.in(0);
+    const float* b = ctx.in(1).data<float>();
+    Tensor& y = ctx.output(0, DType::Float32, x.dims());
+    const float* xv = x.data<float>();
+    float* yv = y.data<float>();
+    for (int64_t i = 0; i < x.numel(); ++i) yv[i] = std::max(xv[i], 0.0f) + b[i / (kH * kW)];
+  });
+  substitute_step(steps, std::move(fused));
+  ProfileResult r = Profiler(options(2, 0)).profile(g, std::move(steps));
+  Timeline run0 = r.timeline.single_run(0);
+  ASSERT_EQ(run0.events.size(), 3u);
+  const KernelEvent& f = run0.events[0];
+  EXPECT_EQ(f.name, "fg-test");
+  EXPECT_EQ(f.op_types, (std::vector<std::string>{"Relu", "Add"}));
+  ASSERT_TRUE(f.group_id.has_value());
+  EXPECT_EQ(*f.group_id, 3);
+  EXPECT_EQ(f.args.at("group"), "fg-test");
+  // Unfused steps have neither.
+  EXPECT_FALSE(run0.events[1].group_id.has_value());
+  EXPECT_EQ(run0.events[1].args.count("group"), 0u);
+  auto fused_row = std::find_if(r.kernels.begin(), r.kernels.end(),
+                                [](const KernelStats& k) { return k.name == "fg-test"; });
+  ASSERT_NE(fused_row, r.kernels.end());
+  EXPECT_EQ(fused_row->group_id, std::optional<int>(3));
+  // The Chrome trace keeps both.
+  Timeline back = parse_trace(to_chrome_trace(run0), "test");
+  auto it = std::find_if(back.events.begin(), back.events.end(),
+                         [](const KernelEvent& e) { return e.name == "fg-test"; });
+  ASSERT_NE(it, back.events.end());
+  EXPECT_EQ(it->group_id, std::optional<int>(3));
+  EXPECT_EQ(it->args.at("group"), "fg-test");
 }
 
 TEST(Profiler, RejectsZeroRuns) {

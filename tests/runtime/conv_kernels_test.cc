@@ -71,6 +71,18 @@ TEST(Conv, DepthwiseStride2AsymmetricPads) {
 TEST(Conv, DepthwiseDilated5x5) {
   check({1, 3, 12, 12, 3, 5, 3, 1, 2, 4, 4, 4, 4});
 }
+// Stride phases with dilation: tap offsets land in every phase, pads differ per side.
+TEST(Conv, DepthwiseStride3Dilation2) {
+  check({1, 5, 13, 11, 5, 3, 5, 3, 2, 2, 1, 0, 2});
+}
+// 1x1 taps: no extra columns, the output is written in place.
+TEST(Conv, DepthwiseOneByOneStride2) {
+  check({1, 6, 8, 9, 6, 1, 6, 2, 1, 0, 0, 0, 0});
+}
+// 49 taps (not one of the unrolled tap counts), padding wider than the image's half.
+TEST(Conv, Depthwise7x7) {
+  check({2, 4, 5, 6, 4, 7, 4, 1, 1, 3, 3, 3, 3});
+}
 TEST(Conv, GroupedThroughOneDnn) {
   check({1, 4, 6, 6, 6, 3, 2, 1, 1, 1, 1, 1, 1});
 }

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "ir/graph_builder.h"
 #include "runtime/executor.h"
 
@@ -17,15 +20,62 @@ Graph relu_chain(int n) {
   return b.build();
 }
 
+// x -> Add(., one) -> Add(., one) -> ... (n times): Add does not write over its input.
+Graph add_chain(int n) {
+  GraphBuilder b;
+  ValueId v = b.input("x", {1, 1024});
+  ValueId one = b.constant("one", TensorData::from_floats({1}, {1.0f}));
+  for (int i = 0; i < n; ++i) v = b.op("Add", {v, one});
+  b.output(v);
+  return b.build();
+}
+
 TEST(MemoryPlan, ChainReusesTwoSlots) {
-  Graph g = relu_chain(6);
+  Graph g = add_chain(6);
   Executor ex(g, ExecutorOptions{1});
   // Each step needs its input and output alive at once: two slots ping-pong.
   EXPECT_EQ(ex.slot_count(), 2);
-  auto out = ex.run({{"x", Tensor(DType::Float32, {1, 1024})}});
+  auto out = ex.run({{"x", Tensor::from_floats({1, 1024}, std::vector<float>(1024, 0.5f))}});
+  EXPECT_EQ(out[0].to_floats(), std::vector<float>(1024, 6.5f));
   EXPECT_EQ(ex.total_activation_bytes(), 6 * 4096);
   EXPECT_LT(ex.peak_activation_bytes(), ex.total_activation_bytes());
   EXPECT_GE(ex.peak_activation_bytes(), 2 * 4096);
+}
+
+TEST(MemoryPlan, UnaryOpsWriteOverAnInputThatDiesThere) {
+  // Relu after Relu: each output takes its input's slot (the first reads the graph
+  // input, which is the caller's memory and gets a slot of its own).
+  Graph g = relu_chain(6);
+  Executor ex(g, ExecutorOptions{1});
+  EXPECT_EQ(ex.slot_count(), 1);
+  std::vector<float> x(1024);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) - 3.0f;
+  auto out = ex.run({{"x", Tensor::from_floats({1, 1024}, x)}});
+  auto y = out[0].to_floats();
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y[i], std::max(x[i], 0.0f)) << i;
+  EXPECT_EQ(ex.peak_activation_bytes(), 4096);
+}
+
+TEST(MemoryPlan, UnaryOpsKeepAnInputThatIsReadLater) {
+  // a = Relu(x); b = Sigmoid(a); c = Add(a, b): b must not overwrite a.
+  GraphBuilder bld;
+  ValueId x = bld.input("x", {4});
+  ValueId a = bld.op("Relu", {x});
+  ValueId b = bld.op("Sigmoid", {a});
+  ValueId c = bld.op("Add", {a, b});
+  ValueId d = bld.op("Clip", {c});  // c dies here: d takes its slot
+  bld.output(d);
+  Graph g = bld.build();
+  Executor ex(g, ExecutorOptions{1});
+  EXPECT_NE(ex.slot_of(a), ex.slot_of(b));
+  EXPECT_EQ(ex.slot_of(c), ex.slot_of(d));
+  auto out = ex.run({{"x", Tensor::from_floats({4}, {-1, 0, 1, 2})}});
+  auto y = out[0].to_floats();
+  const float in[4] = {-1, 0, 1, 2};
+  for (int i = 0; i < 4; ++i) {
+    float r = std::max(in[i], 0.0f);
+    EXPECT_NEAR(y[static_cast<std::size_t>(i)], r + 1.0f / (1.0f + std::exp(-r)), 1e-6f) << i;
+  }
 }
 
 TEST(MemoryPlan, ValuesAliveTogetherNeverShareASlot) {
@@ -65,7 +115,7 @@ TEST(MemoryPlan, ViewsExtendTheLifetimeOfTheirSource) {
 }
 
 TEST(MemoryPlan, EstimatesFromStaticShapesBeforeTheFirstRun) {
-  Graph g = relu_chain(4);
+  Graph g = add_chain(4);
   Executor ex(g, ExecutorOptions{1});
   EXPECT_EQ(ex.peak_activation_bytes(), 2 * 4096);
 }
