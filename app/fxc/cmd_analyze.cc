@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "analysis/analysis_json.h"
 #include "analysis/calibration_fit.h"
@@ -50,8 +51,8 @@ std::string human_time(double s) {
 }
 
 std::string device_line(const fx::DeviceProfile& p) {
-  return fmt::format("{} ({}): {}/s, {:.1f} GFLOP/s, launch {}, on-chip {} ({})", p.name, p.source,
-                     human_bytes(p.memory_bandwidth_bytes_per_s), p.peak_flops / 1e9,
+  return fmt::format("{} ({}): {}/s, {:.1f} GFLOP/s, launch {}, on-chip {} ({})", p.label(),
+                     p.source, human_bytes(p.memory_bandwidth_bytes_per_s), p.peak_flops / 1e9,
                      human_time(p.launch_overhead_s), human_bytes(double(p.onchip_capacity_bytes)),
                      p.capacity_note);
 }
@@ -140,66 +141,90 @@ int run_why(const AnalyzeOptions& o) {
 
 struct CalibrateOptions {
   std::string out;
-  std::string from;  // a before/after result: fit instead of measuring
+  std::vector<std::string> from;      // before/after results: fit instead of measuring
+  std::vector<std::string> evaluate;  // results judged with the fitted profile, not fitted
+  std::string device = "cpu-host";    // the base profile the fit starts from
+  std::string stat = "median";        // median | min: which kernel time to fit and judge
   bool json = false;
 };
 
 std::string percent_or_dash(double v) {
   return std::isfinite(v) ? fmt::format("{:.1f}%", v * 100) : "-";
 }
+
 std::string rho_or_dash(double v) {
   return std::isfinite(v) ? fmt::format("{:.3f}", v) : "-";
 }
 
-// fxc calibrate --from RESULT.json: least squares on the measured group savings.
-int run_calibrate_from(const CalibrateOptions& o) {
-  std::ifstream in(o.from);
-  if (!in) throw fx::FileError(o.from, "cannot open");
-  nlohmann::json doc;
+nlohmann::json num_or_null(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json error_json(const fx::PredictionError& e) {
+  return {{"groups", e.groups},
+          {"spearman", num_or_null(e.spearman)},
+          {"median_abs_rel_error", num_or_null(e.median_abs_rel_error)}};
+}
+
+nlohmann::json read_result(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw fx::FileError(path, "cannot open");
   try {
-    doc = nlohmann::json::parse(in);
+    return nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
-    throw fx::FileError(o.from, std::string("not JSON: ") + e.what());
+    throw fx::FileError(path, std::string("not JSON: ") + e.what());
   }
-  auto samples = fx::calibration_samples(doc, o.from);
-  fx::CalibrationFit f = fx::fit_calibration(samples);
-  const fx::DeviceProfile base = fx::resolve_device("cpu-host");
+}
+
+std::string today_utc() {
   char date[16];
   std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  return date;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+// The older fit, for results without per-kernel cost terms: least squares of the group
+// savings on bytes and launches saved (in-sample).
+int run_calibrate_groups(const CalibrateOptions& o, const nlohmann::json& doc) {
+  const std::string& from = o.from.front();
+  auto samples = fx::calibration_samples(doc, from);
+  fx::CalibrationFit f = fx::fit_calibration(samples);
+  const fx::DeviceProfile base = fx::resolve_device(o.device);
   fx::DeviceProfile p = fx::apply_calibration(
       base, f,
-      fmt::format("fitted {} to {} groups measured in {} (fxc calibrate --from)", date,
-                  samples.size(), o.from));
+      fmt::format("fitted {} to {} groups measured in {} (fxc calibrate --from)", today_utc(),
+                  samples.size(), from));
   const std::string path = o.out.empty() ? fx::cpu_host_cache_path() : o.out;
   fx::save_device_profile(p, path);
   const std::string estimated = doc.value("estimate_profile", "?");
   if (o.json) {
-    auto err = [](const fx::PredictionError& e) {
-      return nlohmann::json{{"groups", e.groups},
-                            {"spearman", std::isfinite(e.spearman) ? nlohmann::json(e.spearman)
-                                                                   : nlohmann::json(nullptr)},
-                            {"median_abs_rel_error", std::isfinite(e.median_abs_rel_error)
-                                                         ? nlohmann::json(e.median_abs_rel_error)
-                                                         : nlohmann::json(nullptr)}};
-    };
-    nlohmann::json j = {{"from", o.from},
+    nlohmann::json j = {{"from", from},
+                        {"method", "group-fit (in-sample; the result has no kernel cost terms)"},
                         {"estimate_profile", estimated},
                         {"groups", samples.size()},
                         {"bandwidth_bytes_per_s", f.bandwidth_bytes_per_s()},
                         {"launch_overhead_s", f.launch_overhead_s},
                         {"rms_residual_us", f.rms_residual_us},
                         {"note", f.note},
-                        {"before", err(f.before)},
-                        {"after", err(f.after)},
+                        {"before", error_json(f.before)},
+                        {"after", error_json(f.after)},
                         {"profile", fx::to_json(p)},
                         {"written_to", path}};
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
-  fmt::print("Fitted       {} groups of {} (predictions were made on {})\n", samples.size(), o.from,
+  fmt::print("Fitted       {} groups of {} (predictions were made on {})\n", samples.size(), from,
              estimated);
   fmt::print("Model        saved = bytes saved / bandwidth + launches saved x launch overhead\n");
+  fmt::print(
+      "             (the result has no per-kernel cost terms: run fxc profile again for\n"
+      "             the per-kernel fit)\n");
   fmt::print("Bandwidth    {}/s -> {}/s\n", human_bytes(base.memory_bandwidth_bytes_per_s),
              f.seconds_per_byte > 0 ? human_bytes(f.bandwidth_bytes_per_s()) : "unchanged");
   fmt::print("Launch       {} -> {}\n", human_time(base.launch_overhead_s),
@@ -216,8 +241,174 @@ int run_calibrate_from(const CalibrateOptions& o) {
   return 0;
 }
 
+// fxc calibrate --from RESULT.json...: the per-kernel fit (calibration_fit.h), judged on
+// the group savings of the same results and of --evaluate results.
+int run_calibrate_from(const CalibrateOptions& o) {
+  if (o.stat != "median" && o.stat != "min")
+    throw fx::Error("calibrate: --stat must be median or min, not '" + o.stat + "'");
+  const fx::TimingStat stat = o.stat == "min" ? fx::TimingStat::Min : fx::TimingStat::Median;
+  std::vector<nlohmann::json> docs;
+  for (const auto& f : o.from) docs.push_back(read_result(f));
+  std::vector<fx::KernelSample> kernels;
+  std::vector<fx::GroupTermsSample> groups;
+  bool any_terms = false;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    std::vector<fx::KernelSample> k;
+    try {
+      k = fx::kernel_samples(docs[i], o.from[i], "before", stat);
+      any_terms = true;
+    } catch (const fx::FileError&) {
+      if (docs.size() == 1) return run_calibrate_groups(o, docs[0]);
+      throw;
+    }
+    kernels.insert(kernels.end(), k.begin(), k.end());
+    auto g = fx::group_terms_samples(docs[i], o.from[i], stat);
+    groups.insert(groups.end(), g.begin(), g.end());
+  }
+  (void)any_terms;
+  const fx::DeviceProfile base = fx::resolve_device(o.device);
+  const std::string what =
+      fmt::format("fitted {} to the {} times of {} unfused kernels of {} (fxc calibrate --from)",
+                  today_utc(), o.stat, kernels.size(), join(o.from));
+  fx::KernelFit fit = fx::fit_kernel_rates(kernels, base, what);
+  fx::DeviceProfile p = fit.profile;
+  p.source = base.source + "; kernel rates " + what;
+  const std::string path = o.out.empty() ? fx::cpu_host_cache_path() : o.out;
+  fx::save_device_profile(p, path);
+
+  struct Judged {
+    std::string from;
+    int groups;
+    fx::PredictionError recorded, base_model, fitted;
+  };
+  auto judge = [&](const std::string& from, const std::vector<fx::GroupTermsSample>& g) {
+    return Judged{from, int(g.size()), fx::recorded_group_error(g), fx::group_error(base, g),
+                  fx::group_error(p, g)};
+  };
+  Judged in = judge(join(o.from), groups);
+  std::vector<Judged> held_out;
+  std::vector<fx::GroupTermsSample> held_all;
+  for (const auto& e : o.evaluate) {
+    auto g = fx::group_terms_samples(read_result(e), e, stat);
+    held_out.push_back(judge(e, g));
+    held_all.insert(held_all.end(), g.begin(), g.end());
+  }
+  if (o.evaluate.size() > 1) held_out.push_back(judge("all --evaluate results", held_all));
+  // The older in-sample group fit, for comparison only (fitted on the groups it is judged on).
+  std::optional<fx::CalibrationFit> in_sample;
+  std::vector<fx::CalibrationSample> cs;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    auto s = fx::calibration_samples(docs[i], o.from[i]);
+    cs.insert(cs.end(), s.begin(), s.end());
+  }
+  try {
+    in_sample = fx::fit_calibration(cs);
+  } catch (const fx::Error&) {
+  }
+  const std::string estimated = docs[0].value("estimate_profile", "?");
+
+  if (o.json) {
+    nlohmann::json classes = nlohmann::json::object();
+    for (int c = 0; c < fx::kKernelClassCount; ++c) {
+      auto kc = static_cast<fx::KernelClass>(c);
+      const auto& cf = fit.classes[c];
+      classes[fx::kernel_class_name(kc)] = {
+          {"kernels", cf.kernels},
+          {"compute_bound", cf.compute_bound},
+          {"bandwidth_bytes_per_s", p.bandwidth(kc)},
+          {"flops_per_s", p.flops(kc)},
+          {"median_abs_rel_error", num_or_null(cf.median_abs_rel_error)}};
+    }
+    auto judged_json = [&](const Judged& j) {
+      return nlohmann::json{{"from", j.from},
+                            {"groups", j.groups},
+                            {"before", error_json(j.recorded)},
+                            {"base_model", error_json(j.base_model)},
+                            {"after", error_json(j.fitted)}};
+    };
+    nlohmann::json ev = nlohmann::json::array();
+    for (const auto& h : held_out) ev.push_back(judged_json(h));
+    nlohmann::json j = {
+        {"from", o.from.size() == 1 ? nlohmann::json(o.from[0]) : nlohmann::json(o.from)},
+        {"method",
+         "kernel-fit: launch + max(bytes/bandwidth, flops/flops) per kernel class, fitted in "
+         "log space (Huber) to the unfused kernels' times; group savings out of sample"},
+        {"estimate_profile", estimated},
+        {"stat", o.stat},
+        {"base_profile", base.label()},
+        {"fitted_profile", p.label()},
+        {"groups", in.groups},
+        {"kernels", fit.kernels},
+        {"bandwidth_bytes_per_s", p.bandwidth(fx::KernelClass::Elementwise)},
+        {"launch_overhead_s", p.launch_overhead_s},
+        {"kernel_fit",
+         {{"kernels", fit.kernels},
+          {"iterations", fit.iterations},
+          {"median_abs_rel_error_base", num_or_null(fit.base_median_abs_rel_error)},
+          {"median_abs_rel_error", num_or_null(fit.median_abs_rel_error)},
+          {"classes", classes}}},
+        {"before", error_json(in.recorded)},
+        {"base_model", error_json(in.base_model)},
+        {"after", error_json(in.fitted)},
+        {"evaluate", ev},
+        {"profile", fx::to_json(p)},
+        {"written_to", path}};
+    if (in_sample)
+      j["in_sample_group_fit"] = {
+          {"note",
+           "least squares of the measured group savings on bytes and launches saved, "
+           "fitted and judged on the same groups (in-sample; not the profile written)"},
+          {"bandwidth_bytes_per_s", in_sample->bandwidth_bytes_per_s()},
+          {"launch_overhead_s", in_sample->launch_overhead_s},
+          {"after", error_json(in_sample->after)}};
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  fmt::print("Fitted       {} unfused kernels of {} ({} times, {} iterations)\n", fit.kernels,
+             join(o.from), o.stat, fit.iterations);
+  fmt::print(
+      "Model        kernel time = launch + max(bytes / bandwidth(class), flops / "
+      "FLOP/s(class))\n");
+  fmt::print("Launch       {} -> {}\n", human_time(base.launch_overhead_s),
+             human_time(p.launch_overhead_s));
+  fmt::print("\n  {:<14} {:>7} {:>8} {:>12} {:>12} {:>10}\n", "class", "kernels", "compute",
+             "bandwidth", "GFLOP/s", "median err");
+  for (int c = 0; c < fx::kKernelClassCount; ++c) {
+    auto kc = static_cast<fx::KernelClass>(c);
+    const auto& cf = fit.classes[c];
+    fmt::print("  {:<14} {:>7} {:>8} {:>12} {:>12.1f} {:>10}\n", fx::kernel_class_name(kc),
+               cf.kernels, cf.compute_bound, human_bytes(p.bandwidth(kc)) + "/s", p.flops(kc) / 1e9,
+               percent_or_dash(cf.median_abs_rel_error));
+  }
+  fmt::print("  per kernel, median |rel error|: {} on {} -> {} fitted\n",
+             percent_or_dash(fit.base_median_abs_rel_error), base.label(),
+             percent_or_dash(fit.median_abs_rel_error));
+  auto print_judged = [&](const Judged& j, const char* what) {
+    fmt::print("\n{} ({} groups: {}; fitted = {})\n", what, j.groups, j.from, p.label());
+    fmt::print("  {:<45} {:>8}  {:>17}\n", "", "Spearman", "median |rel error|");
+    fmt::print("  {:<45} {:>8}  {:>17}\n", "before calibration (" + estimated + ")",
+               rho_or_dash(j.recorded.spearman), percent_or_dash(j.recorded.median_abs_rel_error));
+    fmt::print("  {:<45} {:>8}  {:>17}\n", "this cost model on " + base.label(),
+               rho_or_dash(j.base_model.spearman),
+               percent_or_dash(j.base_model.median_abs_rel_error));
+    fmt::print("  {:<45} {:>8}  {:>17}\n", "after calibration (fitted)",
+               rho_or_dash(j.fitted.spearman), percent_or_dash(j.fitted.median_abs_rel_error));
+  };
+  print_judged(in, "Group savings, fitted results (rates from their unfused kernels only)");
+  for (const auto& h : held_out) print_judged(h, "Group savings, held-out result (not fitted)");
+  if (in_sample)
+    fmt::print(
+        "\nFor comparison, in-sample group fit (bytes + launches saved, fitted on these "
+        "groups): Spearman {}, median error {}\n",
+        rho_or_dash(in_sample->after.spearman),
+        percent_or_dash(in_sample->after.median_abs_rel_error));
+  fmt::print("\n{}\nwritten to {}\n", device_line(p), path);
+  return 0;
+}
+
 int run_calibrate(const CalibrateOptions& o) {
   if (!o.from.empty()) return run_calibrate_from(o);
+  if (!o.evaluate.empty()) throw fx::Error("calibrate: --evaluate needs --from");
   fx::DeviceProfile p = fx::calibrate_cpu_host(o.out);
   fmt::print("{}\nwritten to {}\n", device_line(p),
              o.out.empty() ? fx::cpu_host_cache_path() : o.out);
@@ -307,18 +498,31 @@ void register_analyze(CLI::App& app, Runner& run) {
       "calibrate", "Re-measure the cpu-host device profile (under 1 s), or fit it to measurements");
   cal->add_option("--out", co->out, "Write the profile here instead of the user cache");
   cal->add_option("--from", co->from,
-                  "Fit bandwidth and launch overhead to a before/after result "
-                  "(fxc profile MODEL --opt-level N --json)");
+                  "Fit launch overhead and per-class rates to the unfused kernel times of "
+                  "before/after results (fxc profile MODEL --opt-level N --json; repeatable)");
+  cal->add_option("--evaluate", co->evaluate,
+                  "With --from: also judge the fitted profile on these results' group savings "
+                  "(held out, not fitted; repeatable)");
+  cal->add_option("--device", co->device, "With --from: the profile the fit starts from")
+      ->capture_default_str();
+  cal->add_option("--stat", co->stat,
+                  "With --from: kernel times to fit and judge: median (of the timed runs) or "
+                  "min (fastest run, least disturbed by load)")
+      ->capture_default_str();
   cal->add_flag("--json", co->json, "With --from: print one JSON object");
   cal->footer(
       "Measures stream bandwidth, a GEMM and the launch overhead of an empty kernel; the\n"
       "result is cached under ~/.cache/fusion-explorer/ and used by --device cpu-host.\n"
-      "With --from, fits bandwidth and launch overhead to the per-group savings measured by\n"
-      "'fxc profile --opt-level N --json' instead (least squares) and saves that profile.\n"
+      "With --from, fits the launch overhead and the effective bandwidth and FLOP/s of each\n"
+      "kernel class to the unfused kernels timed by 'fxc profile --opt-level N --json'\n"
+      "(robust, log space), saves that profile, and says how far the group savings predicted\n"
+      "with it are from the measured ones (and with --evaluate, on results it never saw).\n"
       "Examples:\n"
       "  fxc calibrate && fxc analyze model.onnx --device cpu-host\n"
       "  fxc calibrate --out my-host.json && fxc analyze model.onnx --device my-host.json\n"
-      "  fxc calibrate --from before_after.json --out fitted-host.json");
+      "  fxc calibrate --from before_after.json --out fitted-host.json\n"
+      "  fxc calibrate --from resnet18.json --from gpt2.json --evaluate mobilenet.json --out "
+      "f.json");
   cal->callback([co, &run] { run = [co] { return run_calibrate(*co); }; });
 
   auto s = std::make_shared<AnalyzeOptions>();

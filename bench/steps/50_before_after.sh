@@ -2,7 +2,9 @@
 # Step: before/after in our runtime. `fxc profile MODEL --opt-level 2 --json` runs the
 # unfused and the fused program on the same seeded inputs, alternating runs, checks the
 # outputs (rtol 1e-3, atol 1e-5; a group that breaks them is excluded) and measures the
-# saving per group; `fxc calibrate --from` then fits the cost model to those savings.
+# saving per group; `fxc calibrate --from` then fits the cost model's per-class rates to
+# the unfused kernels' times and judges the group savings it predicts (per model, pooled,
+# and cross-model: fitted on the other models, judged on this one).
 # Models: BA_MODELS (default resnet18 mobilenet_v2 gpt2_small).
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
@@ -23,12 +25,14 @@ models=${BA_MODELS:-resnet18 mobilenet_v2 gpt2_small}
   echo "(before/after runs alternate; the fused program is the plan's accepted groups at"
   echo "opt level 2, threshold 30%), then \`fxc calibrate --from RESULT.json --out FITTED.json\`."
   echo "Prediction error = Spearman rank correlation and median |predicted - measured| /"
-  echo "|measured| of the per-group saving; *before*: the cost model on the cpu-host profile;"
-  echo "*after*: bandwidth and launch overhead fitted by least squares to the same groups"
-  echo "(in-sample). Load = 1-minute load average when the model started (2-core machine)."
+  echo "|measured| of the per-group saving; *before*: as predicted in the result (cost model"
+  echo "on the uncalibrated cpu-host profile); *after*: the same cost model on the profile"
+  echo "fitted to this model's *unfused kernel times* (launch overhead + per-class bandwidth"
+  echo "and FLOP/s; the fit never sees the group savings); *cross*: fitted on the other"
+  echo "models' unfused kernels only. Load = 1-minute load average when the model started."
   echo
-  echo "| model | load | before ms | after ms | speedup | outputs match | max abs err | groups fused/fallback/excluded | Spearman before -> after | median err before -> after | fitted BW, launch |"
-  echo "|---|---:|---:|---:|---:|---|---:|---|---|---|---|"
+  echo "| model | load | before ms | after ms | speedup | outputs match | max abs err | groups fused/fallback/excluded | groups judged | Spearman before -> after (cross) | median err before -> after (cross) | kernels fitted, median kernel err | launch |"
+  echo "|---|---:|---:|---:|---:|---|---:|---|---:|---|---|---|---|"
 } > "$out"
 
 all_groups=()
@@ -50,46 +54,77 @@ while IFS=$'\t' read -r name path dims _; do
        2>> "$dir/$name.log"; then
     echo '{}' > "$cal"
   fi
-  "$PY" - "$res" "$cal" "$name" "$load" >> "$out" <<'PYEOF'
+  "$PY" - "$res" "$cal" "$name" "$load" > "$dir/$name.row" <<'PYEOF'
 import json, sys
 r, c = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 name, load = sys.argv[3], sys.argv[4]
 st = [g["status"] for g in r["groups"]]
 f = lambda v, spec: "-" if v is None else format(v, spec)
-pct = lambda v: "-" if v is None else f"{100 * v:.0f}%"
 b, a = c.get("before", {}), c.get("after", {})
-bw = c.get("bandwidth_bytes_per_s") or 0
-lo = c.get("launch_overhead_s") or 0
-fit = ("no fit" if not c else
-       (f"{bw / 1e9:.1f} GB/s" if bw > 0 else "BW not fitted") + ", " +
-       (f"launch {lo * 1e6:.1f} us" if lo > 0 else "launch not fitted") +
-       ("" if bw > 0 or lo > 0 else " (savings not explained by bytes or launches)"))
+kf = c.get("kernel_fit", {})
+lo = c.get("launch_overhead_s")
 print(f"| {name} | {load} | {f(r['before']['median_ms'], '.2f')} | {f(r['after']['median_ms'], '.2f')} "
       f"| {f(r['speedup'], '.3f')}x | {'yes' if r['outputs_match'] else 'NO'} "
       f"| {f(r['max_abs_error'], '.2g')} | {st.count('fused')}/{st.count('fallback')}/{st.count('excluded')} "
-      f"| {f(b.get('spearman'), '.2f')} -> {f(a.get('spearman'), '.2f')} "
-      f"| {pct(b.get('median_abs_rel_error'))} -> {pct(a.get('median_abs_rel_error'))} | {fit} |")
+      f"| {c.get('groups', '-')} | {f(b.get('spearman'), '.2f')} -> {f(a.get('spearman'), '.2f')} (CROSS_RHO) "
+      f"| PCT({b.get('median_abs_rel_error')}) -> PCT({a.get('median_abs_rel_error')}) (CROSS_ERR) "
+      f"| {kf.get('kernels', '-')}, PCT({kf.get('median_abs_rel_error')}) "
+      f"| {f(lo * 1e6 if lo else None, '.1f')} us |")
 PYEOF
   echo "before_after $name: $(jq -c '{speedup, outputs_match, excluded: [.groups[] | select(.status == "excluded") | .id]}' "$res")" >&2
 done < <(bench_models)
 
-# One fit over the groups of all models together (a single cpu-host profile has to serve
-# them all).
+# Cross-model: each model's groups judged on a profile fitted to the other models'
+# unfused kernels only; then one fit over all models' kernels (pooled).
+for res in "${all_groups[@]}"; do
+  name=$(basename "$res" .json)
+  others=()
+  for o in "${all_groups[@]}"; do [ "$o" = "$res" ] || others+=(--from "$o"); done
+  cross=$dir/$name.cross.json
+  if [ "${#others[@]}" -gt 0 ] && "$FXC" calibrate "${others[@]}" --evaluate "$res" \
+       --out "$dir/$name.cross.fitted.json" --json > "$cross" 2>> "$dir/$name.log"; then :; else
+    echo '{}' > "$cross"
+  fi
+  "$PY" - "$dir/$name.row" "$cross" >> "$out" <<'PYEOF'
+import json, sys
+row, c = open(sys.argv[1]).read().strip(), json.load(open(sys.argv[2]))
+ev = (c.get("evaluate") or [{}])[0].get("after", {})
+pct = lambda v: "-" if v in (None, "None") else f"{100 * float(v):.0f}%"
+rho = ev.get("spearman")
+row = row.replace("CROSS_RHO", "-" if rho is None else f"{rho:.2f}")
+row = row.replace("CROSS_ERR", pct(ev.get("median_abs_rel_error")))
+import re
+row = re.sub(r"PCT\(([^)]*)\)", lambda m: pct(m.group(1)), row)
+print(row)
+PYEOF
+done
 if [ "${#all_groups[@]}" -gt 1 ]; then
-  jq -s '.[0] + {groups: (map(.groups) | add), model: "all"}' "${all_groups[@]}" > "$dir/all.json"
-  if "$FXC" calibrate --from "$dir/all.json" --out "$dir/all.fitted.json" --json \
+  froms=()
+  for o in "${all_groups[@]}"; do froms+=(--from "$o"); done
+  if "$FXC" calibrate "${froms[@]}" --out "$dir/all.fitted.json" --json \
        > "$dir/all.calibration.json" 2>> "$dir/all.log"; then
     "$PY" - "$dir/all.calibration.json" >> "$out" <<'PYEOF'
 import json, sys
 c = json.load(open(sys.argv[1]))
 f = lambda v: "-" if v is None else f"{v:.2f}"
 p = lambda v: "-" if v is None else f"{100 * v:.0f}%"
-bw, lo = c["bandwidth_bytes_per_s"], c["launch_overhead_s"]
-print(f"\nAll models pooled ({c['groups']} groups): Spearman {f(c['before']['spearman'])} -> "
+kf = c["kernel_fit"]
+print(f"\nAll models pooled ({c['groups']} groups; one profile fitted to the {kf['kernels']} unfused "
+      f"kernels of all models): Spearman {f(c['before']['spearman'])} -> "
       f"{f(c['after']['spearman'])}, median error {p(c['before']['median_abs_rel_error'])} -> "
-      f"{p(c['after']['median_abs_rel_error'])} (fitted: "
-      f"{f'{bw / 1e9:.1f} GB/s' if bw > 0 else 'BW not fitted'}, "
-      f"{f'launch {lo * 1e6:.1f} us' if lo > 0 else 'launch not fitted'}).")
+      f"{p(c['after']['median_abs_rel_error'])}; per-kernel median error "
+      f"{p(kf['median_abs_rel_error_base'])} -> {p(kf['median_abs_rel_error'])}.")
+cl = kf["classes"]
+print("\n| class | kernels | compute-bound | fitted bandwidth GB/s | fitted GFLOP/s | median kernel err |")
+print("|---|---:|---:|---:|---:|---:|")
+for k, v in cl.items():
+    print(f"| {k} | {v['kernels']} | {v['compute_bound']} | {v['bandwidth_bytes_per_s'] / 1e9:.1f} "
+          f"| {v['flops_per_s'] / 1e9:.1f} | {p(v['median_abs_rel_error'])} |")
+ins = c.get("in_sample_group_fit")
+if ins:
+    print(f"\nFor comparison only, the older in-sample group fit (bytes + launches saved, least "
+          f"squares on these very groups): Spearman {f(ins['after']['spearman'])}, median error "
+          f"{p(ins['after']['median_abs_rel_error'])}.")
 PYEOF
   fi
 fi

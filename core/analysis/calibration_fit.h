@@ -2,7 +2,20 @@
 // Fits the cost model to before/after measurements (`fxc calibrate --from RESULT.json`),
 // and says how far predictions were from measurements before and after the fit.
 //
-// A group's saving is modelled as what the cost model charges for what fusion removes,
+// Kernel fit (fit_kernel_rates, what `fxc calibrate --from` does): the device profile's
+// launch overhead and per-class effective rates (bandwidth and FLOP/s of elementwise,
+// reduction, conv, depthwise, matmul, data_movement kernels; cost_model.h) are fitted to
+// the per-kernel times of the *unfused* ("before") timeline, each kernel timed by the
+// cost model as launch + max(bytes / bandwidth(class), flops / flops(class)). The fit is
+// in log space (relative errors, so a 3 us Relu counts like a 3 ms Conv), robust (Huber
+// weights: a kernel hit by a scheduler slice does not drag the rates) and regularized
+// towards the base profile (a class with no or only memory-bound kernels keeps the base
+// FLOP/s). It never sees the group savings; those are then predicted from the group's
+// cost terms (sum of the unfused members' times - the fused kernel's time) and compared
+// with the measured ones: that comparison is out of sample.
+//
+// Group fit (fit_calibration, the older in-sample check kept for reports): a group's
+// saving modelled as what the cost model charges for what fusion removes,
 // on a memory-bound device:
 //   saved_s = bytes_saved / bandwidth + launches_saved * launch_overhead
 // Least squares over the groups' measured savings gives 1/bandwidth and launch_overhead
@@ -16,12 +29,14 @@
 //   CalibrationFit f = fit_calibration(samples);
 //   DeviceProfile p = apply_calibration(resolve_device("cpu-host"), f, "fitted to ...");
 
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "analysis/cost_model.h"
 #include "analysis/device_profile.h"
 
 namespace fx {
@@ -72,5 +87,72 @@ CalibrationFit fit_calibration(const std::vector<CalibrationSample>& samples);
 // the base's value, said in the source) and `source` as its provenance.
 DeviceProfile apply_calibration(DeviceProfile base, const CalibrationFit& fit,
                                 const std::string& source);
+
+// ---- Kernel fit ------------------------------------------------------------------------
+
+struct KernelSample {
+  std::string name;
+  KernelTerms terms;
+  double measured_us = NAN;  // median per run
+};
+
+// A group as the cost model sees it: its members apart and its fused kernel.
+struct GroupTermsSample {
+  std::string id, pattern;
+  std::vector<KernelTerms> unfused;
+  KernelTerms fused;
+  double predicted_us = NAN;  // as the result predicted it
+  double measured_us = NAN;
+};
+
+// Which per-kernel statistic of the timed runs the fit and the judgement use: the
+// median (`median_us`, what measured_saved_us is made of) or the fastest run (`min_us`:
+// the least disturbed by other processes on a loaded machine).
+enum class TimingStat { Median, Min };
+
+// Rows of `before.kernels` with cost terms ("cost") and a positive time. Throws
+// FileError when the result has no such rows (made before cost terms were written:
+// run fxc profile again).
+std::vector<KernelSample> kernel_samples(const nlohmann::json& doc, const std::string& origin,
+                                         const char* side = "before",
+                                         TimingStat stat = TimingStat::Median);
+// Groups not excluded with cost terms and numeric predicted/measured savings. With Min,
+// the measured saving is recomputed from the kernels' fastest runs (the members' rows
+// before minus the rows that compute them after; groups where that is not possible are
+// left out).
+std::vector<GroupTermsSample> group_terms_samples(const nlohmann::json& doc,
+                                                  const std::string& origin,
+                                                  TimingStat stat = TimingStat::Median);
+
+// sum(kernel_time(unfused)) - kernel_time(fused), in us, on `p`.
+double predict_group_us(const DeviceProfile& p, const GroupTermsSample& g);
+// Group savings on `p` (after) against the result's own predictions (before).
+PredictionError group_error(const DeviceProfile& p, const std::vector<GroupTermsSample>& groups);
+PredictionError recorded_group_error(const std::vector<GroupTermsSample>& groups);
+
+struct KernelFitOptions {
+  double huber_log = 0.25;    // log-residual beyond which a kernel's weight falls (~28%)
+  double prior_weight = 0.05;  // per parameter, in kernels' worth: a weak pull to the base
+  int max_iterations = 200;
+};
+
+struct KernelClassFit {
+  int kernels = 0;        // samples of this class
+  int compute_bound = 0;  // of them, timed by FLOPs on the fitted profile
+  double median_abs_rel_error = NAN;
+};
+
+struct KernelFit {
+  DeviceProfile profile;  // the base with fitted rates, calibrated = true
+  int kernels = 0;
+  double median_abs_rel_error = NAN;       // per kernel, fitted profile (the fitting data)
+  double base_median_abs_rel_error = NAN;  // per kernel, base profile
+  std::array<KernelClassFit, kKernelClassCount> classes{};
+  int iterations = 0;
+};
+
+// Throws fx::Error with fewer than 3 samples.
+KernelFit fit_kernel_rates(const std::vector<KernelSample>& samples, const DeviceProfile& base,
+                           const std::string& calibration, const KernelFitOptions& o = {});
 
 }  // namespace fx

@@ -106,6 +106,26 @@ double CostModel::node_flops(const Graph& g, const Node& n, OpKind kind) {
   }
 }
 
+KernelClass CostModel::node_class(const Graph& g, const Node& n, OpKind kind) {
+  const std::string& op = n.op_type;
+  if (op == "Conv" || op == "ConvInteger" || op == "QLinearConv" || op == "ConvTranspose") {
+    const int64_t groups = n.attrs.get_int("group", 1);
+    auto x = dims_of(g, input(n, 0));
+    if (groups > 1 && x.size() > 1 && groups == x[1]) return KernelClass::Depthwise;
+    return KernelClass::Conv;
+  }
+  if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") return KernelClass::Depthwise;
+  if (op == "BatchNormalization") return KernelClass::Elementwise;
+  switch (kind) {
+    case OpKind::Anchor: return KernelClass::MatMul;
+    case OpKind::Reduction: return KernelClass::Reduction;
+    case OpKind::Injective: return KernelClass::DataMovement;
+    case OpKind::Opaque:
+      return node_flops(g, n, kind) > 0 ? KernelClass::Elementwise : KernelClass::DataMovement;
+    default: return KernelClass::Elementwise;
+  }
+}
+
 int64_t CostModel::node_tile_bytes(const Graph& g, const Node& n, OpKind kind) {
   const int64_t es = elem_size(g, n);
   const std::string& op = n.op_type;
@@ -147,7 +167,8 @@ CostModel::CostModel(const Graph& g, DeviceProfile profile) : g_(g), profile_(st
     OpClass c = classify_node(g, n);
     classes_[i] = c;
     Cost& cost = nodes_[i];
-    cost.profile = profile_.name;
+    cost.profile = profile_.label();
+    cost.kernel_class = node_class(g, n, c.kind);
     if (c.no_kernel) {
       cost.launches = 0;
       continue;
@@ -185,18 +206,23 @@ CostModel::CostModel(const Graph& g, DeviceProfile profile) : g_(g), profile_(st
     }
     cost.flops = node_flops(g, n, c.kind);
     cost.footprint_bytes = node_tile_bytes(g, n, c.kind);
-    cost.time_s = time(double(cost.bytes()), cost.flops, cost.launches);
+    cost.time_s = time(double(cost.bytes()), cost.flops, cost.launches, cost.kernel_class);
   }
 }
 
-double CostModel::time(double bytes, double flops, int launches) const {
-  return std::max(bytes / profile_.memory_bandwidth_bytes_per_s, flops / profile_.peak_flops) +
-         launches * profile_.launch_overhead_s;
+double CostModel::time(const DeviceProfile& p, double bytes, double flops, int launches,
+                       KernelClass c) {
+  if (launches == 0 && bytes == 0 && flops == 0) return 0;
+  return std::max(bytes / p.bandwidth(c), flops / p.flops(c)) + launches * p.launch_overhead_s;
+}
+
+double CostModel::time(double bytes, double flops, int launches, KernelClass c) const {
+  return time(profile_, bytes, flops, launches, c);
 }
 
 Cost CostModel::unfused(std::span<const NodeId> members) const {
   Cost sum;
-  sum.profile = profile_.name;
+  sum.profile = profile_.label();
   sum.launches = 0;
   for (NodeId m : members) {
     const Cost& c = node(m);
@@ -216,7 +242,7 @@ Cost CostModel::group(std::span<const NodeId> members) const {
     return n != kNoNode && std::find(members.begin(), members.end(), n) != members.end();
   };
   Cost c;
-  c.profile = profile_.name;
+  c.profile = profile_.label();
   c.launches = 0;
   // Walk the members' inputs once: external ones are read, internal ones are counted per
   // use, so a value leaves the group iff some use is outside. This never scans a value's
@@ -224,11 +250,33 @@ Cost CostModel::group(std::span<const NodeId> members) const {
   std::vector<ValueId> inputs;
   std::vector<std::pair<ValueId, std::size_t>> internal_uses;
   int64_t tile = 0, es = 4;
+  // The fused kernel's class: the anchor's (its epilogue rides along), else a row kernel
+  // when a reduction is inside, else data movement when only copies are, else elementwise.
+  double anchor_flops = 0, other_flops = 0;
+  bool anchor = false, reduction = false, copies_only = true;
+  NodeId anchor_node = kNoNode;
+  int anchors = 0;
   for (NodeId m : members) {
     const Cost& nc = node(m);
     if (!nc.known && c.known) c.known = false, c.unknown_reason = nc.unknown_reason;
-    if (!classes_[static_cast<std::size_t>(m)].no_kernel) c.launches = 1;
-    c.flops += nc.flops;
+    const OpClass& oc = classes_[static_cast<std::size_t>(m)];
+    if (!oc.no_kernel) c.launches = 1;
+    if (oc.no_kernel) {
+    } else if (oc.kind == OpKind::Anchor || nc.kernel_class == KernelClass::Conv ||
+               nc.kernel_class == KernelClass::Depthwise ||
+               nc.kernel_class == KernelClass::MatMul) {
+      if (!anchor || nc.flops > node(anchor_node).flops) {
+        c.kernel_class = nc.kernel_class;
+        anchor_node = m;
+      }
+      anchor = true;
+      ++anchors;
+      anchor_flops += nc.flops;
+    } else {
+      other_flops += nc.flops;
+      reduction = reduction || nc.kernel_class == KernelClass::Reduction;
+      copies_only = copies_only && nc.kernel_class == KernelClass::DataMovement;
+    }
     tile = std::max(tile, nc.footprint_bytes);
     const Node& n = g_.node(m);
     es = std::max(es, elem_size(g_, n));
@@ -261,12 +309,34 @@ Cost CostModel::group(std::span<const NodeId> members) const {
         ++internal;  // kept on chip, one tile
     }
   for (ValueId v : inputs) c.bytes_read += value_bytes_[static_cast<std::size_t>(v)];
+  if (anchor) {
+    c.flops = anchor_flops;
+  } else {
+    c.flops = other_flops;
+    // A fused row kernel keeps its rows in cache and streams them once: it is timed with
+    // the elementwise rates (the reduction class describes the runtime's separate
+    // Reduce*/Softmax kernels, which pass over their input several times).
+    c.kernel_class =
+        reduction || !copies_only ? KernelClass::Elementwise : KernelClass::DataMovement;
+  }
   if (!c.known) {
     c.bytes_read = c.bytes_written = 0;
     return c;
   }
   c.footprint_bytes = tile + internal * kElementTile * es;
-  c.time_s = time(double(c.bytes()), c.flops, c.launches);
+  if (anchors == 1) {
+    // The anchor's own kernel, plus its epilogue applied to each output tile while it is
+    // in cache: the epilogue costs only what it moves beyond the anchor's inputs (its
+    // output, a residual, folded parameters), at the elementwise bandwidth.
+    const Cost& a = node(anchor_node);
+    c.anchor_bytes = a.bytes();
+    c.epilogue_bytes = std::max<int64_t>(0, c.bytes() - a.bytes_read);
+    c.time_s = time(double(a.bytes()), c.flops, c.launches, c.kernel_class) +
+               double(c.epilogue_bytes) / profile_.bandwidth(KernelClass::Elementwise);
+    if (members.size() == 1) c.epilogue_bytes = 0, c.time_s = a.time_s;
+    return c;
+  }
+  c.time_s = time(double(c.bytes()), c.flops, c.launches, c.kernel_class);
   return c;
 }
 

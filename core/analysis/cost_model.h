@@ -1,13 +1,26 @@
 #pragma once
 // The cost model: bytes moved, FLOPs and launches of a node or of a fused group, and the
-// time they take on a device profile:
+// time they take on a device profile, per kernel:
 //
-//   time = max(bytes / memory_bandwidth, flops / peak_flops) + launches * launch_overhead
+//   time = launches * launch_overhead
+//          + max(bytes / bandwidth(class), flops / flops(class))
+//
+// with effective rates per KernelClass (device_profile.h: elementwise, reduction, conv,
+// depthwise, matmul, data_movement); an uncalibrated profile uses its one bandwidth and
+// peak for every class, `fxc calibrate --from` fits them to measured kernel times.
 //
 // A node reads each distinct input once and writes each output once (constants are read
 // like any input). A group reads only its external inputs and writes only the values
 // that leave it (graph outputs and values with a consumer outside); intermediates stay
-// on chip. A group is one launch.
+// on chip. A group is one launch. A group with an anchor (Conv, MatMul, ...) is timed as
+// the anchor's own kernel (its class, bytes and FLOPs) plus its epilogue applied to each
+// output tile in cache (folded BatchNormalization, activations, bias/residual adds),
+// which costs only the bytes it moves beyond the anchor's inputs (its output, a
+// residual, parameters) at the elementwise bandwidth:
+//   time = anchor's time + epilogue_bytes / bandwidth(elementwise)
+// Other groups are one loop: a group of copies only is data_movement, the rest (row
+// kernels included: they stream each row once, in cache) elementwise, with the members'
+// FLOPs summed.
 //
 // Footprint of a group = the largest member tile (anchor: a 128x128 output tile plus
 // 64-deep input panels; reduction: the reduced rows of a tile; other ops: a 1024-element
@@ -37,9 +50,28 @@ struct Cost {
   int64_t footprint_bytes = 0;  // on-chip working set of the largest tile
   double time_s = 0;            // on `profile`
   std::string profile;          // name of the DeviceProfile that produced time_s
+  KernelClass kernel_class = KernelClass::Elementwise;  // whose rates time_s used
+  // A fused anchor group: the anchor's own traffic and its epilogue's (timed apart).
+  int64_t anchor_bytes = -1;  // -1: not an anchor group (time from bytes())
+  int64_t epilogue_bytes = 0;
 
   int64_t bytes() const { return bytes_read + bytes_written; }
 };
+
+// What the time formula needs of one kernel, without a device: enough to time it again on
+// another profile (fxc calibrate --from re-times measured kernels and groups with these).
+struct KernelTerms {
+  KernelClass kernel_class = KernelClass::Elementwise;
+  double bytes = 0;
+  double flops = 0;
+  int launches = 1;
+  double epilogue_bytes = 0;  // moved by an anchor's fused epilogue, at elementwise bandwidth
+};
+inline KernelTerms terms_of(const Cost& c) {
+  return {c.kernel_class, double(c.anchor_bytes >= 0 ? c.anchor_bytes : c.bytes()), c.flops,
+          c.launches, double(c.epilogue_bytes)};
+}
+inline double kernel_time(const DeviceProfile& p, const KernelTerms& t);
 
 class CostModel {
  public:
@@ -54,7 +86,14 @@ class CostModel {
   Cost group(std::span<const NodeId> members) const;
   // Sum of the members' unfused costs.
   Cost unfused(std::span<const NodeId> members) const;
-  double time(double bytes, double flops, int launches) const;
+  // The time of `launches` kernels of `c` moving `bytes` and computing `flops`.
+  double time(double bytes, double flops, int launches,
+              KernelClass c = KernelClass::Elementwise) const;
+  static double time(const DeviceProfile& p, double bytes, double flops, int launches,
+                     KernelClass c);
+
+  // The class of one node's kernel (Conv with group == input channels: depthwise).
+  static KernelClass node_class(const Graph& g, const Node& n, OpKind kind);
 
   // FLOPs and tile footprint of one node (exposed for tests); nullopt-free: 0 when unknown.
   static double node_flops(const Graph& g, const Node& n, OpKind kind);
@@ -71,5 +110,10 @@ class CostModel {
   std::vector<Cost> nodes_;
   std::vector<OpClass> classes_;
 };
+
+inline double kernel_time(const DeviceProfile& p, const KernelTerms& t) {
+  return CostModel::time(p, t.bytes, t.flops, t.launches, t.kernel_class) +
+         t.epilogue_bytes / p.bandwidth(KernelClass::Elementwise);
+}
 
 }  // namespace fx

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,24 @@
 
 namespace fx {
 
+const char* kernel_class_name(KernelClass c) {
+  switch (c) {
+    case KernelClass::Elementwise: return "elementwise";
+    case KernelClass::Reduction: return "reduction";
+    case KernelClass::Conv: return "conv";
+    case KernelClass::Depthwise: return "depthwise";
+    case KernelClass::MatMul: return "matmul";
+    case KernelClass::DataMovement: return "data_movement";
+  }
+  return "elementwise";
+}
+
+std::optional<KernelClass> kernel_class_from_name(std::string_view name) {
+  for (int i = 0; i < kKernelClassCount; ++i)
+    if (name == kernel_class_name(static_cast<KernelClass>(i))) return static_cast<KernelClass>(i);
+  return std::nullopt;
+}
+
 void DeviceProfile::check() const {
   auto bad = [&](const char* field) {
     throw Error("device profile '" + name + "': " + field + " must be a positive number");
@@ -21,9 +40,20 @@ void DeviceProfile::check() const {
   if (!(peak_flops > 0)) bad("peak_flops");
   if (!(launch_overhead_s >= 0)) bad("launch_overhead_s");
   if (onchip_capacity_bytes <= 0) bad("onchip_capacity_bytes");
+  for (const auto& r : kernel_classes)
+    if (!(r.bandwidth_bytes_per_s >= 0) || !(r.flops_per_s >= 0) ||
+        !std::isfinite(r.bandwidth_bytes_per_s) || !std::isfinite(r.flops_per_s))
+      bad("kernel_classes rates");
 }
 
 nlohmann::json to_json(const DeviceProfile& p) {
+  nlohmann::json classes = nlohmann::json::object();
+  for (int i = 0; i < kKernelClassCount; ++i) {
+    const KernelClassRates& r = p.kernel_classes[static_cast<std::size_t>(i)];
+    if (r.bandwidth_bytes_per_s > 0 || r.flops_per_s > 0)
+      classes[kernel_class_name(static_cast<KernelClass>(i))] = {
+          {"bandwidth_bytes_per_s", r.bandwidth_bytes_per_s}, {"flops_per_s", r.flops_per_s}};
+  }
   return {{"schema_version", 1},
           {"name", p.name},
           {"description", p.description},
@@ -33,7 +63,10 @@ nlohmann::json to_json(const DeviceProfile& p) {
           {"launch_overhead_s", p.launch_overhead_s},
           {"onchip_capacity_bytes", p.onchip_capacity_bytes},
           {"l2_bytes", p.l2_bytes},
-          {"capacity_note", p.capacity_note}};
+          {"capacity_note", p.capacity_note},
+          {"kernel_classes", classes},
+          {"calibrated", p.calibrated},
+          {"calibration", p.calibration}};
 }
 
 DeviceProfile device_profile_from_json(const nlohmann::json& j) {
@@ -49,6 +82,18 @@ DeviceProfile device_profile_from_json(const nlohmann::json& j) {
     p.onchip_capacity_bytes = j.at("onchip_capacity_bytes").get<int64_t>();
     p.l2_bytes = j.value("l2_bytes", int64_t{0});
     p.capacity_note = j.value("capacity_note", "");
+    p.calibrated = j.value("calibrated", false);
+    p.calibration = j.value("calibration", "");
+    if (auto it = j.find("kernel_classes"); it != j.end() && !it->is_null()) {
+      if (!it->is_object()) throw Error("device profile: \"kernel_classes\" is not an object");
+      for (const auto& [key, rates] : it->items()) {
+        auto c = kernel_class_from_name(key);
+        if (!c) throw Error("device profile: unknown kernel class '" + key + "'");
+        KernelClassRates& r = p.kernel_classes[static_cast<std::size_t>(*c)];
+        r.bandwidth_bytes_per_s = rates.value("bandwidth_bytes_per_s", 0.0);
+        r.flops_per_s = rates.value("flops_per_s", 0.0);
+      }
+    }
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("device profile: ") + e.what());
   }

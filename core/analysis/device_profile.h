@@ -11,15 +11,47 @@
 //   { "schema_version": 1, "name": "nvidia-h100", "description": "...",
 //     "source": "vendor datasheet", "memory_bandwidth_bytes_per_s": 3.0e12,
 //     "peak_flops": 7.0e14, "launch_overhead_s": 5e-6, "onchip_capacity_bytes": 233472,
-//     "l2_bytes": 52428800, "capacity_note": "shared memory per SM" }
+//     "l2_bytes": 52428800, "capacity_note": "shared memory per SM",
+//     "kernel_classes": { "conv": { "bandwidth_bytes_per_s": 2.0e12, "flops_per_s": 4.0e14 },
+//                         ... },                 // optional, per KernelClass (below)
+//     "calibrated": false, "calibration": "" }  // optional: what the rates were fitted to
+//
+// Kernel classes: the cost model times each kernel as
+//   launch_overhead + max(bytes / bandwidth(class), flops / flops(class))
+// with effective rates per class of kernel (what a conv reaches is not what an elementwise
+// loop reaches). A class without its own rates uses the profile's memory bandwidth and
+// peak FLOP/s (the uncalibrated default); `fxc calibrate --from` fits them per class.
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 namespace fx {
+
+// How a kernel uses the machine, for its effective rates.
+enum class KernelClass {
+  Elementwise = 0,   // memory-bound loops: unary/binary/broadcast ops, folded BatchNorm
+  Reduction = 1,     // reductions and row kernels: Softmax, LayerNorm, Reduce*, Global*Pool
+  Conv = 2,          // dense (grouped) convolution
+  Depthwise = 3,     // depthwise convolution and windowed pooling (MaxPool, AveragePool)
+  MatMul = 4,        // MatMul, Gemm, Einsum
+  DataMovement = 5,  // copies and layout: Transpose, Concat, Slice, Gather, Pad, Reshape
+};
+inline constexpr int kKernelClassCount = 6;
+// "elementwise", "reduction", "conv", "depthwise", "matmul", "data_movement".
+const char* kernel_class_name(KernelClass c);
+// Inverse of kernel_class_name; nullopt for an unknown name.
+std::optional<KernelClass> kernel_class_from_name(std::string_view name);
+
+struct KernelClassRates {
+  double bandwidth_bytes_per_s = 0;  // 0: the profile's memory_bandwidth_bytes_per_s
+  double flops_per_s = 0;            // 0: the profile's peak_flops
+};
 
 struct DeviceProfile {
   std::string name;
@@ -35,6 +67,21 @@ struct DeviceProfile {
   int64_t onchip_capacity_bytes = 0;
   int64_t l2_bytes = 0;       // last-level cache shared by cores (informative)
   std::string capacity_note;  // what onchip_capacity_bytes stands for on this device
+  // Effective rates per KernelClass; zeros fall back to the two figures above.
+  std::array<KernelClassRates, kKernelClassCount> kernel_classes{};
+  bool calibrated = false;  // rates fitted to measured kernel times (fxc calibrate --from)
+  std::string calibration;  // what they were fitted to, when calibrated
+
+  double bandwidth(KernelClass c) const {
+    double v = kernel_classes[static_cast<std::size_t>(c)].bandwidth_bytes_per_s;
+    return v > 0 ? v : memory_bandwidth_bytes_per_s;
+  }
+  double flops(KernelClass c) const {
+    double v = kernel_classes[static_cast<std::size_t>(c)].flops_per_s;
+    return v > 0 ? v : peak_flops;
+  }
+  // "cpu-host" or "cpu-host (calibrated)": names the model behind an estimate.
+  std::string label() const { return calibrated ? name + " (calibrated)" : name; }
 
   // Throws fx::Error when a number is missing, negative or zero where it must not be.
   void check() const;

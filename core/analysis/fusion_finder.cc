@@ -223,7 +223,7 @@ AnalysisResult FusionFinder::run() {
   if (opt_.opt_level >= 3) horizontal_fusion(g_, st);
 
   AnalysisResult r;
-  r.device = cost_.profile().name;
+  r.device = cost_.profile().label();
   r.device_source = cost_.profile().source;
   r.opt_level = opt_.opt_level;
   r.threshold = opt_.threshold;

@@ -61,7 +61,7 @@ GroupEstimate FusionState::estimate(const std::vector<NodeId>& members) const {
   e.time_before_s = u.time_s;
   e.time_after_s = f.time_s;
   e.footprint_bytes = f.footprint_bytes;
-  e.profile = cost_.profile().name;
+  e.profile = cost_.profile().label();
   return e;
 }
 

@@ -110,6 +110,45 @@ double kernels_covering(const std::vector<KernelStats>& kernels,
   return covered == members ? us : NAN;
 }
 
+// A profile for terms only (times on it are never used).
+DeviceProfile terms_profile() {
+  DeviceProfile p;
+  p.name = "terms-only";
+  p.memory_bandwidth_bytes_per_s = p.peak_flops = 1;
+  p.onchip_capacity_bytes = 1;
+  return p;
+}
+
+// The cost model's terms of the kernel that runs `nodes` (one node, or a fused group).
+std::optional<KernelTerms> kernel_terms(const Graph& g, const CostModel& cm,
+                                        const std::vector<std::string>& nodes) {
+  std::vector<NodeId> ids;
+  for (const auto& n : nodes) {
+    NodeId id = g.find_node(n);
+    if (id == kNoNode) return std::nullopt;
+    ids.push_back(id);
+  }
+  if (ids.empty()) return std::nullopt;
+  Cost c = ids.size() == 1 ? cm.node(ids[0]) : cm.group(ids);
+  if (!c.known) return std::nullopt;
+  return terms_of(c);
+}
+
+void add_cost_terms(const Graph& g, BeforeAfterResult& r) {
+  CostModel cm(g, terms_profile());
+  for (const auto& k : r.before.kernels) r.before_terms.push_back(kernel_terms(g, cm, k.nodes));
+  for (const auto& k : r.after.kernels) r.after_terms.push_back(kernel_terms(g, cm, k.nodes));
+  for (auto& m : r.groups) {
+    m.fused_terms = kernel_terms(g, cm, m.nodes);
+    if (!m.fused_terms) continue;
+    for (const auto& n : m.nodes) {
+      NodeId id = g.find_node(n);
+      if (cm.op_class(id).no_kernel) continue;
+      m.unfused_terms.emplace_back(n, terms_of(cm.node(id)));
+    }
+  }
+}
+
 void measure_groups(const std::vector<const FusionGroup*>& groups, const FusedProgram& p,
                     const BeforeAfterResult& r, const std::map<std::string, TensorDiff>& diffs,
                     std::vector<GroupMeasurement>& out) {
@@ -280,6 +319,7 @@ BeforeAfterResult run_before_after(const Graph& g, const std::vector<const Fusio
   r.tolerance = o.tolerance;
   r.codegen_note = p.note;
   measure_groups(groups, p, r, diffs, r.groups);
+  add_cost_terms(g, r);
   for (const auto& m : r.groups)
     if (!m.estimate_profile.empty()) {
       r.estimate_profile = m.estimate_profile;

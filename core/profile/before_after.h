@@ -25,9 +25,11 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/cost_model.h"
 #include "analysis/fusion_plan.h"
 #include "codegen/fused_program.h"
 #include "profile/equivalence.h"
@@ -62,6 +64,11 @@ struct GroupMeasurement {
   int launches_saved = 0;
   double before_us = NAN;  // sum of the members' kernels before
   double after_us = NAN;   // the fused kernel after
+  // The cost model's terms of the members run apart (node name, terms; nodes without a
+  // kernel left out) and of the fused kernel: a prediction on any profile is
+  // sum(kernel_time(unfused)) - kernel_time(fused). Empty/nullopt with unknown shapes.
+  std::vector<std::pair<std::string, KernelTerms>> unfused_terms;
+  std::optional<KernelTerms> fused_terms;
 };
 
 struct BeforeAfterResult {
@@ -71,7 +78,11 @@ struct BeforeAfterResult {
   Tolerance tolerance;   // what `outputs` was checked with
   std::vector<GroupMeasurement> groups;
   std::string estimate_profile;  // of the groups' estimates ("" when none)
-  std::string codegen_note;      // e.g. no compiler
+  // The cost model's terms of each timed kernel (aligned with before/after.kernels;
+  // nullopt where a shape is unknown or a kernel is no graph node): what
+  // `fxc calibrate --from` fits the device profile's rates to.
+  std::vector<std::optional<KernelTerms>> before_terms, after_terms;
+  std::string codegen_note;  // e.g. no compiler
 };
 
 // Throws fx::Error when the model cannot run at all (unsupported op, bad shapes).

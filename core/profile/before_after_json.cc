@@ -13,9 +13,32 @@ json num(double v) {
   return std::isfinite(v) ? json(v) : json(nullptr);
 }
 
-json run_json(const ProfileResult& r) {
+json terms_json(const KernelTerms& t) {
+  return {{"class", kernel_class_name(t.kernel_class)},
+          {"bytes", t.bytes},
+          {"flops", t.flops},
+          {"launches", t.launches},
+          {"epilogue_bytes", t.epilogue_bytes}};
+}
+
+json run_json(const ProfileResult& r, const std::vector<std::optional<KernelTerms>>& terms) {
   json j = profile_result_json(r);  // median_ms, min_ms, max_ms, kernels, trace, ...
+  // Each kernel row gets the cost model's terms ("cost": null when unknown).
+  json& rows = j["kernels"];
+  for (std::size_t i = 0; i < rows.size() && i < terms.size(); ++i)
+    rows[i]["cost"] = terms[i] ? terms_json(*terms[i]) : json(nullptr);
   return j;
+}
+
+json group_terms_json(const GroupMeasurement& g) {
+  if (!g.fused_terms) return nullptr;
+  json unfused = json::array();
+  for (const auto& [node, t] : g.unfused_terms) {
+    json row = terms_json(t);
+    row["node"] = node;
+    unfused.push_back(std::move(row));
+  }
+  return {{"unfused", std::move(unfused)}, {"fused", terms_json(*g.fused_terms)}};
 }
 
 }  // namespace
@@ -37,7 +60,8 @@ nlohmann::json before_after_json(const BeforeAfterResult& r, const BeforeAfterMe
                       {"bytes_saved", g.bytes_saved},
                       {"launches_saved", g.launches_saved},
                       {"before_us", num(g.before_us)},
-                      {"after_us", num(g.after_us)}});
+                      {"after_us", num(g.after_us)},
+                      {"cost_terms", group_terms_json(g)}});
   return {{"schema", "fusion-explorer/before-after"},
           {"schema_version", 1},
           {"model", meta.model},
@@ -50,8 +74,8 @@ nlohmann::json before_after_json(const BeforeAfterResult& r, const BeforeAfterMe
           {"warmup", r.before.warmup},
           {"seed", meta.seed},
           {"interleaved", true},
-          {"before", run_json(r.before)},
-          {"after", run_json(r.after)},
+          {"before", run_json(r.before, r.before_terms)},
+          {"after", run_json(r.after, r.after_terms)},
           {"speedup", num(r.speedup)},
           {"max_abs_error", num(r.outputs.max_abs_error)},
           {"max_rel_error", num(r.outputs.max_rel_error)},

@@ -104,5 +104,73 @@ TEST(CostModel, TimeIsMaxOfMemoryAndComputePlusLaunches) {
   EXPECT_DOUBLE_EQ(cm.time(1e9, 3e9, 0), 3.0);
 }
 
+TEST(CostModel, KernelClassesOfNodes) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 8, 8, 8});
+  auto c = testing::conv(b, x, 8, 8, 8, "conv");
+  auto dw_w = b.constant("dw_w", testing::zeros({8, 1, 3, 3}));
+  auto dw =
+      b.op("Conv", {c, dw_w}, {{"group", int64_t{8}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}},
+           "dw", Shape::of({1, 8, 8, 8}));
+  auto r = b.op("Relu", {dw}, {}, "relu");
+  auto t = b.op("Transpose", {r}, {{"perm", std::vector<int64_t>{0, 2, 3, 1}}}, "tr",
+                Shape::of({1, 8, 8, 8}));
+  b.output(b.op("Softmax", {t}, {{"axis", int64_t{-1}}}, "sm"));
+  Graph g = b.build();
+  CostModel cm(g, test_profile());
+  EXPECT_EQ(cm.node(g.find_node("conv")).kernel_class, KernelClass::Conv);
+  EXPECT_EQ(cm.node(g.find_node("dw")).kernel_class, KernelClass::Depthwise);
+  EXPECT_EQ(cm.node(g.find_node("relu")).kernel_class, KernelClass::Elementwise);
+  EXPECT_EQ(cm.node(g.find_node("tr")).kernel_class, KernelClass::DataMovement);
+  EXPECT_EQ(cm.node(g.find_node("sm")).kernel_class, KernelClass::Reduction);
+}
+
+TEST(CostModel, TimeUsesTheRatesOfTheKernelsClass) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 3, 8, 8});
+  b.output(b.op("Relu", {testing::conv(b, x, 3, 4, 8, "conv")}, {}, "relu"));
+  Graph g = b.build();
+  DeviceProfile p = test_profile();
+  p.kernel_classes[static_cast<std::size_t>(KernelClass::Conv)] = {2e9, 4e9};
+  p.kernel_classes[static_cast<std::size_t>(KernelClass::Elementwise)] = {0.5e9, 1e9};
+  CostModel cm(g, p);
+  // Conv: max(2224 B / 2e9, 13824 / 4e9) + 1 us; Relu: 2 x 1 KiB / 0.5e9 + 1 us.
+  EXPECT_NEAR(cm.node(g.find_node("conv")).time_s, 13824 / 4e9 + 1e-6, 1e-12);
+  EXPECT_NEAR(cm.node(g.find_node("relu")).time_s, 2048 / 0.5e9 + 1e-6, 1e-12);
+  EXPECT_DOUBLE_EQ(cm.time(4e9, 0, 1, KernelClass::Conv), 2.0 + 1e-6);
+}
+
+TEST(CostModel, AnchorGroupIsTheAnchorsKernelWithItsEpilogueBytes) {
+  // Conv + BatchNormalization + Relu: the fused kernel is a conv with the Conv's FLOPs
+  // only (BN folded, Relu applied on the tile), moving x, W, BN's parameters and y.
+  GraphBuilder b;
+  auto x = b.input("x", {1, 3, 8, 8});
+  auto c = testing::conv(b, x, 3, 4, 8, "conv");
+  auto s = b.constant("s", testing::zeros({4}));
+  auto bn = b.op("BatchNormalization", {c, s, s, s, s}, {}, "bn");
+  b.output(b.op("Relu", {bn}, {}, "relu"));
+  Graph g = b.build();
+  DeviceProfile p = test_profile();
+  p.kernel_classes[static_cast<std::size_t>(KernelClass::Conv)] = {2e9, 4e9};
+  CostModel cm(g, p);
+  std::vector<NodeId> m{g.find_node("conv"), g.find_node("bn"), g.find_node("relu")};
+  Cost f = cm.group(m);
+  EXPECT_EQ(f.kernel_class, KernelClass::Conv);
+  EXPECT_DOUBLE_EQ(f.flops, cm.node(g.find_node("conv")).flops);
+  EXPECT_EQ(f.bytes_read, 3 * 8 * 8 * 4 + 4 * 3 * 3 * 3 * 4 + 4 * 4);  // x, W, s once
+  EXPECT_EQ(f.bytes_written, 4 * 8 * 8 * 4);
+  // The Conv's own kernel, then the epilogue moves what the Conv does not read: BN's
+  // parameters (16 B) and the output (1 KiB), at the elementwise bandwidth (1 GB/s).
+  EXPECT_EQ(f.epilogue_bytes, 16 + 4 * 8 * 8 * 4);
+  EXPECT_NEAR(f.time_s, 13824 / 4e9 + 1e-6 + (16 + 1024) / 1e9, 1e-12);
+  KernelTerms t = terms_of(f);
+  EXPECT_EQ(t.bytes, double(cm.node(g.find_node("conv")).bytes()));
+  EXPECT_NEAR(kernel_time(p, t), f.time_s, 1e-15);
+  // An elementwise chain stays elementwise with its FLOPs summed.
+  Cost e = cm.group(std::vector<NodeId>{g.find_node("bn"), g.find_node("relu")});
+  EXPECT_EQ(e.kernel_class, KernelClass::Elementwise);
+  EXPECT_DOUBLE_EQ(e.flops, cm.node(g.find_node("bn")).flops + cm.node(g.find_node("relu")).flops);
+}
+
 }  // namespace
 }  // namespace fx

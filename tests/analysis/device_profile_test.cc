@@ -32,6 +32,33 @@ TEST(DeviceProfile, JsonRoundTrip) {
   EXPECT_EQ(q.l2_bytes, 50LL * 1024 * 1024);
 }
 
+TEST(DeviceProfile, KernelClassRatesRoundTripAndDefault) {
+  DeviceProfile p = preset_nvidia_h100();
+  // Without class rates, every class uses the profile's bandwidth and peak.
+  EXPECT_DOUBLE_EQ(p.bandwidth(KernelClass::Depthwise), 3.0e12);
+  EXPECT_DOUBLE_EQ(p.flops(KernelClass::Elementwise), 700e12);
+  EXPECT_EQ(p.label(), "nvidia-h100");
+  p.kernel_classes[static_cast<std::size_t>(KernelClass::Depthwise)] = {1e12, 2e13};
+  p.calibrated = true;
+  p.calibration = "fitted to test kernels";
+  DeviceProfile q = device_profile_from_json(to_json(p));
+  EXPECT_DOUBLE_EQ(q.bandwidth(KernelClass::Depthwise), 1e12);
+  EXPECT_DOUBLE_EQ(q.flops(KernelClass::Depthwise), 2e13);
+  EXPECT_DOUBLE_EQ(q.bandwidth(KernelClass::Conv), 3.0e12);
+  EXPECT_TRUE(q.calibrated);
+  EXPECT_EQ(q.calibration, "fitted to test kernels");
+  EXPECT_EQ(q.label(), "nvidia-h100 (calibrated)");
+  for (int c = 0; c < kKernelClassCount; ++c)
+    EXPECT_EQ(kernel_class_from_name(kernel_class_name(static_cast<KernelClass>(c))),
+              static_cast<KernelClass>(c));
+  nlohmann::json j = to_json(p);
+  j["kernel_classes"]["warp_drive"] = {{"bandwidth_bytes_per_s", 1}};
+  EXPECT_THROW(device_profile_from_json(j), Error);
+  j = to_json(p);
+  j["kernel_classes"]["conv"] = {{"bandwidth_bytes_per_s", -5}};
+  EXPECT_THROW(device_profile_from_json(j), Error);
+}
+
 TEST(DeviceProfile, AscendIsMarkedUnverified) {
   EXPECT_EQ(preset_ascend_910b().source, "public figures, unverified");
 }

@@ -35,8 +35,9 @@ Fixture make_fixture() {
       b.op("MaxPool", {r1},
            {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}},
            "pool", Shape::of({1, 4, 4, 4}));
-  auto c2 = testing::conv(b, p, 4, 16, 4, "conv2");
-  b.output(b.op("Relu", {testing::batch_norm(b, c2, 16, "bn2")}, {}, "relu2"));
+  // 8 channels: with 16, both groups write 1 KiB and their predicted savings tie.
+  auto c2 = testing::conv(b, p, 4, 8, 4, "conv2");
+  b.output(b.op("Relu", {testing::batch_norm(b, c2, 8, "bn2")}, {}, "relu2"));
   Fixture f;
   f.graph = b.build();
   FusionOptions fo;

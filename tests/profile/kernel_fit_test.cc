@@ -1,0 +1,212 @@
+// The per-kernel fit of `fxc calibrate --from` (calibration_fit.h: fit_kernel_rates) on
+// synthetic kernels timed by a known profile: the rates are recovered, outliers do not
+// drag them, group savings are predicted from cost terms, and the CLI writes the fitted
+// profile from a result with per-kernel cost terms.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "analysis/calibration_fit.h"
+#include "profile/child_process.h"
+#include "util/error.h"
+
+namespace fx {
+namespace {
+
+using nlohmann::json;
+
+DeviceProfile base_profile() {
+  DeviceProfile p;
+  p.name = "base";
+  p.source = "unit test";
+  p.memory_bandwidth_bytes_per_s = 10e9;
+  p.peak_flops = 100e9;
+  p.launch_overhead_s = 10e-6;
+  p.onchip_capacity_bytes = 1 << 20;
+  return p;
+}
+
+// The "machine": rates quite unlike the base profile's.
+DeviceProfile truth() {
+  DeviceProfile p = base_profile();
+  p.launch_overhead_s = 3e-6;
+  auto set = [&](KernelClass c, double bw, double fl) {
+    p.kernel_classes[static_cast<std::size_t>(c)] = {bw, fl};
+  };
+  set(KernelClass::Elementwise, 6e9, 4e9);
+  set(KernelClass::Reduction, 3e9, 1.5e9);
+  set(KernelClass::Conv, 20e9, 40e9);
+  set(KernelClass::Depthwise, 2.5e9, 2e9);
+  set(KernelClass::MatMul, 30e9, 60e9);
+  set(KernelClass::DataMovement, 1.5e9, 1e9);
+  return p;
+}
+
+// Per class: memory-bound and compute-bound kernels of many sizes, times from `truth`
+// with +-5% noise; every 25th kernel an outlier (x4: a scheduler slice).
+std::vector<KernelSample> synthetic_kernels() {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> logsize(std::log(1e4), std::log(5e7));
+  std::uniform_real_distribution<double> noise(0.95, 1.05);
+  // FLOPs per byte on both sides of each class's ridge point (truth flops / bandwidth).
+  const double intensity[][2] = {{0.2, 2.0}, {0.1, 2.0}, {0.5, 8.0},
+                                 {0.2, 3.0}, {0.5, 8.0}, {0.0, 0.0}};
+  const DeviceProfile t = truth();
+  std::vector<KernelSample> out;
+  int n = 0;
+  for (int c = 0; c < kKernelClassCount; ++c)
+    for (int i = 0; i < 40; ++i) {
+      KernelTerms k;
+      k.kernel_class = static_cast<KernelClass>(c);
+      k.bytes = std::exp(logsize(rng));
+      k.flops = k.bytes * intensity[c][i % 2];
+      double s = kernel_time(t, k) * noise(rng);
+      if (++n % 25 == 0) s *= 4;
+      out.push_back({"k" + std::to_string(n), k, s * 1e6});
+    }
+  return out;
+}
+
+TEST(KernelFit, RecoversKnownRatesFromSyntheticKernels) {
+  KernelFit f = fit_kernel_rates(synthetic_kernels(), base_profile(), "synthetic");
+  const DeviceProfile t = truth();
+  EXPECT_TRUE(f.profile.calibrated);
+  EXPECT_EQ(f.profile.calibration, "synthetic");
+  EXPECT_EQ(f.profile.label(), "base (calibrated)");
+  EXPECT_NEAR(f.profile.launch_overhead_s, t.launch_overhead_s, 0.1 * t.launch_overhead_s);
+  for (int c = 0; c < kKernelClassCount; ++c) {
+    auto kc = static_cast<KernelClass>(c);
+    EXPECT_NEAR(f.profile.bandwidth(kc), t.bandwidth(kc), 0.05 * t.bandwidth(kc))
+        << kernel_class_name(kc);
+    if (kc != KernelClass::DataMovement)  // copies compute nothing: no FLOP/s to fit
+      EXPECT_NEAR(f.profile.flops(kc), t.flops(kc), 0.05 * t.flops(kc)) << kernel_class_name(kc);
+    EXPECT_EQ(f.classes[c].kernels, 40);
+  }
+  EXPECT_LT(f.median_abs_rel_error, 0.05);
+  EXPECT_GT(f.base_median_abs_rel_error, 0.5);
+}
+
+TEST(KernelFit, ClassWithoutKernelsKeepsTheBaseRates) {
+  std::vector<KernelSample> s;
+  for (const auto& k : synthetic_kernels())
+    if (k.terms.kernel_class == KernelClass::Elementwise) s.push_back(k);
+  KernelFit f = fit_kernel_rates(s, base_profile(), "elementwise only");
+  EXPECT_NEAR(f.profile.bandwidth(KernelClass::Elementwise), 6e9, 0.3e9);
+  EXPECT_NEAR(f.profile.bandwidth(KernelClass::Conv), 10e9, 1e-3 * 10e9);
+  EXPECT_NEAR(f.profile.flops(KernelClass::MatMul), 100e9, 1e-3 * 100e9);
+  EXPECT_EQ(f.classes[static_cast<int>(KernelClass::Conv)].kernels, 0);
+}
+
+TEST(KernelFit, TooFewKernelsIsAnError) {
+  EXPECT_THROW(fit_kernel_rates({}, base_profile(), ""), Error);
+}
+
+TEST(KernelFit, GroupSavingIsUnfusedMinusFusedKernelTime) {
+  DeviceProfile p = truth();
+  GroupTermsSample g;
+  // Conv (1 MB, 8 MFLOP) + BatchNorm (0.5 MB) + Relu (0.5 MB) fused into one conv kernel
+  // that moves 0.75 MB and computes the Conv's FLOPs only.
+  g.unfused = {{KernelClass::Conv, 1e6, 8e6, 1},
+               {KernelClass::Elementwise, 0.5e6, 0.25e6, 1},
+               {KernelClass::Elementwise, 0.5e6, 0.125e6, 1}};
+  g.fused = {KernelClass::Conv, 0.75e6, 8e6, 1};
+  double conv = std::max(1e6 / 20e9, 8e6 / 40e9) + 3e-6;  // 200 us + 3
+  double ew = 0.5e6 / 6e9 + 3e-6;                         // 83.3 us + 3, twice
+  double fused = std::max(0.75e6 / 20e9, 8e6 / 40e9) + 3e-6;
+  EXPECT_NEAR(predict_group_us(p, g), (conv + 2 * ew - fused) * 1e6, 1e-9);
+  g.measured_us = predict_group_us(p, g);
+  g.predicted_us = 2 * g.measured_us;
+  PredictionError e = group_error(p, {g, g});
+  EXPECT_NEAR(e.median_abs_rel_error, 0.0, 1e-12);
+  EXPECT_NEAR(recorded_group_error({g, g}).median_abs_rel_error, 1.0, 1e-12);
+}
+
+json terms_json(const KernelTerms& t) {
+  return {{"class", kernel_class_name(t.kernel_class)},
+          {"bytes", t.bytes},
+          {"flops", t.flops},
+          {"launches", t.launches}};
+}
+
+// A before/after result whose unfused kernels were timed on truth(), with one group of
+// each kind of the test above.
+json result_fixture() {
+  json kernels = json::array();
+  for (const auto& k : synthetic_kernels())
+    kernels.push_back({{"name", k.name},
+                       {"op_types", {"X"}},
+                       {"nodes", {k.name}},
+                       {"calls", 1},
+                       {"median_us", k.measured_us},
+                       {"cost", terms_json(k.terms)}});
+  kernels.push_back({{"name", "shape"}, {"median_us", 1.0}, {"cost", nullptr}});  // skipped
+  const DeviceProfile t = truth();
+  json groups = json::array();
+  for (int i = 1; i <= 4; ++i) {
+    GroupTermsSample g;
+    g.unfused = {{KernelClass::Conv, i * 1e6, i * 8e6, 1},
+                 {KernelClass::Elementwise, i * 0.5e6, 0, 1}};
+    g.fused = {KernelClass::Conv, i * 0.75e6, i * 8e6, 1};
+    json unfused = json::array();
+    for (const auto& u : g.unfused) unfused.push_back(terms_json(u));
+    groups.push_back({{"id", "g" + std::to_string(i)},
+                      {"status", "fused"},
+                      {"bytes_saved", i * 0.75e6},
+                      {"launches_saved", 1},
+                      {"predicted_saved_us", 1.0},
+                      {"measured_saved_us", predict_group_us(t, g)},
+                      {"cost_terms", {{"unfused", unfused}, {"fused", terms_json(g.fused)}}}});
+  }
+  return {{"schema", "fusion-explorer/before-after"},
+          {"estimate_profile", "base"},
+          {"before", {{"median_ms", 1.0}, {"kernels", kernels}}},
+          {"after", {{"median_ms", 0.5}, {"kernels", json::array()}}},
+          {"groups", groups}};
+}
+
+TEST(KernelFit, SamplesFromAResult) {
+  json doc = result_fixture();
+  EXPECT_EQ(kernel_samples(doc, "r.json").size(), 240u);
+  EXPECT_EQ(group_terms_samples(doc, "r.json").size(), 4u);
+  json old = doc;
+  for (auto& k : old["before"]["kernels"]) k.erase("cost");
+  EXPECT_THROW(kernel_samples(old, "old.json"), FileError);
+  EXPECT_THROW(kernel_samples(json{{"groups", json::array()}}, "x.json"), FileError);
+}
+
+TEST(CalibrateCli, KernelFitWritesPerClassRatesAndJudgesGroups) {
+  auto dir = std::filesystem::temp_directory_path() / "fx_kernel_fit_tests";
+  std::filesystem::create_directories(dir);
+  const std::string in = (dir / "result.json").string(), out = (dir / "fitted.json").string(),
+                    base = (dir / "base.json").string();
+  std::ofstream(in) << result_fixture().dump();
+  save_device_profile(base_profile(), base);
+  std::filesystem::remove(out);
+  ChildOptions o;
+  o.timeout_s = 60;
+  auto r = run_child({FX_FXC_PATH, "calibrate", "--from", in, "--evaluate", in, "--device", base,
+                      "--out", out, "--json"},
+                     o);
+  ASSERT_TRUE(r.ok()) << r.describe() << "\n" << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["kernels"], 240);
+  EXPECT_EQ(j["groups"], 4);
+  EXPECT_NEAR(j["after"]["median_abs_rel_error"].get<double>(), 0.0, 0.05);
+  EXPECT_NEAR(j["after"]["spearman"].get<double>(), 1.0, 1e-9);
+  EXPECT_GT(j["before"]["median_abs_rel_error"].get<double>(), 0.5);
+  EXPECT_EQ(j["fitted_profile"], "base (calibrated)");
+  ASSERT_EQ(j["evaluate"].size(), 1u);
+  EXPECT_EQ(j["evaluate"][0]["groups"], 4);
+  DeviceProfile p = load_device_profile(out);
+  EXPECT_TRUE(p.calibrated);
+  EXPECT_NEAR(p.bandwidth(KernelClass::Conv), 20e9, 1e9);
+  EXPECT_NEAR(p.flops(KernelClass::Conv), 40e9, 2e9);
+}
+
+}  // namespace
+}  // namespace fx
