@@ -30,7 +30,7 @@ fi
 {
   echo "Median of $GUI_REPEAT runs, warm page cache, \`QT_QPA_PLATFORM=offscreen\`, window 1400x900."
   echo "Command: \`/usr/bin/time -f %M fusion-explorer --measure --size 1400x900 MODEL\`."
-  echo "first paint: from the start of main() to the first painted graph (parse, analysis, layout run"
+  echo "first paint: from the start of main() to the first painted graph (parse, hierarchy, outline layout, run"
   echo "off the UI thread); stall: longest gap of a 5 ms timer on the UI event loop while opening;"
   echo "max RSS: peak resident memory of the process with the window open; wall: the whole process"
   echo "(includes the 300 ms --measure waits after the first paint, and exit)."
