@@ -12,6 +12,7 @@
 #include "codegen/generated_kernel.h"
 #include "codegen/kernel_ir.h"
 #include "codegen/matmul_epilogue.h"
+#include "codegen/matmul_post_ops.h"
 #include "runtime/kernel_registry.h"
 #include "util/error.h"
 
@@ -150,6 +151,25 @@ std::vector<Pending> generated_parts(const Graph& g, const std::vector<NodeId>& 
   return out;
 }
 
+// A MatMul group whose epilogue oneDNN can apply (codegen/matmul_post_ops.h) as one
+// matmul primitive with post-ops; false (with `why`) when it is not expressible.
+bool try_matmul_post_ops(const Graph& g, const std::vector<NodeId>& nodes, GroupBuild& gb,
+                         std::string* why) {
+  if (nodes.empty() || g.node(nodes[0]).op_type != "MatMul") return false;
+  auto mp = plan_matmul_post_ops(g, nodes, why);
+  if (!mp) return false;
+  try {
+    gb.step = make_group_step(g, gb, nodes, mp->step_inputs, make_matmul_post_op_kernel(g, *mp));
+  } catch (const Error& e) {
+    if (why) *why = e.what();
+    return false;
+  }
+  gb.outcome = GroupOutcome::DnnlPostOps;
+  gb.detail = "oneDNN matmul with " + std::to_string(mp->post_ops.size()) + " post-op(s)" +
+              (mp->bias != kNoValue ? " and its bias" : "");
+  return true;
+}
+
 }  // namespace
 
 std::vector<NodeId> resolve_group_nodes(const Graph& g, const FusionGroup& group) {
@@ -218,6 +238,7 @@ FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionG
         }
       }
     }
+    if (options.dnnl_post_ops && try_matmul_post_ops(g, nodes, gb, &why)) continue;
     std::string reason;
     if (auto pd = lower_pending(g, nodes, fg.id, i, &reason)) {
       pending.push_back(std::move(*pd));
@@ -241,6 +262,8 @@ FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionG
   }
   for (auto& [part, pd] : parts) {
     p.groups.push_back(std::move(part));
+    if (options.dnnl_post_ops && try_matmul_post_ops(g, pd.nodes, p.groups.back(), nullptr))
+      continue;
     pd.index = p.groups.size() - 1;
     pending.push_back(std::move(pd));
   }

@@ -6,7 +6,8 @@
 //   Executor fused(graph, p.steps);
 //
 // Per group, in order of preference:
-//   dnnl_post_ops  Conv (+BN folded) + expressible epilogue -> one oneDNN primitive
+//   dnnl_post_ops  Conv (+BN folded) or MatMul + expressible epilogue -> one oneDNN
+//                  primitive (codegen/fused_conv_kernel.h, codegen/matmul_post_ops.h)
 //   compiled       generated C++ (elementwise chain / row kernel); a MatMul with
 //                  constant weights in parts, each part's rows followed by the generated
 //                  epilogue (codegen/matmul_epilogue.h); or another anchor's runtime

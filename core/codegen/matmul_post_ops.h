@@ -1,0 +1,62 @@
+#pragma once
+// MatMul + elementwise epilogue as one oneDNN matmul primitive with post-ops: the
+// epilogue is applied by oneDNN to each output block while it is still in registers,
+// so the fused group costs what the MatMul alone costs. Parts are cut as the runtime's
+// MatMul cuts them (runtime/matmul_kernels.cc: columns of constant 2-D weights, each
+// part its slice of the reordered weights; the batch of a batched MatMul), so that the
+// matmul itself is never slower than unfused.
+//
+// plan_matmul_post_ops() says whether a group's epilogue is expressible, a chain on
+// the MatMul's output of:
+//   bias      Add of a constant [N] vector first: the matmul's own bias
+//   linear    Add/Sub/Mul/Div by a constant scalar (attention's 1/sqrt(d)):
+//             eltwise_linear
+//   eltwise   Relu, LeakyRelu, Tanh, Sigmoid, Gelu, Clip (constant bounds), GELU
+//             written out (erf or tanh form, as ViT and GPT-2 export it)
+//   binary    Add/Sub/Mul/Div with a tensor of the output's shape (residual), a [N]
+//             vector or a one-element tensor (oneDNN binary post-op)
+// and a single output (no intermediate value read outside the group).
+//
+//   if (auto mp = plan_matmul_post_ops(g, nodes, &why))
+//     step.kernel = make_matmul_post_op_kernel(g, *mp);  // step inputs mp->step_inputs
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "runtime/kernel.h"
+
+namespace fx {
+
+struct MatMulPostOp {
+  enum class Kind { Linear, Eltwise, Binary } kind = Kind::Eltwise;
+  // Eltwise: "relu", "tanh", "logistic", "gelu_erf", "gelu_tanh", "clip";
+  // Binary: "add", "sub", "mul", "div".
+  std::string alg;
+  float alpha = 0, beta = 0;   // Linear: y = alpha x + beta; Relu slope; Clip bounds
+  ValueId operand = kNoValue;  // Binary: the second operand (a step input)
+  std::string node;            // the node(s) it comes from
+};
+
+struct MatMulPostOpPlan {
+  NodeId matmul = kNoNode;
+  bool batched = false;     // weights are an input of the same batch dims (rank >= 3)
+  ValueId bias = kNoValue;  // a constant [N] vector added first, as the matmul's bias
+  std::vector<MatMulPostOp> post_ops;
+  std::vector<ValueId> step_inputs;  // [A, B, Binary operands in post-op order...]
+  ValueId output = kNoValue;
+};
+
+// `nodes` in topological order, the MatMul first. nullopt with `why` set when the
+// group is not a float MatMul ([..., M, K] x constant [K, N], or two inputs of the same
+// rank >= 3) followed by an expressible epilogue with a single output.
+std::optional<MatMulPostOpPlan> plan_matmul_post_ops(const Graph& g,
+                                                     const std::vector<NodeId>& nodes,
+                                                     std::string* why);
+
+// The kernel of a plan: step inputs plan.step_inputs, output {plan.output}.
+std::shared_ptr<Kernel> make_matmul_post_op_kernel(const Graph& g, const MatMulPostOpPlan& plan);
+
+}  // namespace fx

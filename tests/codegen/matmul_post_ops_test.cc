@@ -1,0 +1,182 @@
+// MatMul + epilogue as one oneDNN matmul with post-ops (codegen/matmul_post_ops.h)
+// against the unfused runtime: bias + GELU written out in erf form (ViT) and tanh form
+// (GPT-2), bias + residual Add, attention scores / scalar (batched, both operands
+// inputs), a scalar, a vector and a full-tensor operand after a nonlinearity, and
+// epilogues that have no post-op form (they keep the generated path). One to three
+// threads, so that parts split columns and batches.
+
+#include <gtest/gtest.h>
+
+#include "codegen/matmul_post_ops.h"
+#include "codegen_test_util.h"
+#include "ir/graph_builder.h"
+
+namespace fx {
+namespace {
+
+using testing::random_floats;
+using Ints = std::vector<int64_t>;
+
+ValueId scalar(GraphBuilder& b, const std::string& name, float v) {
+  return b.constant(name, TensorData::from_floats({}, {v}));
+}
+
+ValueId weights(GraphBuilder& b, const std::string& name, int64_t k, int64_t n, uint32_t seed) {
+  return b.constant(
+      name, TensorData::from_floats({k, n}, random_floats(static_cast<std::size_t>(k * n), seed)));
+}
+
+ValueId vec(GraphBuilder& b, const std::string& name, int64_t n, uint32_t seed) {
+  return b.constant(name,
+                    TensorData::from_floats({n}, random_floats(static_cast<std::size_t>(n), seed)));
+}
+
+// MatMul + bias + GELU(erf): x * 0.5 * (1 + erf(x / sqrt2)), as torchvision's ViT.
+ValueId matmul_gelu_erf(GraphBuilder& b, const std::string& p, ValueId x, const Ints& out,
+                        int64_t k) {
+  auto mm =
+      b.op("MatMul", {x, weights(b, p + "w", k, out.back(), 11)}, {}, p + "mm", Shape::of(out));
+  auto h = b.op("Add", {mm, vec(b, p + "b", out.back(), 12)}, {}, p + "bias");
+  auto d = b.op("Div", {h, scalar(b, p + "sqrt2", 1.4142135f)}, {}, p + "div");
+  auto e = b.op("Erf", {d}, {}, p + "erf");
+  auto one = b.op("Add", {e, scalar(b, p + "one", 1.f)}, {}, p + "add_one");
+  auto m = b.op("Mul", {h, one}, {}, p + "mul");
+  return b.op("Mul", {m, scalar(b, p + "half", 0.5f)}, {}, p + "gelu");
+}
+
+// MatMul + bias + GELU(tanh) as GPT-2 exports it.
+ValueId matmul_gelu_tanh(GraphBuilder& b, const std::string& p, ValueId x, const Ints& out,
+                         int64_t k) {
+  auto mm =
+      b.op("MatMul", {x, weights(b, p + "w", k, out.back(), 21)}, {}, p + "mm", Shape::of(out));
+  auto h = b.op("Add", {mm, vec(b, p + "b", out.back(), 22)}, {}, p + "bias");
+  auto cube = b.op("Pow", {h, scalar(b, p + "three", 3.f)}, {}, p + "pow");
+  auto c1 = b.op("Mul", {cube, scalar(b, p + "c", 0.044715f)}, {}, p + "mul_c");
+  auto inner = b.op("Add", {h, c1}, {}, p + "add_in");
+  auto t = b.op("Tanh", {b.op("Mul", {inner, scalar(b, p + "s", 0.7978845608f)}, {}, p + "mul_s")},
+                {}, p + "tanh");
+  auto one = b.op("Add", {t, scalar(b, p + "one", 1.f)}, {}, p + "add_one");
+  auto half = b.op("Mul", {h, scalar(b, p + "half", 0.5f)}, {}, p + "mul_half");
+  return b.op("Mul", {half, one}, {}, p + "gelu");
+}
+
+struct Case {
+  Graph g;
+  std::vector<FusionGroup> groups;
+  std::map<std::string, Tensor> inputs;
+};
+
+Case make_case() {
+  Case c;
+  GraphBuilder b;
+  using testing::make_group;
+  // A: ViT's MLP fc1: [1, 50, 96] x [96, 384] + bias + GELU(erf).
+  auto xa = b.input("xa", {1, 50, 96});
+  b.output(matmul_gelu_erf(b, "a_", xa, {1, 50, 384}, 96));
+  c.groups.push_back(
+      make_group("fg-a", {"a_mm", "a_bias", "a_div", "a_erf", "a_add_one", "a_mul", "a_gelu"}));
+  // B: GPT-2's MLP fc: [1, 32, 64] x [64, 256] + bias + GELU(tanh).
+  auto xb = b.input("xb", {1, 32, 64});
+  b.output(matmul_gelu_tanh(b, "b_", xb, {1, 32, 256}, 64));
+  c.groups.push_back(
+      make_group("fg-b", {"b_mm", "b_bias", "b_pow", "b_mul_c", "b_add_in", "b_mul_s", "b_tanh",
+                          "b_add_one", "b_mul_half", "b_gelu"}));
+  // C: projection + bias + residual (GPT-2's MatMul+Add+Add): [2, 24, 64] x [64, 96].
+  auto xc = b.input("xc", {2, 24, 64});
+  auto rc = b.input("rc", {2, 24, 96});
+  auto mc = b.op("MatMul", {xc, weights(b, "c_w", 64, 96, 31)}, {}, "c_mm", Shape::of({2, 24, 96}));
+  auto hc = b.op("Add", {mc, vec(b, "c_b", 96, 32)}, {}, "c_bias");
+  b.output(b.op("Add", {rc, hc}, {}, "c_res"));
+  c.groups.push_back(make_group("fg-c", {"c_mm", "c_bias", "c_res"}));
+  // D: attention scores / 8 over 8 heads (both operands inputs): parts over the heads.
+  auto qd = b.input("qd", {1, 8, 64, 32});
+  auto kd = b.input("kd", {1, 8, 32, 64});
+  auto md = b.op("MatMul", {qd, kd}, {}, "d_mm", Shape::of({1, 8, 64, 64}));
+  b.output(b.op("Div", {md, scalar(b, "d_eight", 8.f)}, {}, "d_div"));
+  c.groups.push_back(make_group("fg-d", {"d_mm", "d_div"}));
+  // E: Relu, then a vector Mul, a full-tensor Sub and a one-element input Div (binary
+  // post-ops with each broadcast): [40, 128] x [128, 512].
+  auto xe = b.input("xe", {40, 128});
+  auto fe = b.input("fe", {40, 512});
+  auto se = b.input("se", {1, 1});
+  auto me = b.op("MatMul", {xe, weights(b, "e_w", 128, 512, 41)}, {}, "e_mm", Shape::of({40, 512}));
+  auto re = b.op("Relu", {me}, {}, "e_relu");
+  auto ve = b.op("Mul", {re, vec(b, "e_v", 512, 42)}, {}, "e_vec");
+  auto ue = b.op("Sub", {ve, fe}, {}, "e_full");
+  b.output(b.op("Div", {ue, se}, {}, "e_scalar"));
+  c.groups.push_back(make_group("fg-e", {"e_mm", "e_relu", "e_vec", "e_full", "e_scalar"}));
+  c.g = b.build();
+  c.inputs = {{"xa", testing::random_tensor({1, 50, 96}, 1)},
+              {"xb", testing::random_tensor({1, 32, 64}, 2)},
+              {"xc", testing::random_tensor({2, 24, 64}, 3)},
+              {"rc", testing::random_tensor({2, 24, 96}, 4)},
+              {"qd", testing::random_tensor({1, 8, 64, 32}, 5)},
+              {"kd", testing::random_tensor({1, 8, 32, 64}, 6)},
+              {"xe", testing::random_tensor({40, 128}, 7)},
+              {"fe", testing::random_tensor({40, 512}, 8)},
+              {"se", Tensor::from_floats({1, 1}, {1.5f})}};
+  return c;
+}
+
+TEST(MatMulPostOps, OneDnnPrimitiveMatchesTheUnfusedRuntime) {
+  Case c = make_case();
+  CodegenOptions opt;
+  opt.compile = false;  // post-ops need no compiler
+  FusedProgram p = build_fused_program(c.g, testing::ptrs(c.groups), opt);
+  for (const auto& gb : p.groups)
+    EXPECT_EQ(gb.outcome, GroupOutcome::DnnlPostOps) << gb.id << ": " << gb.detail;
+  EXPECT_EQ(p.find("fg-a")->detail, "oneDNN matmul with 1 post-op(s) and its bias");
+  EXPECT_EQ(p.find("fg-c")->detail, "oneDNN matmul with 1 post-op(s) and its bias");
+  EXPECT_EQ(p.find("fg-e")->detail, "oneDNN matmul with 4 post-op(s)");
+  for (int threads : {1, 2, 3}) {
+    auto expected = Executor(c.g, ExecutorOptions{threads}).run(c.inputs);
+    Executor fused(c.g, p.steps, ExecutorOptions{threads});
+    for (int run = 0; run < 2; ++run) {  // the second run reuses the built parts
+      auto actual = fused.run(c.inputs);
+      ASSERT_EQ(expected.size(), actual.size());
+      for (std::size_t i = 0; i < expected.size(); ++i) {
+        auto d = testing::compare({expected[i]}, {actual[i]});
+        EXPECT_LT(d.max_rel, 1e-4)
+            << "threads " << threads << " output " << i << " max abs " << d.max_abs;
+      }
+    }
+  }
+}
+
+TEST(MatMulPostOps, PlanNamesWhatIsNotExpressible) {
+  GraphBuilder b;
+  auto x = b.input("x", {4, 8});
+  auto mm = b.op("MatMul", {x, weights(b, "w", 8, 6, 1)}, {}, "mm", Shape::of({4, 6}));
+  auto ex = b.op("Exp", {mm}, {}, "exp");  // no eltwise post-op chosen for Exp
+  b.output(ex);
+  auto x2 = b.input("x2", {4, 8});
+  auto mm2 = b.op("MatMul", {x2, weights(b, "w2", 8, 6, 2)}, {}, "mm2", Shape::of({4, 6}));
+  auto r2 = b.op("Relu", {mm2}, {}, "relu2");
+  b.output(r2);
+  b.output(mm2);  // the MatMul's output also leaves the group
+  auto x3 = b.input("x3", {4, 8});
+  auto mm3 = b.op("MatMul", {x3, weights(b, "w3", 8, 6, 3)}, {}, "mm3", Shape::of({4, 6}));
+  b.output(b.op("Sub", {scalar(b, "one", 1.f), mm3}, {}, "rsub"));
+  Graph g = b.build();
+  std::string why;
+  EXPECT_FALSE(plan_matmul_post_ops(g, {g.find_node("mm"), g.find_node("exp")}, &why));
+  EXPECT_NE(why.find("op Exp"), std::string::npos) << why;
+  EXPECT_FALSE(plan_matmul_post_ops(g, {g.find_node("mm2"), g.find_node("relu2")}, &why));
+  EXPECT_NE(why.find("leaves the group"), std::string::npos) << why;
+  EXPECT_FALSE(plan_matmul_post_ops(g, {g.find_node("mm3"), g.find_node("rsub")}, &why));
+  EXPECT_NE(why.find("second operand"), std::string::npos) << why;
+  auto ok = plan_matmul_post_ops(g, {g.find_node("mm2")}, &why);
+  EXPECT_FALSE(ok);
+}
+
+TEST(MatMulPostOps, SwitchedOffKeepsTheGeneratedEpilogue) {
+  Case c = make_case();
+  CodegenOptions opt;
+  opt.dnnl_post_ops = false;
+  opt.compile = false;
+  FusedProgram p = build_fused_program(c.g, testing::ptrs(c.groups), opt);
+  for (const auto& gb : p.groups) EXPECT_NE(gb.outcome, GroupOutcome::DnnlPostOps) << gb.id;
+}
+
+}  // namespace
+}  // namespace fx
