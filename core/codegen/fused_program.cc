@@ -262,8 +262,10 @@ FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionG
   }
   for (auto& [part, pd] : parts) {
     p.groups.push_back(std::move(part));
-    if (options.dnnl_post_ops && try_matmul_post_ops(g, pd.nodes, p.groups.back(), nullptr))
-      continue;
+    std::string why;
+    if (options.dnnl_post_ops && try_matmul_post_ops(g, pd.nodes, p.groups.back(), &why)) continue;
+    if (!why.empty())
+      spdlog::debug("codegen: part {}: no oneDNN post-ops: {}", p.groups.back().id, why);
     pd.index = p.groups.size() - 1;
     pending.push_back(std::move(pd));
   }

@@ -38,6 +38,22 @@ bool vector_constant(const Graph& g, ValueId v, const Dim& n) {
   return (!n.is_static() || dims.back() == n.value) && d->numel() == dims.back();
 }
 
+// Constant weights, also behind Identity nodes (how exporters share a weight).
+std::optional<Tensor> constant_weights(const Graph& g, ValueId v) {
+  for (int hop = 0; hop < 8 && v != kNoValue; ++hop) {
+    const Value& val = g.value(v);
+    if (val.producer == kNoNode || g.node(val.producer).op_type != "Identity") {
+      auto d = constant_data(g, v);
+      if (!d) return std::nullopt;
+      return Tensor::from_data(d);
+    }
+    const Node& id = g.node(val.producer);
+    if (id.inputs.empty()) return std::nullopt;
+    v = id.inputs[0];
+  }
+  return std::nullopt;
+}
+
 std::optional<Bcast> broadcast_of(const Shape& s, const Shape& out) {
   if (!s.rank_known() || !out.rank_known() || s.rank() > out.rank() || out.rank() == 0) return {};
   bool ones = true;
@@ -293,7 +309,7 @@ std::optional<MatMulPostOpPlan> plan_matmul_post_ops(const Graph& g,
   if (!as.rank_known() || as.rank() < 2 || !bs.rank_known() || !out.rank_known() ||
       out.rank() != as.rank())
     return fail("the MatMul's operands are not [..., M, K] x [K, N] or batched alike");
-  if (auto w = constant_input(g, mm, 1)) {
+  if (auto w = constant_weights(g, mm.inputs[1])) {
     if (w->dtype() != DType::Float32 || w->rank() != 2)
       return fail("the MatMul's weights are not a constant 2-D float32 tensor");
   } else if (as.rank() >= 3 && bs.rank() == as.rank()) {
@@ -410,7 +426,7 @@ std::shared_ptr<Kernel> make_matmul_post_op_kernel(const Graph& g, const MatMulP
   }
   std::optional<Tensor> w;
   if (!plan.batched) {
-    w = constant_input(g, mm, 1);
+    w = constant_weights(g, mm.inputs[1]);
     if (!w) throw Error("MatMul + post-ops: the weights of '" + mm.name + "' are not constant");
   }
   std::vector<float> bias;

@@ -1,7 +1,8 @@
 // MatMul + epilogue as one oneDNN matmul with post-ops (codegen/matmul_post_ops.h)
 // against the unfused runtime: bias + GELU written out in erf form (ViT) and tanh form
 // (GPT-2), bias + residual Add, attention scores / scalar (batched, both operands
-// inputs), a scalar, a vector and a full-tensor operand after a nonlinearity, and
+// inputs), a scalar, a vector and a full-tensor operand after a nonlinearity, weights
+// behind an Identity, and
 // epilogues that have no post-op form (they keep the generated path). One to three
 // threads, so that parts split columns and batches.
 
@@ -105,6 +106,13 @@ Case make_case() {
   auto ue = b.op("Sub", {ve, fe}, {}, "e_full");
   b.output(b.op("Div", {ue, se}, {}, "e_scalar"));
   c.groups.push_back(make_group("fg-e", {"e_mm", "e_relu", "e_vec", "e_full", "e_scalar"}));
+  // F: weights shared through an Identity (as exporters write it) + bias + Tanh.
+  auto xf = b.input("xf", {1, 20, 32});
+  auto wf = b.op("Identity", {weights(b, "f_w", 32, 48, 51)}, {}, "f_id", Shape::of({32, 48}));
+  auto mf = b.op("MatMul", {xf, wf}, {}, "f_mm", Shape::of({1, 20, 48}));
+  auto hf = b.op("Add", {vec(b, "f_b", 48, 52), mf}, {}, "f_bias");
+  b.output(b.op("Tanh", {hf}, {}, "f_tanh"));
+  c.groups.push_back(make_group("fg-f", {"f_mm", "f_bias", "f_tanh"}));
   c.g = b.build();
   c.inputs = {{"xa", testing::random_tensor({1, 50, 96}, 1)},
               {"xb", testing::random_tensor({1, 32, 64}, 2)},
@@ -114,7 +122,8 @@ Case make_case() {
               {"kd", testing::random_tensor({1, 8, 32, 64}, 6)},
               {"xe", testing::random_tensor({40, 128}, 7)},
               {"fe", testing::random_tensor({40, 512}, 8)},
-              {"se", Tensor::from_floats({1, 1}, {1.5f})}};
+              {"se", Tensor::from_floats({1, 1}, {1.5f})},
+              {"xf", testing::random_tensor({1, 20, 32}, 9)}};
   return c;
 }
 
@@ -128,6 +137,7 @@ TEST(MatMulPostOps, OneDnnPrimitiveMatchesTheUnfusedRuntime) {
   EXPECT_EQ(p.find("fg-a")->detail, "oneDNN matmul with 1 post-op(s) and its bias");
   EXPECT_EQ(p.find("fg-c")->detail, "oneDNN matmul with 1 post-op(s) and its bias");
   EXPECT_EQ(p.find("fg-e")->detail, "oneDNN matmul with 4 post-op(s)");
+  EXPECT_EQ(p.find("fg-f")->detail, "oneDNN matmul with 1 post-op(s) and its bias");
   for (int threads : {1, 2, 3}) {
     auto expected = Executor(c.g, ExecutorOptions{threads}).run(c.inputs);
     Executor fused(c.g, p.steps, ExecutorOptions{threads});
