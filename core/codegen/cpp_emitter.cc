@@ -16,9 +16,11 @@ namespace fx {
 namespace {
 
 constexpr int kChunk = 4096;  // elements per work item of an elementwise chain
-// Rows up to this many elements are prefetched whole while the previous row is
-// computed (the hardware prefetcher stops at page boundaries: a 4 KiB row starts cold).
-constexpr int kPrefetchRow = 16384;
+// Rows up to this many elements are prefetched whole, kPrefetchRows rows ahead, while
+// a row is computed (the hardware prefetcher stops at page boundaries: a 4 KiB row
+// starts cold). Two rows ahead: the loads get a whole row's time to arrive, which one
+// row ahead does not leave LayerNorm (its passes are short) when the memory is busy.
+constexpr int kPrefetchRow = 16384, kPrefetchRows = 2;
 constexpr int kBlock = 256, kAhead = 512;  // elementwise chains: block, prefetch distance
 
 bool is_reduction(const KOp& op) {
@@ -261,11 +263,10 @@ std::string emit_cpp_function(const LoweredGroup& g) {
       o << "      float* __restrict d" << k << " = nt ? stream_buf.data() + " << stream_slot[k]
         << " * chunk : q" << k << " + j0;  // where q" << k << "[j0, j1) is computed\n";
   }
-  // Row kernels prefetch the next row of each row input while computing this one,
+  // Row kernels prefetch a later row of each row input while computing this one,
   // spread over the blocks of the pass with the most work (Softmax's exp, LayerNorm's
   // deviations), so that the loads overlap the arithmetic instead of arriving as one
-  // burst that fills the miss buffers while the core waits (the hardware prefetcher
-  // stops at 4 KiB pages: a 4 KiB row starts cold).
+  // burst that fills the miss buffers while the core waits.
   std::vector<std::size_t> row_pf;
   int pf_pass = -1;
   if (g.has_reduction && K > 0) {
@@ -277,8 +278,8 @@ std::string emit_cpp_function(const LoweredGroup& g) {
     }
     if (!row_pf.empty()) {
       pf_pass = heaviest_pass(g, s);
-      o << "      const bool pf = row <= " << kPrefetchRow
-        << " && t + 2 < outer;  // prefetch the next row in pass " << pf_pass << "\n";
+      o << "      const bool pf = row <= " << kPrefetchRow << " && t + " << kPrefetchRows
+        << " < outer;  // prefetch row t + " << kPrefetchRows << " in pass " << pf_pass << "\n";
     }
   }
   for (int v = 0; v < static_cast<int>(g.vars.size()); ++v)
@@ -371,7 +372,7 @@ std::string emit_cpp_function(const LoweredGroup& g) {
     // Elementwise chains stream through blocks of kBlock elements and prefetch their
     // inputs kAhead elements ahead (the hardware prefetcher stops at 4 KiB pages, and
     // the exp/erf polynomials leave the loads little room in the out-of-order window).
-    // Row kernels: the next row, in the heaviest pass (see above).
+    // Row kernels: a later row, in the heaviest pass (see above).
     std::vector<std::size_t> streamed;
     if (!g.has_reduction)
       for (std::size_t i = 0; i < g.inputs.size(); ++i)
@@ -387,9 +388,11 @@ std::string emit_cpp_function(const LoweredGroup& g) {
       o << "      for (int64_t jb = j0; jb < j1; jb += " << kBlock << ") {\n";
       o << "        const int64_t jb1 = std::min(j1, jb + " << kBlock << ");\n";
       if (next_row) {
-        o << "        if (pf)\n          for (int64_t k = jb; k < jb1; k += 16) {  // next row\n";
+        o << "        if (pf)\n          for (int64_t k = jb; k < jb1; k += 16) {  // a later "
+             "row\n";
         for (std::size_t i : streamed)
-          o << "            __builtin_prefetch(p" << i << " + 2 * row + k);\n";
+          o << "            __builtin_prefetch(p" << i << " + " << kPrefetchRows
+            << " * row + k);\n";
         o << "          }\n";
       } else {
         o << "        for (int64_t k = jb; k < jb1; k += 16) {  // one cache line per input\n";

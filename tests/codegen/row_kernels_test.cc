@@ -149,7 +149,7 @@ TEST(RowKernels, LargeTensorsUseStreamingStores) {
   Graph g = row_graph({4200, 1001});
   std::string src = generate_group_source(g, testing::make_group("fg-sm", {"sm_scale", "sm"}));
   EXPECT_NE(src.find("fx_store_stream(q0"), std::string::npos) << src;
-  EXPECT_NE(src.find("__builtin_prefetch(p0 + row"), std::string::npos) << src;
+  EXPECT_NE(src.find("__builtin_prefetch(p0 + 2 * row + k)"), std::string::npos) << src;
   check_case({"streamed", {4200, 1001}, -8, 8});
 }
 
@@ -217,7 +217,7 @@ TEST(RowKernels, MaskedSoftmaxMatchesTheRuntime) {
   check_masked_softmax({5, 3, 17}, -8, 8);
   check_masked_softmax({64, 2}, -8, 8);
   check_masked_softmax({13, 1001}, -700, 700);
-  // >= 16 MiB: streaming stores and the next-row prefetch.
+  // >= 16 MiB: streaming stores and the prefetch of later rows.
   check_masked_softmax({4100, 1025}, -30, 30);
 }
 
@@ -227,12 +227,13 @@ TEST(RowKernels, SoftmaxExpSkipsTheUpperClampAndPrefetchesInTheExpPass) {
       g, testing::make_group("fg-att", {"att_scale", "att_mask", "att_softmax"}));
   // x - rowmax <= 0: the exp needs no upper clamp.
   EXPECT_NE(src.find("fx_expf_le0(v"), std::string::npos) << src;
-  // The next row of both inputs is prefetched inside pass 1 (max is pass 0; exp and
+  // Row t + 2 of both inputs is prefetched inside pass 1 (max is pass 0; exp and
   // its sum are pass 1), not in a burst before the row.
   const auto pass1 = src.find("// pass 1"), pass2 = src.find("// pass 2");
   ASSERT_NE(pass1, std::string::npos);
   ASSERT_NE(pass2, std::string::npos);
-  for (const char* pf : {"__builtin_prefetch(p0 + row + k)", "__builtin_prefetch(p1 + row + k)"}) {
+  for (const char* pf :
+       {"__builtin_prefetch(p0 + 2 * row + k)", "__builtin_prefetch(p1 + 2 * row + k)"}) {
     const auto at = src.find(pf);
     EXPECT_GT(at, pass1) << pf << "\n" << src;
     EXPECT_LT(at, pass2) << pf << "\n" << src;
