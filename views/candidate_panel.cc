@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -61,6 +62,16 @@ CandidatePanel::CandidatePanel(CandidateModel* model, QWidget* parent)
   table_->verticalHeader()->setDefaultSectionSize(22);
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->horizontalHeader()->setSectionResizeMode(CandidateModel::Ops, QHeaderView::Stretch);
+  // Wide enough for each header's title and the sort arrow, measured from the header text
+  // alone (sizing to contents would visit every row of a big model's table).
+  const QFontMetrics header_metrics(table_->horizontalHeader()->font());
+  for (int c = 0; c < proxy_->columnCount(); ++c) {
+    if (c == CandidateModel::Ops) continue;
+    const QString title = proxy_->headerData(c, Qt::Horizontal).toString();
+    const int wanted = header_metrics.horizontalAdvance(title) + 28;
+    if (table_->horizontalHeader()->sectionSize(c) < wanted)
+      table_->horizontalHeader()->resizeSection(c, wanted);
+  }
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);

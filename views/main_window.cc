@@ -22,6 +22,7 @@
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
+#include <QVBoxLayout>
 
 #include "analysis/device_profile.h"
 #include "util/version.h"
@@ -44,7 +45,19 @@ MainWindow::MainWindow(QWidget* parent)
   // Original graph on the left; the fused graph beside it when side-by-side is on.
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->setObjectName(QStringLiteral("GraphSplitter"));
-  split->addWidget(view_);
+  // The original view carries a caption like the fused pane's, shown only side by side
+  // so that the two panes say which is which.
+  auto* original = new QWidget(split);
+  original_caption_ = new QLabel(tr("Original graph"), original);
+  original_caption_->setObjectName(QStringLiteral("OriginalCaption"));
+  original_caption_->setContentsMargins(6, 2, 6, 2);
+  original_caption_->hide();
+  auto* original_box = new QVBoxLayout(original);
+  original_box->setContentsMargins(0, 0, 0, 0);
+  original_box->setSpacing(0);
+  original_box->addWidget(original_caption_);
+  original_box->addWidget(view_, 1);
+  split->addWidget(original);
   fused_pane_ = new FusedGraphPane(split);
   split->addWidget(fused_pane_);
   split->setChildrenCollapsible(false);
@@ -290,6 +303,7 @@ void MainWindow::build_actions() {
   connect(search_, &QLineEdit::returnPressed, this, &MainWindow::on_search);
   bar->addSeparator();
   bar->addAction(side_by_side_);
+  bar->addAction(link_views_);
   bar->addAction(generate_);
   auto reanalyze = [this] {
     if (doc_ && !is_busy()) start_analysis();
@@ -384,6 +398,7 @@ void MainWindow::update_title() {
 void MainWindow::update_status() {
   if (!doc_) {
     stats_->setText(tr("No model — open one with Ctrl+O or drop it here"));
+    original_caption_->setText(tr("Original graph"));
     return;
   }
   const Graph& g = doc_->graph();
@@ -405,6 +420,7 @@ void MainWindow::update_status() {
     text += tr(" · no analysis: %1").arg(doc_->analysis_error);
   }
   stats_->setText(text);
+  original_caption_->setText(tr("Original graph — %1 nodes").arg(g.node_count()));
 }
 
 void MainWindow::show_error(const QString& title, const QString& message) {

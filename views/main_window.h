@@ -251,6 +251,7 @@ class MainWindow : public QMainWindow {
   // Runs `work` (which throws on failure and returns a summary) in the thread pool.
   bool start_export(const QString& what, const QString& path, std::function<QString()> work);
   FusedGraphPane* fused_pane_ = nullptr;
+  QLabel* original_caption_ = nullptr;  // "Original graph — N nodes", side by side only
   QAction* side_by_side_ = nullptr;
   QAction* link_views_ = nullptr;
   bool syncing_views_ = false;  // re-entrancy guard: the follower's move is not a new lead

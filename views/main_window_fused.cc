@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QFontMetricsF>
+#include <QLabel>
 #include <QMenu>
 #include <QSplitter>
 #include <QStatusBar>
@@ -88,6 +89,7 @@ void MainWindow::build_fused_actions(QMenu* view_menu, QToolBar* bar) {
 void MainWindow::set_side_by_side(bool on) {
   if (side_by_side_->isChecked() != on) side_by_side_->setChecked(on);
   fused_pane_->setVisible(on);
+  original_caption_->setVisible(on);
   if (on) {
     auto* split = qobject_cast<QSplitter*>(centralWidget());
     if (split) split->setSizes({split->width() / 2, split->width() / 2});

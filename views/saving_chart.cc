@@ -19,6 +19,16 @@ constexpr int kRowHeight = 26;
 constexpr int kLabelWidth = 150;
 constexpr int kValueWidth = 170;
 
+// A measured bar for a group whose fused kernel was slower: the group's colour under
+// a dark red hatch and outline, so it reads as "worse" whatever the group's colour.
+void fill_slower(QPainter& p, const QRectF& r, const QColor& c) {
+  p.fillRect(r, c);
+  p.fillRect(r, QBrush(QColor(150, 20, 20), Qt::BDiagPattern));
+  p.setPen(QPen(QColor(150, 20, 20), 1));
+  p.setBrush(Qt::NoBrush);
+  p.drawRect(r);
+}
+
 double finite_or_zero(double v) {
   return std::isnan(v) ? 0.0 : v;
 }
@@ -88,8 +98,14 @@ void SavingChart::paintEvent(QPaintEvent*) {
   p.drawText(QRect(24, ly, 400, 14), Qt::AlignLeft | Qt::AlignVCenter, predicted);
   const int mx = 24 + p.fontMetrics().horizontalAdvance(predicted) + 16;
   p.fillRect(mx, ly + 3, 14, 8, palette().mid());
-  p.drawText(QRect(mx + 18, ly, 300, 14), Qt::AlignLeft | Qt::AlignVCenter,
-             tr("measured (red: the fused kernel was slower)"));
+  const QString measured = tr("measured");
+  p.drawText(QRect(mx + 18, ly, 300, 14), Qt::AlignLeft | Qt::AlignVCenter, measured);
+  // Slower groups are hatched, not merely red: the group colours include reds.
+  const int sx = mx + 18 + p.fontMetrics().horizontalAdvance(measured) + 16;
+  fill_slower(p, QRectF(sx, ly + 3, 14, 8), palette().mid().color());
+  p.setPen(QPen(text, 1));
+  p.drawText(QRect(sx + 18, ly, 360, 14), Qt::AlignLeft | Qt::AlignVCenter,
+             tr("hatched, left of zero: the fused kernel was slower"));
   if (rows_.empty()) {
     p.drawText(QRect(6, kHeader, width() - 12, kRowHeight), Qt::AlignLeft | Qt::AlignVCenter,
                tr("No fused groups measured"));
@@ -125,7 +141,10 @@ void SavingChart::paintEvent(QPaintEvent*) {
       p.drawRect(bar(r.predicted, y + 3, 8));
     }
     if (!std::isnan(r.measured)) {
-      p.fillRect(bar(r.measured, y + 13, 9), r.measured < 0 ? QColor(200, 60, 60) : c);
+      if (r.measured < 0)
+        fill_slower(p, bar(r.measured, y + 13, 9), c);
+      else
+        p.fillRect(bar(r.measured, y + 13, 9), c);
     }
     p.setPen(text);
     p.drawText(QRect(int(x_right) + 8, y, kValueWidth - 10, kRowHeight),

@@ -2,8 +2,8 @@
 // Predicted vs measured time saved per fusion group, as paired horizontal bars on one
 // microsecond scale: predicted (outlined, from the estimate's device profile) above
 // measured (filled in the group's timeline colour). A negative measured saving (the
-// fused kernel was slower) extends left of zero. Excluded groups are not drawn (the
-// summary lists them with their reason); groups without a number show "–".
+// fused kernel was slower) extends left of zero, hatched in dark red. Excluded groups are not drawn
+// (the summary lists them with their reason); groups without a number show "–".
 
 #include <QWidget>
 

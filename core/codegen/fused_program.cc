@@ -357,21 +357,40 @@ std::string generate_group_source(const Graph& g, const FusionGroup& group) {
       return s;
     }
   }
-  std::vector<NodeId> body = nodes;
   std::string prefix = head;
-  if (is_anchor(g.node(nodes[0]).op_type)) {
-    prefix += "// Anchor " + g.node(nodes[0]).name + " (" + g.node(nodes[0]).op_type +
-              ") runs through the runtime kernel; the epilogue below reads its output.\n";
-    body.erase(body.begin());
-  }
   if (!why.empty()) prefix += "// No oneDNN post-op form: " + why + "\n";
-  if (body.empty()) return prefix + "// Nothing to generate.\n";
-  LowerResult lr = lower_group(g, body, group.id, c_identifier(group.id));
-  if (!lr.group)
-    return prefix + "// Not generated; the members run through runtime kernels: " + lr.reason +
-           "\n";
+  auto anchor_note = [&](const Pending& pd) {
+    if (pd.anchor == kNoNode) return std::string();
+    const Node& a = g.node(pd.anchor);
+    return "// Anchor " + a.name + " (" + a.op_type +
+           ") runs through the runtime kernel; the epilogue below reads its output.\n";
+  };
+  std::string reason;
   try {
-    return prefix + emit_cpp_prelude() + emit_cpp_function(*lr.group);
+    // The same decisions as build_fused_program: the whole group as one kernel, else
+    // the parts that can be generated, so that what is shown is what runs.
+    if (auto pd = lower_pending(g, nodes, group.id, 0, &reason))
+      return prefix + anchor_note(*pd) + emit_cpp_prelude() + emit_cpp_function(pd->lowered);
+    auto parts = generated_parts(g, nodes, group.id);
+    if (parts.empty())
+      return prefix + "// Not generated; the members run through runtime kernels: " + reason + "\n";
+    std::vector<bool> covered(nodes.size(), false);
+    std::string body;
+    for (const Pending& pd : parts) {
+      body += "\n// part " + pd.lowered.group_id + ": " + joined_ops(g, pd.nodes) + "\n";
+      body += anchor_note(pd) + emit_cpp_function(pd.lowered);
+      for (NodeId n : pd.nodes)
+        covered[std::size_t(std::find(nodes.begin(), nodes.end(), n) - nodes.begin())] = true;
+    }
+    std::string rest;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      if (!covered[i])
+        rest += "//   " + g.node(nodes[i]).name + " (" + g.node(nodes[i]).op_type + ")\n";
+    prefix += "// Not generated as one kernel: " + reason + "\n// Generated in " +
+              std::to_string(parts.size()) + " part(s)" +
+              (rest.empty() ? std::string(".\n")
+                            : "; these members run through runtime kernels:\n" + rest);
+    return prefix + emit_cpp_prelude() + body;
   } catch (const Error& e) {
     return prefix + "// Not generated: " + e.what() + "\n";
   }

@@ -225,6 +225,14 @@ TEST(GeneratedKernels, GroupsThatCannotBeGeneratedWholeAreSplit) {
   EXPECT_EQ(p.steps.size(), 3u);  // part 1, the Transpose, part 2
   std::map<std::string, Tensor> in{{"x", testing::random_tensor({3, 8, 16}, 5)}};
   EXPECT_LT(testing::compare(Executor(g).run(in), Executor(g, p.steps).run(in)).max_abs, 1e-6);
+  // The source shown for the group (Generate dock, `fxc codegen`, kernel export) is
+  // what runs: both parts, and the member left to its runtime kernel named.
+  const std::string src = generate_group_source(g, groups[0]);
+  EXPECT_NE(src.find("// part fg-split.1: Mul+Tanh"), std::string::npos) << src;
+  EXPECT_NE(src.find("// part fg-split.2: Sigmoid+Mul"), std::string::npos) << src;
+  EXPECT_NE(src.find("extern \"C\" void " + p1->entry + "("), std::string::npos) << src;
+  EXPECT_NE(src.find("extern \"C\" void " + p2->entry + "("), std::string::npos) << src;
+  EXPECT_NE(src.find("s_transpose (Transpose)"), std::string::npos) << src;
   // Without splitting nothing is fused.
   opt.split = false;
   EXPECT_EQ(build_fused_program(g, testing::ptrs(groups), opt).steps.size(), g.node_count());

@@ -1,9 +1,11 @@
 // Side-by-side fused graph (selection synchronised both ways), the Generate dock and
 // every export of the File > Export menu, offscreen on the sample model.
 #include <QFile>
+#include <QLabel>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <QToolBar>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -228,6 +230,16 @@ class TestFusedExports : public QObject {
     for (QAction* a : f.window.findChildren<QAction*>())
       if (a->objectName() == QLatin1String("LinkNavigationAction")) link = a;
     QVERIFY(link && link->isChecked());
+    // The toggle is one click away, on the toolbar beside Side by Side.
+    bool on_toolbar = false;
+    for (QToolBar* bar : f.window.findChildren<QToolBar*>())
+      on_toolbar = on_toolbar || bar->actions().contains(link);
+    QVERIFY(on_toolbar);
+    // Both panes say what they show.
+    auto* caption = f.window.findChild<QLabel*>(QStringLiteral("OriginalCaption"));
+    QVERIFY(caption && caption->isVisible());
+    QVERIFY2(caption->text().contains(QString::number(doc.graph().node_count())),
+             qPrintable(caption->text()));
     link->trigger();
     QVERIFY(!f.window.navigation_linked());
     const QTransform fused_before = fused->transform();
