@@ -271,19 +271,36 @@ int run_calibrate_from(const CalibrateOptions& o) {
       fmt::format("fitted {} to the {} times of {} unfused kernels of {} (fxc calibrate --from)",
                   today_utc(), o.stat, kernels.size(), join(o.from));
   fx::KernelFit fit = fx::fit_kernel_rates(kernels, base, what);
-  fx::DeviceProfile p = fit.profile;
-  p.source = base.source + "; kernel rates " + what;
+  // Stage 2: the fused kernels of the same results' "after" timelines.
+  std::vector<fx::KernelSample> fused;
+  for (const auto& d : docs) {
+    auto f = fx::fused_kernel_samples(d, stat);
+    fused.insert(fused.end(), f.begin(), f.end());
+  }
+  fx::FusedFit ffit = fx::fit_fused_rates(fused, fit.profile);
+  fx::DeviceProfile p = ffit.profile;
+  p.calibration = what + fmt::format("; fused rates fitted to {} fused kernels", fused.size());
+  p.source = base.source + "; kernel rates " + p.calibration;
   const std::string path = o.out.empty() ? fx::cpu_host_cache_path() : o.out;
   fx::save_device_profile(p, path);
 
   struct Judged {
     std::string from;
-    int groups;
-    fx::PredictionError recorded, base_model, fitted;
+    int groups, resolved;
+    fx::PredictionError recorded, base_model, unfused_only, fitted;
+    fx::PredictionError resolved_recorded, resolved_fitted;
   };
   auto judge = [&](const std::string& from, const std::vector<fx::GroupTermsSample>& g) {
-    return Judged{from, int(g.size()), fx::recorded_group_error(g), fx::group_error(base, g),
-                  fx::group_error(p, g)};
+    auto r = fx::resolved_groups(g);
+    return Judged{from,
+                  int(g.size()),
+                  int(r.size()),
+                  fx::recorded_group_error(g),
+                  fx::group_error(base, g),
+                  fx::group_error(fit.profile, g),
+                  fx::group_error(p, g),
+                  fx::recorded_group_error(r),
+                  fx::group_error(p, r)};
   };
   Judged in = judge(join(o.from), groups);
   std::vector<Judged> held_out;
@@ -294,21 +311,10 @@ int run_calibrate_from(const CalibrateOptions& o) {
     held_all.insert(held_all.end(), g.begin(), g.end());
   }
   if (o.evaluate.size() > 1) held_out.push_back(judge("all --evaluate results", held_all));
-  // The older in-sample group fit, for comparison only (fitted on the groups it is judged on).
-  std::optional<fx::CalibrationFit> in_sample;
-  std::vector<fx::CalibrationSample> cs;
-  for (std::size_t i = 0; i < docs.size(); ++i) {
-    auto s = fx::calibration_samples(docs[i], o.from[i]);
-    cs.insert(cs.end(), s.begin(), s.end());
-  }
-  try {
-    in_sample = fx::fit_calibration(cs);
-  } catch (const fx::Error&) {
-  }
   const std::string estimated = docs[0].value("estimate_profile", "?");
 
   if (o.json) {
-    nlohmann::json classes = nlohmann::json::object();
+    nlohmann::json classes = nlohmann::json::object(), fused_classes = nlohmann::json::object();
     for (int c = 0; c < fx::kKernelClassCount; ++c) {
       auto kc = static_cast<fx::KernelClass>(c);
       const auto& cf = fit.classes[c];
@@ -318,21 +324,46 @@ int run_calibrate_from(const CalibrateOptions& o) {
           {"bandwidth_bytes_per_s", p.bandwidth(kc)},
           {"flops_per_s", p.flops(kc)},
           {"median_abs_rel_error", num_or_null(cf.median_abs_rel_error)}};
+      const auto& ff = ffit.classes[c];
+      if (ff.kernels == 0) continue;
+      fused_classes[fx::kernel_class_name(kc)] = {
+          {"kernels", ff.kernels},
+          {"with_epilogue", ff.with_epilogue},
+          {"scale", p.fused_scale(kc)},
+          {"epilogue_bandwidth_bytes_per_s", p.epilogue_bandwidth(kc)},
+          {"median_abs_rel_error_unfitted", num_or_null(ff.unfitted_median_abs_rel_error)},
+          {"median_abs_rel_error", num_or_null(ff.median_abs_rel_error)}};
     }
     auto judged_json = [&](const Judged& j) {
       return nlohmann::json{{"from", j.from},
                             {"groups", j.groups},
                             {"before", error_json(j.recorded)},
                             {"base_model", error_json(j.base_model)},
-                            {"after", error_json(j.fitted)}};
+                            {"unfused_fit_only", error_json(j.unfused_only)},
+                            {"after", error_json(j.fitted)},
+                            {"resolved",
+                             {{"groups", j.resolved},
+                              {"note", "groups whose measured saving is >= 2x its noise"},
+                              {"before", error_json(j.resolved_recorded)},
+                              {"after", error_json(j.resolved_fitted)}}}};
     };
     nlohmann::json ev = nlohmann::json::array();
     for (const auto& h : held_out) ev.push_back(judged_json(h));
+    nlohmann::json gj = nlohmann::json::array();
+    for (const auto& g : groups)
+      gj.push_back({{"id", g.id},
+                    {"pattern", g.pattern},
+                    {"measured_us", g.measured_us},
+                    {"noise_us", num_or_null(g.noise_us)},
+                    {"predicted_us_before", g.predicted_us},
+                    {"predicted_us_after", fx::predict_group_us(p, g)}});
     nlohmann::json j = {
         {"from", o.from.size() == 1 ? nlohmann::json(o.from[0]) : nlohmann::json(o.from)},
         {"method",
          "kernel-fit: launch + max(bytes/bandwidth, flops/flops) per kernel class, fitted in "
-         "log space (Huber) to the unfused kernels' times; group savings out of sample"},
+         "log space (Huber) to the unfused kernels' times; then per class a fused scale and "
+         "epilogue bandwidth fitted to the fused kernels' times; group savings predicted "
+         "from cost terms"},
         {"estimate_profile", estimated},
         {"stat", o.stat},
         {"base_profile", base.label()},
@@ -347,20 +378,20 @@ int run_calibrate_from(const CalibrateOptions& o) {
           {"median_abs_rel_error_base", num_or_null(fit.base_median_abs_rel_error)},
           {"median_abs_rel_error", num_or_null(fit.median_abs_rel_error)},
           {"classes", classes}}},
+        {"fused_fit",
+         {{"kernels", ffit.kernels},
+          {"median_abs_rel_error_unfitted", num_or_null(ffit.unfitted_median_abs_rel_error)},
+          {"median_abs_rel_error", num_or_null(ffit.median_abs_rel_error)},
+          {"classes", fused_classes}}},
         {"before", error_json(in.recorded)},
         {"base_model", error_json(in.base_model)},
+        {"unfused_fit_only", error_json(in.unfused_only)},
         {"after", error_json(in.fitted)},
+        {"resolved", judged_json(in)["resolved"]},
         {"evaluate", ev},
+        {"group_rows", gj},
         {"profile", fx::to_json(p)},
         {"written_to", path}};
-    if (in_sample)
-      j["in_sample_group_fit"] = {
-          {"note",
-           "least squares of the measured group savings on bytes and launches saved, "
-           "fitted and judged on the same groups (in-sample; not the profile written)"},
-          {"bandwidth_bytes_per_s", in_sample->bandwidth_bytes_per_s()},
-          {"launch_overhead_s", in_sample->launch_overhead_s},
-          {"after", error_json(in_sample->after)}};
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
@@ -368,7 +399,9 @@ int run_calibrate_from(const CalibrateOptions& o) {
              join(o.from), o.stat, fit.iterations);
   fmt::print(
       "Model        kernel time = launch + max(bytes / bandwidth(class), flops / "
-      "FLOP/s(class))\n");
+      "FLOP/s(class))\n"
+      "             fused kernel = launch + scale(class) x that + epilogue bytes / "
+      "epilogue bandwidth(class)\n");
   fmt::print("Launch       {} -> {}\n", human_time(base.launch_overhead_s),
              human_time(p.launch_overhead_s));
   fmt::print("\n  {:<14} {:>7} {:>8} {:>12} {:>12} {:>10}\n", "class", "kernels", "compute",
@@ -383,25 +416,37 @@ int run_calibrate_from(const CalibrateOptions& o) {
   fmt::print("  per kernel, median |rel error|: {} on {} -> {} fitted\n",
              percent_or_dash(fit.base_median_abs_rel_error), base.label(),
              percent_or_dash(fit.median_abs_rel_error));
+  fmt::print("\n  {:<14} {:>7} {:>9} {:>7} {:>14} {:>17}\n", "fused class", "kernels", "epilogue",
+             "scale", "epilogue bw", "median err");
+  for (int c = 0; c < fx::kKernelClassCount; ++c) {
+    auto kc = static_cast<fx::KernelClass>(c);
+    const auto& ff = ffit.classes[c];
+    if (ff.kernels == 0) continue;
+    fmt::print("  {:<14} {:>7} {:>9} {:>7.2f} {:>14} {:>8} -> {:>5}\n", fx::kernel_class_name(kc),
+               ff.kernels, ff.with_epilogue, p.fused_scale(kc),
+               human_bytes(p.epilogue_bandwidth(kc)) + "/s",
+               percent_or_dash(ff.unfitted_median_abs_rel_error),
+               percent_or_dash(ff.median_abs_rel_error));
+  }
+  fmt::print("  per fused kernel, median |rel error|: {} unfitted -> {} fitted\n",
+             percent_or_dash(ffit.unfitted_median_abs_rel_error),
+             percent_or_dash(ffit.median_abs_rel_error));
   auto print_judged = [&](const Judged& j, const char* what) {
     fmt::print("\n{} ({} groups: {}; fitted = {})\n", what, j.groups, j.from, p.label());
-    fmt::print("  {:<45} {:>8}  {:>17}\n", "", "Spearman", "median |rel error|");
-    fmt::print("  {:<45} {:>8}  {:>17}\n", "before calibration (" + estimated + ")",
-               rho_or_dash(j.recorded.spearman), percent_or_dash(j.recorded.median_abs_rel_error));
-    fmt::print("  {:<45} {:>8}  {:>17}\n", "this cost model on " + base.label(),
-               rho_or_dash(j.base_model.spearman),
-               percent_or_dash(j.base_model.median_abs_rel_error));
-    fmt::print("  {:<45} {:>8}  {:>17}\n", "after calibration (fitted)",
-               rho_or_dash(j.fitted.spearman), percent_or_dash(j.fitted.median_abs_rel_error));
+    fmt::print("  {:<52} {:>8}  {:>17}\n", "", "Spearman", "median |rel error|");
+    auto row = [](const std::string& label, const fx::PredictionError& e) {
+      fmt::print("  {:<52} {:>8}  {:>17}\n", label, rho_or_dash(e.spearman),
+                 percent_or_dash(e.median_abs_rel_error));
+    };
+    row("before calibration (" + estimated + ")", j.recorded);
+    row("this cost model on " + base.label(), j.base_model);
+    row("unfused kernels fitted only", j.unfused_only);
+    row("after calibration (fitted)", j.fitted);
+    row(fmt::format("{} groups measured beyond 2x noise: before", j.resolved), j.resolved_recorded);
+    row(fmt::format("{} groups measured beyond 2x noise: after", j.resolved), j.resolved_fitted);
   };
-  print_judged(in, "Group savings, fitted results (rates from their unfused kernels only)");
+  print_judged(in, "Group savings, fitted results");
   for (const auto& h : held_out) print_judged(h, "Group savings, held-out result (not fitted)");
-  if (in_sample)
-    fmt::print(
-        "\nFor comparison, in-sample group fit (bytes + launches saved, fitted on these "
-        "groups): Spearman {}, median error {}\n",
-        rho_or_dash(in_sample->after.spearman),
-        percent_or_dash(in_sample->after.median_abs_rel_error));
   fmt::print("\n{}\nwritten to {}\n", device_line(p), path);
   return 0;
 }
@@ -499,7 +544,8 @@ void register_analyze(CLI::App& app, Runner& run) {
   cal->add_option("--out", co->out, "Write the profile here instead of the user cache");
   cal->add_option("--from", co->from,
                   "Fit launch overhead and per-class rates to the unfused kernel times of "
-                  "before/after results (fxc profile MODEL --opt-level N --json; repeatable)");
+                  "before/after results, then fused-kernel rates to their fused kernels "
+                  "(fxc profile MODEL --opt-level N --json; repeatable)");
   cal->add_option("--evaluate", co->evaluate,
                   "With --from: also judge the fitted profile on these results' group savings "
                   "(held out, not fitted; repeatable)");
@@ -515,7 +561,9 @@ void register_analyze(CLI::App& app, Runner& run) {
       "result is cached under ~/.cache/fusion-explorer/ and used by --device cpu-host.\n"
       "With --from, fits the launch overhead and the effective bandwidth and FLOP/s of each\n"
       "kernel class to the unfused kernels timed by 'fxc profile --opt-level N --json'\n"
-      "(robust, log space), saves that profile, and says how far the group savings predicted\n"
+      "(robust, log space), then per class a scale and an epilogue bandwidth of fused\n"
+      "kernels to the fused kernels of the 'after' timeline, saves that profile, and says\n"
+      "how far the group savings predicted\n"
       "with it are from the measured ones (and with --evaluate, on results it never saw).\n"
       "Examples:\n"
       "  fxc calibrate && fxc analyze model.onnx --device cpu-host\n"

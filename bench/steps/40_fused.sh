@@ -98,7 +98,8 @@ done < <(bench_models)
   echo "move (inputs read once, outputs written once). The reference is a generated stream copy"
   echo "in the same process (what the machine's memory sustains for read + write). Outputs of"
   echo "16 MiB and more leave through streaming stores, the copy's included; row kernels prefetch"
-  echo "the next row while computing one. Load: $(uptime | sed 's/.*load average: //')."
+  echo "two rows ahead inside their heaviest pass. Each kernel runs in its own executor, the"
+  echo "kernels taking turns. Load: $(uptime | sed 's/.*load average: //')."
   echo
   echo '```'
   "$FXC" -q codegen --bandwidth "$bw_mb" --bench 20 --threads "$threads" 2>&1 || echo "(failed)"

@@ -3,8 +3,11 @@
 # unfused and the fused program on the same seeded inputs, alternating runs, checks the
 # outputs (rtol 1e-3, atol 1e-5; a group that breaks them is excluded) and measures the
 # saving per group; `fxc calibrate --from` then fits the cost model's per-class rates to
-# the unfused kernels' times and judges the group savings it predicts (per model, pooled,
-# and cross-model: fitted on the other models, judged on this one).
+# the unfused kernels' times and its fused-kernel rates (per class: a scale and an
+# epilogue bandwidth) to the fused kernels' times, and judges the group savings it
+# predicts (per model, pooled, and cross-model: fitted on the other models only, judged
+# on this one). Each group's noise is the standard error of its measured saving (the
+# kernels' quartiles over runs); "resolved" groups measure at least 2x their noise.
 # Models: BA_MODELS (default resnet18 mobilenet_v2 gpt2_small).
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
@@ -16,6 +19,7 @@ mkdir -p "$dir"
 # and drowns the per-group savings the calibration fits. BA_THREADS=2 to compare.
 threads=${BA_THREADS:-1}
 runs=${BA_RUNS:-20}
+stat=${BA_STAT:-median}  # kernel times the calibration fits and judges: median or min
 models=${BA_MODELS:-resnet18 mobilenet_v2 gpt2_small}
 
 {
@@ -23,16 +27,19 @@ models=${BA_MODELS:-resnet18 mobilenet_v2 gpt2_small}
   echo
   echo "Command: \`fxc profile MODEL --opt-level 2 --json --runs $runs --warmup 2 --threads $threads\`"
   echo "(before/after runs alternate; the fused program is the plan's accepted groups at"
-  echo "opt level 2, threshold 30%), then \`fxc calibrate --from RESULT.json --out FITTED.json\`."
+  echo "opt level 2, threshold 30%), then \`fxc calibrate --from RESULT.json --stat $stat --out FITTED.json\`."
   echo "Prediction error = Spearman rank correlation and median |predicted - measured| /"
   echo "|measured| of the per-group saving; *before*: as predicted in the result (cost model"
   echo "on the uncalibrated cpu-host profile); *after*: the same cost model on the profile"
-  echo "fitted to this model's *unfused kernel times* (launch overhead + per-class bandwidth"
-  echo "and FLOP/s; the fit never sees the group savings); *cross*: fitted on the other"
-  echo "models' unfused kernels only. Load = 1-minute load average when the model started."
+  echo "fitted to this model's kernel times (unfused kernels: launch + per-class bandwidth and"
+  echo "FLOP/s; fused kernels: per-class scale + epilogue bandwidth; in-sample: the savings"
+  echo "are made of the fitted kernels' times); *cross*: fitted on the other models' kernels"
+  echo "only. *resolved*: the groups whose measured saving is >= 2x its noise (standard"
+  echo "error from the kernels' quartiles over runs). Load = 1-minute load average when the"
+  echo "model started."
   echo
-  echo "| model | load | before ms | after ms | speedup | outputs match | max abs err | groups fused/fallback/excluded | groups judged | Spearman before -> after (cross) | median err before -> after (cross) | kernels fitted, median kernel err | launch |"
-  echo "|---|---:|---:|---:|---:|---|---:|---|---:|---|---|---|---|"
+  echo "| model | load | before ms | after ms | speedup | outputs match | groups fused/fallback/excluded | groups judged (resolved) | Spearman before -> after (cross) | median err before -> after (cross) | resolved: Spearman after (cross), median err after (cross) | kernel err unfused, fused |"
+  echo "|---|---:|---:|---:|---:|---|---|---:|---|---|---|---|"
 } > "$out"
 
 all_groups=()
@@ -41,16 +48,20 @@ while IFS=$'\t' read -r name path dims _; do
   [ -f "$path" ] || { echo "| $name | | | | | | | | | | model missing |" >> "$out"; continue; }
   load=$(cut -d' ' -f1 /proc/loadavg)
   res=$dir/$name.json
+  # BA_REUSE=1: keep an existing result (re-judge the calibration without timing again).
+  if [ "${BA_REUSE:-0}" = 1 ] && [ -s "$res" ]; then
+    load="$(cat "$dir/$name.load" 2>/dev/null || echo -) (reused)"
   # shellcheck disable=SC2046
-  if ! "$FXC" profile "$path" $(dims_args "$dims") --opt-level 2 --json --runs "$runs" \
+  elif ! "$FXC" profile "$path" $(dims_args "$dims") --opt-level 2 --json --runs "$runs" \
        --warmup 2 --threads "$threads" > "$res" 2> "$dir/$name.log"; then
     reason=$(tail -1 "$dir/$name.log" | tr '|' '/' | cut -c1-120)
     echo "| $name | $load | | | | | | | | | fxc profile failed: $reason |" >> "$out"
     continue
   fi
+  [ "${BA_REUSE:-0}" = 1 ] || echo "$load" > "$dir/$name.load"
   all_groups+=("$res")
   cal=$dir/$name.calibration.json
-  if ! "$FXC" calibrate --from "$res" --out "$dir/$name.fitted.json" --json > "$cal" \
+  if ! "$FXC" calibrate --from "$res" --stat "$stat" --out "$dir/$name.fitted.json" --json > "$cal" \
        2>> "$dir/$name.log"; then
     echo '{}' > "$cal"
   fi
@@ -61,15 +72,16 @@ name, load = sys.argv[3], sys.argv[4]
 st = [g["status"] for g in r["groups"]]
 f = lambda v, spec: "-" if v is None else format(v, spec)
 b, a = c.get("before", {}), c.get("after", {})
-kf = c.get("kernel_fit", {})
-lo = c.get("launch_overhead_s")
+kf, ff = c.get("kernel_fit", {}), c.get("fused_fit", {})
+rs = c.get("resolved", {})
+ra = rs.get("after", {})
 print(f"| {name} | {load} | {f(r['before']['median_ms'], '.2f')} | {f(r['after']['median_ms'], '.2f')} "
       f"| {f(r['speedup'], '.3f')}x | {'yes' if r['outputs_match'] else 'NO'} "
-      f"| {f(r['max_abs_error'], '.2g')} | {st.count('fused')}/{st.count('fallback')}/{st.count('excluded')} "
-      f"| {c.get('groups', '-')} | {f(b.get('spearman'), '.2f')} -> {f(a.get('spearman'), '.2f')} (CROSS_RHO) "
+      f"| {st.count('fused')}/{st.count('fallback')}/{st.count('excluded')} "
+      f"| {c.get('groups', '-')} ({rs.get('groups', '-')}) | {f(b.get('spearman'), '.2f')} -> {f(a.get('spearman'), '.2f')} (CROSS_RHO) "
       f"| PCT({b.get('median_abs_rel_error')}) -> PCT({a.get('median_abs_rel_error')}) (CROSS_ERR) "
-      f"| {kf.get('kernels', '-')}, PCT({kf.get('median_abs_rel_error')}) "
-      f"| {f(lo * 1e6 if lo else None, '.1f')} us |")
+      f"| {f(ra.get('spearman'), '.2f')} (CROSS_RRHO), PCT({ra.get('median_abs_rel_error')}) (CROSS_RERR) "
+      f"| PCT({kf.get('median_abs_rel_error')}), PCT({ff.get('median_abs_rel_error')}) |")
 PYEOF
   echo "before_after $name: $(jq -c '{speedup, outputs_match, excluded: [.groups[] | select(.status == "excluded") | .id]}' "$res")" >&2
 done < <(bench_models)
@@ -81,17 +93,20 @@ for res in "${all_groups[@]}"; do
   others=()
   for o in "${all_groups[@]}"; do [ "$o" = "$res" ] || others+=(--from "$o"); done
   cross=$dir/$name.cross.json
-  if [ "${#others[@]}" -gt 0 ] && "$FXC" calibrate "${others[@]}" --evaluate "$res" \
+  if [ "${#others[@]}" -gt 0 ] && "$FXC" calibrate "${others[@]}" --stat "$stat" --evaluate "$res" \
        --out "$dir/$name.cross.fitted.json" --json > "$cross" 2>> "$dir/$name.log"; then :; else
     echo '{}' > "$cross"
   fi
   "$PY" - "$dir/$name.row" "$cross" >> "$out" <<'PYEOF'
 import json, sys
 row, c = open(sys.argv[1]).read().strip(), json.load(open(sys.argv[2]))
-ev = (c.get("evaluate") or [{}])[0].get("after", {})
+e0 = (c.get("evaluate") or [{}])[0]
+ev, er = e0.get("after", {}), e0.get("resolved", {}).get("after", {})
 pct = lambda v: "-" if v in (None, "None") else f"{100 * float(v):.0f}%"
-rho = ev.get("spearman")
-row = row.replace("CROSS_RHO", "-" if rho is None else f"{rho:.2f}")
+rho = lambda v: "-" if v is None else f"{v:.2f}"
+row = row.replace("CROSS_RRHO", rho(er.get("spearman")))
+row = row.replace("CROSS_RERR", pct(er.get("median_abs_rel_error")))
+row = row.replace("CROSS_RHO", rho(ev.get("spearman")))
 row = row.replace("CROSS_ERR", pct(ev.get("median_abs_rel_error")))
 import re
 row = re.sub(r"PCT\(([^)]*)\)", lambda m: pct(m.group(1)), row)
@@ -101,30 +116,37 @@ done
 if [ "${#all_groups[@]}" -gt 1 ]; then
   froms=()
   for o in "${all_groups[@]}"; do froms+=(--from "$o"); done
-  if "$FXC" calibrate "${froms[@]}" --out "$dir/all.fitted.json" --json \
+  if "$FXC" calibrate "${froms[@]}" --stat "$stat" --out "$dir/all.fitted.json" --json \
        > "$dir/all.calibration.json" 2>> "$dir/all.log"; then
     "$PY" - "$dir/all.calibration.json" >> "$out" <<'PYEOF'
 import json, sys
 c = json.load(open(sys.argv[1]))
 f = lambda v: "-" if v is None else f"{v:.2f}"
 p = lambda v: "-" if v is None else f"{100 * v:.0f}%"
-kf = c["kernel_fit"]
-print(f"\nAll models pooled ({c['groups']} groups; one profile fitted to the {kf['kernels']} unfused "
-      f"kernels of all models): Spearman {f(c['before']['spearman'])} -> "
-      f"{f(c['after']['spearman'])}, median error {p(c['before']['median_abs_rel_error'])} -> "
-      f"{p(c['after']['median_abs_rel_error'])}; per-kernel median error "
-      f"{p(kf['median_abs_rel_error_base'])} -> {p(kf['median_abs_rel_error'])}.")
+kf, ff, rs = c["kernel_fit"], c["fused_fit"], c["resolved"]
+print(f"\nAll models pooled ({c['groups']} groups, {rs['groups']} resolved; one profile fitted to the "
+      f"{kf['kernels']} unfused and {ff['kernels']} fused kernels of all models): Spearman "
+      f"{f(c['before']['spearman'])} -> {f(c['after']['spearman'])} (resolved: "
+      f"{f(rs['before']['spearman'])} -> {f(rs['after']['spearman'])}), median error "
+      f"{p(c['before']['median_abs_rel_error'])} -> {p(c['after']['median_abs_rel_error'])} "
+      f"(resolved: {p(rs['before']['median_abs_rel_error'])} -> "
+      f"{p(rs['after']['median_abs_rel_error'])}); unfused fit only: Spearman "
+      f"{f(c['unfused_fit_only']['spearman'])}, median error "
+      f"{p(c['unfused_fit_only']['median_abs_rel_error'])}; per-kernel median error unfused "
+      f"{p(kf['median_abs_rel_error_base'])} -> {p(kf['median_abs_rel_error'])}, fused "
+      f"{p(ff['median_abs_rel_error_unfitted'])} -> {p(ff['median_abs_rel_error'])}.")
 cl = kf["classes"]
 print("\n| class | kernels | compute-bound | fitted bandwidth GB/s | fitted GFLOP/s | median kernel err |")
 print("|---|---:|---:|---:|---:|---:|")
 for k, v in cl.items():
     print(f"| {k} | {v['kernels']} | {v['compute_bound']} | {v['bandwidth_bytes_per_s'] / 1e9:.1f} "
           f"| {v['flops_per_s'] / 1e9:.1f} | {p(v['median_abs_rel_error'])} |")
-ins = c.get("in_sample_group_fit")
-if ins:
-    print(f"\nFor comparison only, the older in-sample group fit (bytes + launches saved, least "
-          f"squares on these very groups): Spearman {f(ins['after']['spearman'])}, median error "
-          f"{p(ins['after']['median_abs_rel_error'])}.")
+print("\n| fused class | kernels | with epilogue | scale | epilogue GB/s | median kernel err unfitted -> fitted |")
+print("|---|---:|---:|---:|---:|---|")
+for k, v in ff["classes"].items():
+    print(f"| {k} | {v['kernels']} | {v['with_epilogue']} | {v['scale']:.2f} "
+          f"| {v['epilogue_bandwidth_bytes_per_s'] / 1e9:.1f} "
+          f"| {p(v['median_abs_rel_error_unfitted'])} -> {p(v['median_abs_rel_error'])} |")
 PYEOF
   fi
 fi

@@ -184,7 +184,16 @@ std::optional<KernelTerms> terms_from_json(const nlohmann::json& j) {
   double b = num(j, "bytes"), f = num(j, "flops");
   if (!c || !std::isfinite(b) || !std::isfinite(f)) return std::nullopt;
   double e = j.contains("epilogue_bytes") ? num(j, "epilogue_bytes") : 0.0;
-  return KernelTerms{*c, b, f, j.value("launches", 1), std::isfinite(e) ? e : 0.0};
+  return KernelTerms{
+      *c, b, f, j.value("launches", 1), std::isfinite(e) ? e : 0.0, j.value("fused", false)};
+}
+
+// A kernel row's terms; results written before "fused" was: a row of several nodes.
+std::optional<KernelTerms> row_terms(const nlohmann::json& k) {
+  const auto& cost = k.value("cost", nlohmann::json());
+  auto t = terms_from_json(cost);
+  if (t && !cost.contains("fused")) t->fused = k.value("nodes", nlohmann::json::array()).size() > 1;
+  return t;
 }
 
 // Log-parameters of a profile: [log launch, log bw[c]..., log flops[c]...].
@@ -233,6 +242,22 @@ bool solve(std::vector<double> a, std::vector<double> b, int n, std::vector<doub
 
 }  // namespace
 
+namespace {
+
+// Variance of a kernel's median over `runs` runs, from its quartiles: sigma ~ IQR / 1.349
+// for a normal spread, and the median's standard error is ~1.2533 sigma / sqrt(runs).
+double median_variance(const nlohmann::json& k, int runs) {
+  const double iqr = num(k, "q3_us") - num(k, "q1_us");
+  const double se = 1.2533 * (iqr / 1.349) / std::sqrt(double(std::max(1, runs)));
+  return std::isfinite(se) ? se * se : 0.0;
+}
+
+double rel_noise_of(const nlohmann::json& k, int runs, double us) {
+  return us > 0 ? std::sqrt(median_variance(k, runs)) / us : 0.0;
+}
+
+}  // namespace
+
 std::vector<KernelSample> kernel_samples(const nlohmann::json& doc, const std::string& origin,
                                          const char* side, TimingStat stat) {
   if (!doc.is_object() || !doc.contains(side) || !doc[side].is_object() ||
@@ -242,13 +267,13 @@ std::vector<KernelSample> kernel_samples(const nlohmann::json& doc, const std::s
   std::vector<KernelSample> out;
   for (const auto& k : doc[side]["kernels"]) {
     if (!k.is_object()) continue;
-    auto t = terms_from_json(k.value("cost", nlohmann::json()));
+    auto t = row_terms(k);
     double us = num(k, stat == TimingStat::Min ? "min_us" : "median_us");
     // A row without a kernel (a constant) has nothing to time.
     if (!t || !(us > 0) || (t->launches == 0 && t->bytes == 0 && t->flops == 0)) continue;
     int calls = std::max(1, k.value("calls", 1));
     t->launches *= calls;  // a row is one step per run; calls > 1 would be several
-    out.push_back({k.value("name", ""), *t, us});
+    out.push_back({k.value("name", ""), *t, us, rel_noise_of(k, doc.value("runs", 1), us)});
   }
   if (out.empty())
     throw FileError(origin, std::string("no \"") + side +
@@ -257,16 +282,31 @@ std::vector<KernelSample> kernel_samples(const nlohmann::json& doc, const std::s
   return out;
 }
 
+std::vector<KernelSample> fused_kernel_samples(const nlohmann::json& doc, TimingStat stat) {
+  std::vector<KernelSample> out;
+  auto it = doc.find("after");
+  if (it == doc.end() || !it->is_object() || !it->contains("kernels")) return out;
+  for (const auto& k : (*it)["kernels"]) {
+    if (!k.is_object()) continue;
+    auto t = row_terms(k);
+    double us = num(k, stat == TimingStat::Min ? "min_us" : "median_us");
+    if (!t || !t->fused || !(us > 0)) continue;
+    t->launches *= std::max(1, k.value("calls", 1));
+    out.push_back({k.value("name", ""), *t, us, rel_noise_of(k, doc.value("runs", 1), us)});
+  }
+  return out;
+}
+
 namespace {
 
-// Sum of the `min_us` of the rows of `side` that compute exactly `members`; NaN when a
-// row reaches outside or a member is not covered.
-double fastest_covering(const nlohmann::json& doc, const char* side,
-                        const std::set<std::string>& members) {
+// The rows of `side` that compute exactly `members` (none reaches outside, all members
+// covered); empty otherwise.
+std::vector<const nlohmann::json*> covering_rows(const nlohmann::json& doc, const char* side,
+                                                 const std::set<std::string>& members) {
   auto it = doc.find(side);
-  if (it == doc.end() || !it->is_object() || !it->contains("kernels")) return NAN;
+  if (it == doc.end() || !it->is_object() || !it->contains("kernels")) return {};
   std::set<std::string> covered;
-  double us = 0;
+  std::vector<const nlohmann::json*> rows;
   for (const auto& k : (*it)["kernels"]) {
     bool inside = true, touches = false;
     for (const auto& n : k.value("nodes", nlohmann::json::array())) {
@@ -277,10 +317,16 @@ double fastest_covering(const nlohmann::json& doc, const char* side,
         inside = false;
     }
     if (!touches) continue;
-    if (!inside) return NAN;
-    us += num(k, "min_us");
+    if (!inside) return {};
+    rows.push_back(&k);
   }
-  return covered == members ? us : NAN;
+  return covered == members ? rows : std::vector<const nlohmann::json*>{};
+}
+
+double sum_of(const std::vector<const nlohmann::json*>& rows, const char* key) {
+  double us = 0;
+  for (const auto* k : rows) us += num(*k, key);
+  return rows.empty() ? NAN : us;
 }
 
 }  // namespace
@@ -289,6 +335,7 @@ std::vector<GroupTermsSample> group_terms_samples(const nlohmann::json& doc,
                                                   const std::string& origin, TimingStat stat) {
   if (!doc.is_object() || !doc.contains("groups") || !doc["groups"].is_array())
     throw FileError(origin, "not a before/after result (no \"groups\")");
+  const int runs = doc.value("runs", 1);
   std::vector<GroupTermsSample> out;
   for (const auto& g : doc["groups"]) {
     if (!g.is_object() || g.value("status", "") == "excluded") continue;
@@ -308,14 +355,32 @@ std::vector<GroupTermsSample> group_terms_samples(const nlohmann::json& doc,
       else
         s.unfused.push_back(*t);
     }
+    if (!ct["fused"].contains("fused")) s.fused.fused = s.unfused.size() > 1;
+    std::set<std::string> members;
+    for (const auto& n : g.value("nodes", nlohmann::json::array()))
+      if (n.is_string()) members.insert(n.get<std::string>());
+    const auto before = covering_rows(doc, "before", members);
+    const auto after = covering_rows(doc, "after", members);
+    // The kernels that ran the group after, when codegen split it or left members apart.
+    if (after.size() > 1) {
+      for (const auto* k : after) {
+        auto t = row_terms(*k);
+        if (!t) {
+          s.after_kernels.clear();
+          break;
+        }
+        s.after_kernels.push_back(*t);
+      }
+    }
     s.predicted_us = num(g, "predicted_saved_us");
     s.measured_us = num(g, "measured_saved_us");
-    if (stat == TimingStat::Min && std::isfinite(s.measured_us)) {
-      std::set<std::string> members;
-      for (const auto& n : g.value("nodes", nlohmann::json::array()))
-        if (n.is_string()) members.insert(n.get<std::string>());
-      s.measured_us =
-          fastest_covering(doc, "before", members) - fastest_covering(doc, "after", members);
+    if (stat == TimingStat::Min && std::isfinite(s.measured_us))
+      s.measured_us = sum_of(before, "min_us") - sum_of(after, "min_us");
+    if (!before.empty() && !after.empty() && before.front()->contains("q1_us")) {
+      double var = 0;
+      for (const auto* k : before) var += median_variance(*k, runs);
+      for (const auto* k : after) var += median_variance(*k, runs);
+      s.noise_us = std::sqrt(var);
     }
     if (ok && std::isfinite(s.predicted_us) && std::isfinite(s.measured_us))
       out.push_back(std::move(s));
@@ -324,9 +389,19 @@ std::vector<GroupTermsSample> group_terms_samples(const nlohmann::json& doc,
 }
 
 double predict_group_us(const DeviceProfile& p, const GroupTermsSample& g) {
-  double before = 0;
+  double before = 0, after = 0;
   for (const auto& t : g.unfused) before += kernel_time(p, t);
-  return (before - kernel_time(p, g.fused)) * 1e6;
+  if (g.after_kernels.empty()) after = kernel_time(p, g.fused);
+  for (const auto& t : g.after_kernels) after += kernel_time(p, t);
+  return (before - after) * 1e6;
+}
+
+std::vector<GroupTermsSample> resolved_groups(const std::vector<GroupTermsSample>& groups,
+                                              double k) {
+  std::vector<GroupTermsSample> out;
+  for (const auto& g : groups)
+    if (std::isfinite(g.noise_us) && std::fabs(g.measured_us) >= k * g.noise_us) out.push_back(g);
+  return out;
 }
 
 PredictionError group_error(const DeviceProfile& p, const std::vector<GroupTermsSample>& groups) {
@@ -385,13 +460,18 @@ KernelFit fit_kernel_rates(const std::vector<KernelSample>& s, const DeviceProfi
   };
 
   // Robust objective of a parameter vector: Huber on the log residuals + the prior.
+  // Measurement weights: a kernel whose median is uncertain counts less.
+  std::vector<double> trust(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i)
+    trust[i] =
+        o.huber_log * o.huber_log / (o.huber_log * o.huber_log + s[i].rel_noise * s[i].rel_noise);
   auto robust = [&](const std::array<double, kParams>& t) {
     std::vector<double> r;
     eval(t, r, nullptr);
     double e = 0;
-    for (double x : r) {
-      const double a = std::fabs(x);
-      e += a <= o.huber_log ? a * a : 2 * o.huber_log * a - o.huber_log * o.huber_log;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      const double a = std::fabs(r[i]);
+      e += trust[i] * (a <= o.huber_log ? a * a : 2 * o.huber_log * a - o.huber_log * o.huber_log);
     }
     for (int j = 0; j < n; ++j) e += lambda * (t[j] - prior[j]) * (t[j] - prior[j]);
     return e;
@@ -404,7 +484,7 @@ KernelFit fit_kernel_rates(const std::vector<KernelSample>& s, const DeviceProfi
       eval(theta, r, &jac);
       // Huber weights of the current residuals (iteratively reweighted).
       for (std::size_t i = 0; i < r.size(); ++i)
-        w[i] = std::fabs(r[i]) <= o.huber_log ? 1.0 : o.huber_log / std::fabs(r[i]);
+        w[i] = trust[i] * (std::fabs(r[i]) <= o.huber_log ? 1.0 : o.huber_log / std::fabs(r[i]));
       std::vector<double> a(n * n, 0.0), g(n, 0.0);
       for (std::size_t i = 0; i < s.size(); ++i) {
         const double* row = jac.data() + i * n;
@@ -488,6 +568,130 @@ KernelFit fit_kernel_rates(const std::vector<KernelSample>& s, const DeviceProfi
     f.classes[c].median_abs_rel_error = median(per_class[c]);
   f.median_abs_rel_error = median(rel);
   f.base_median_abs_rel_error = median(rel_base);
+  return f;
+}
+
+FusedFit fit_fused_rates(const std::vector<KernelSample>& fused, const DeviceProfile& unfused_fit,
+                         const KernelFitOptions& o) {
+  FusedFit f;
+  f.profile = unfused_fit;
+  f.kernels = static_cast<int>(fused.size());
+  auto huber = [&](double r) {
+    const double a = std::fabs(r);
+    return a <= o.huber_log ? a * a : 2 * o.huber_log * a - o.huber_log * o.huber_log;
+  };
+  for (int c = 0; c < kKernelClassCount; ++c) {
+    const auto kc = static_cast<KernelClass>(c);
+    // Per kernel: launch, the class's own time and the epilogue bytes; model =
+    // L + e^a * B + e^b * E with a = log scale, b = log(seconds per epilogue byte).
+    struct Row {
+      double l, b, e, m, trust;
+    };
+    std::vector<Row> rows;
+    for (const auto& k : fused) {
+      if (k.terms.kernel_class != kc) continue;
+      const KernelTerms& t = k.terms;
+      rows.push_back(
+          {t.launches * unfused_fit.launch_overhead_s,
+           std::max(t.bytes / unfused_fit.bandwidth(kc), t.flops / unfused_fit.flops(kc)),
+           t.epilogue_bytes, k.measured_us * 1e-6,
+           o.huber_log * o.huber_log / (o.huber_log * o.huber_log + k.rel_noise * k.rel_noise)});
+      f.classes[c].kernels++;
+      f.classes[c].with_epilogue += t.epilogue_bytes > 0;
+    }
+    if (rows.empty()) continue;
+    const std::array<double, 2> prior = {
+        0.0, -std::log(unfused_fit.bandwidth(KernelClass::Elementwise))};
+    const bool fit_b = f.classes[c].with_epilogue > 0;
+    auto residuals = [&](const std::array<double, 2>& t, std::vector<double>& r,
+                         std::vector<std::array<double, 2>>* jac) {
+      r.resize(rows.size());
+      if (jac) jac->resize(rows.size());
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        const double tb = std::exp(t[0]) * rows[i].b, te = std::exp(t[1]) * rows[i].e;
+        const double model = std::max(rows[i].l + tb + te, 1e-12);
+        r[i] = std::log(model / rows[i].m);
+        if (jac) (*jac)[i] = {tb / model, fit_b ? te / model : 0.0};
+      }
+    };
+    auto objective = [&](const std::array<double, 2>& t, const std::vector<double>* w) {
+      std::vector<double> r;
+      residuals(t, r, nullptr);
+      double e = 0;
+      for (std::size_t i = 0; i < r.size(); ++i)
+        e += w ? (*w)[i] * r[i] * r[i] : rows[i].trust * huber(r[i]);
+      for (int j = 0; j < 2; ++j) e += o.prior_weight * (t[j] - prior[j]) * (t[j] - prior[j]);
+      return e;
+    };
+    // Levenberg-Marquardt on the two log-parameters with Huber weights, from a few starts
+    // (a scale far from 1 and an epilogue far from the elementwise rate are both seen).
+    auto descend = [&](std::array<double, 2> t) {
+      std::vector<double> r, w(rows.size(), 1.0);
+      std::vector<std::array<double, 2>> jac;
+      double mu = 1e-3;
+      for (int it = 0; it < o.max_iterations; ++it) {
+        residuals(t, r, &jac);
+        for (std::size_t i = 0; i < r.size(); ++i)
+          w[i] = rows[i].trust *
+                 (std::fabs(r[i]) <= o.huber_log ? 1.0 : o.huber_log / std::fabs(r[i]));
+        double a00 = o.prior_weight, a01 = 0, a11 = o.prior_weight;
+        double g0 = -o.prior_weight * (t[0] - prior[0]), g1 = -o.prior_weight * (t[1] - prior[1]);
+        for (std::size_t i = 0; i < r.size(); ++i) {
+          a00 += w[i] * jac[i][0] * jac[i][0];
+          a01 += w[i] * jac[i][0] * jac[i][1];
+          a11 += w[i] * jac[i][1] * jac[i][1];
+          g0 -= w[i] * jac[i][0] * r[i];
+          g1 -= w[i] * jac[i][1] * r[i];
+        }
+        const double current = objective(t, &w);
+        bool improved = false;
+        double step = 0;
+        for (int tries = 0; tries < 12 && !improved; ++tries) {
+          const double d00 = a00 * (1 + mu), d11 = a11 * (1 + mu), det = d00 * d11 - a01 * a01;
+          if (!(det > 0)) break;
+          std::array<double, 2> next = t;
+          const double s0 = std::clamp((g0 * d11 - g1 * a01) / det, -2.0, 2.0);
+          const double s1 = std::clamp((g1 * d00 - g0 * a01) / det, -2.0, 2.0);
+          next[0] += s0, next[1] += s1;
+          step = std::max(std::fabs(s0), std::fabs(s1));
+          if (objective(next, &w) < current) {
+            t = next, improved = true, mu = std::max(mu / 3, 1e-9);
+          } else {
+            mu *= 4;
+          }
+        }
+        if (!improved || step < 1e-7) break;
+      }
+      return t;
+    };
+    std::array<double, 2> best_t = prior;
+    double best = objective(prior, nullptr);
+    for (double sa : {0.0, std::log(0.5), std::log(2.0)})
+      for (double sb : {0.0, std::log(4.0), std::log(0.25)}) {
+        auto t = descend({prior[0] + sa, prior[1] + sb});
+        const double e = objective(t, nullptr);
+        if (e < best) best = e, best_t = t;
+      }
+    FusedClassRates& rates = f.profile.fused_classes[static_cast<std::size_t>(c)];
+    rates.scale = std::exp(best_t[0]);
+    if (fit_b) rates.epilogue_bandwidth_bytes_per_s = std::exp(-best_t[1]);
+  }
+  std::vector<double> rel, rel0;
+  std::array<std::vector<double>, kKernelClassCount> per_class, per_class0;
+  for (const auto& k : fused) {
+    const double m = k.measured_us * 1e-6;
+    const int c = static_cast<int>(k.terms.kernel_class);
+    rel.push_back(std::fabs(kernel_time(f.profile, k.terms) - m) / m);
+    rel0.push_back(std::fabs(kernel_time(unfused_fit, k.terms) - m) / m);
+    per_class[c].push_back(rel.back());
+    per_class0[c].push_back(rel0.back());
+  }
+  for (int c = 0; c < kKernelClassCount; ++c) {
+    f.classes[c].median_abs_rel_error = median(per_class[c]);
+    f.classes[c].unfitted_median_abs_rel_error = median(per_class0[c]);
+  }
+  f.median_abs_rel_error = median(rel);
+  f.unfitted_median_abs_rel_error = median(rel0);
   return f;
 }
 

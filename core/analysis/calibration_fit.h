@@ -10,9 +10,17 @@
 // in log space (relative errors, so a 3 us Relu counts like a 3 ms Conv), robust (Huber
 // weights: a kernel hit by a scheduler slice does not drag the rates) and regularized
 // towards the base profile (a class with no or only memory-bound kernels keeps the base
-// FLOP/s). It never sees the group savings; those are then predicted from the group's
-// cost terms (sum of the unfused members' times - the fused kernel's time) and compared
-// with the measured ones: that comparison is out of sample.
+// FLOP/s). Stage 2 (fit_fused_rates) then fits, per class, the fused kernels' scale and
+// epilogue bandwidth (device_profile.h) to the fused kernels of the "after" timeline,
+// the unfused rates held. Neither stage sees the group savings; those are predicted from
+// the group's cost terms (sum of the unfused members' times - the time of the kernels
+// that run the group fused) and compared with the measured ones. On the results the fit
+// was made on, that comparison is in-sample (the savings are differences of fitted
+// kernels' times); `--evaluate` judges results the fit never saw.
+//
+// Noise: each group's measured saving has a standard error from its kernels' spread over
+// runs (quartiles, in quadrature); groups measured within 2x of it are "unresolved":
+// their rank and sign are not measured, and the judgement is also given without them.
 //
 // Group fit (fit_calibration, the older in-sample check kept for reports): a group's
 // saving modelled as what the cost model charges for what fusion removes,
@@ -94,15 +102,26 @@ struct KernelSample {
   std::string name;
   KernelTerms terms;
   double measured_us = NAN;  // median per run
+  // Standard error of measured_us relative to it, from the kernel's quartiles over runs
+  // (0: unknown). The fits weigh a kernel by huber^2 / (huber^2 + rel_noise^2): a kernel
+  // that a loaded machine spread over a factor of two says little about its rate.
+  double rel_noise = 0;
 };
 
 // A group as the cost model sees it: its members apart and its fused kernel.
 struct GroupTermsSample {
   std::string id, pattern;
   std::vector<KernelTerms> unfused;
-  KernelTerms fused;
+  KernelTerms fused;  // the group as one kernel (what the plan estimated)
+  // The kernels that computed the group after (its fused step, or generated parts and
+  // members left apart when codegen split it), with their cost terms; empty: `fused`.
+  // Which kernels run is known from codegen before timing; their times are not used.
+  std::vector<KernelTerms> after_kernels;
   double predicted_us = NAN;  // as the result predicted it
   double measured_us = NAN;
+  // Standard error of measured_us from the run-to-run spread of its kernels (quartiles
+  // over runs, in quadrature); NaN when the result has no quartiles.
+  double noise_us = NAN;
 };
 
 // Which per-kernel statistic of the timed runs the fit and the judgement use: the
@@ -124,14 +143,18 @@ std::vector<GroupTermsSample> group_terms_samples(const nlohmann::json& doc,
                                                   const std::string& origin,
                                                   TimingStat stat = TimingStat::Median);
 
-// sum(kernel_time(unfused)) - kernel_time(fused), in us, on `p`.
+// sum(kernel_time(unfused)) - sum(kernel_time(after kernels)), in us, on `p`.
 double predict_group_us(const DeviceProfile& p, const GroupTermsSample& g);
+// The groups whose measured saving is at least `k` times its noise (noise known):
+// below that, its sign and rank are not measured.
+std::vector<GroupTermsSample> resolved_groups(const std::vector<GroupTermsSample>& groups,
+                                              double k = 2);
 // Group savings on `p` (after) against the result's own predictions (before).
 PredictionError group_error(const DeviceProfile& p, const std::vector<GroupTermsSample>& groups);
 PredictionError recorded_group_error(const std::vector<GroupTermsSample>& groups);
 
 struct KernelFitOptions {
-  double huber_log = 0.25;    // log-residual beyond which a kernel's weight falls (~28%)
+  double huber_log = 0.25;     // log-residual beyond which a kernel's weight falls (~28%)
   double prior_weight = 0.05;  // per parameter, in kernels' worth: a weak pull to the base
   int max_iterations = 200;
 };
@@ -150,6 +173,33 @@ struct KernelFit {
   std::array<KernelClassFit, kKernelClassCount> classes{};
   int iterations = 0;
 };
+
+// Stage 2: the fused kernels (terms.fused) of the "after" timeline, timed by the
+// profile's fused formula (cost_model.h): per kernel class a scale on the class's time
+// and an epilogue bandwidth, fitted (log space, Huber, weak prior towards scale 1 and
+// the elementwise bandwidth) with the unfused rates of `unfused_fit` held. Classes
+// without fused kernels keep the defaults.
+std::vector<KernelSample> fused_kernel_samples(const nlohmann::json& doc,
+                                               TimingStat stat = TimingStat::Median);
+
+struct FusedClassFit {
+  int kernels = 0;
+  int with_epilogue = 0;                       // of them, moving epilogue bytes
+  double median_abs_rel_error = NAN;           // fitted
+  double unfitted_median_abs_rel_error = NAN;  // scale 1, elementwise epilogue bandwidth
+};
+
+struct FusedFit {
+  DeviceProfile profile;  // `unfused_fit` with fused_classes fitted
+  int kernels = 0;
+  double median_abs_rel_error = NAN;
+  double unfitted_median_abs_rel_error = NAN;
+  std::array<FusedClassFit, kKernelClassCount> classes{};
+};
+
+// Fits nothing (returns `unfused_fit` as is) when `fused` is empty.
+FusedFit fit_fused_rates(const std::vector<KernelSample>& fused, const DeviceProfile& unfused_fit,
+                         const KernelFitOptions& o = {});
 
 // Throws fx::Error with fewer than 3 samples.
 KernelFit fit_kernel_rates(const std::vector<KernelSample>& samples, const DeviceProfile& base,

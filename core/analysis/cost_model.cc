@@ -255,12 +255,12 @@ Cost CostModel::group(std::span<const NodeId> members) const {
   double anchor_flops = 0, other_flops = 0;
   bool anchor = false, reduction = false, copies_only = true;
   NodeId anchor_node = kNoNode;
-  int anchors = 0;
+  int anchors = 0, kernels = 0;
   for (NodeId m : members) {
     const Cost& nc = node(m);
     if (!nc.known && c.known) c.known = false, c.unknown_reason = nc.unknown_reason;
     const OpClass& oc = classes_[static_cast<std::size_t>(m)];
-    if (!oc.no_kernel) c.launches = 1;
+    if (!oc.no_kernel) c.launches = 1, ++kernels;
     if (oc.no_kernel) {
     } else if (oc.kind == OpKind::Anchor || nc.kernel_class == KernelClass::Conv ||
                nc.kernel_class == KernelClass::Depthwise ||
@@ -313,12 +313,14 @@ Cost CostModel::group(std::span<const NodeId> members) const {
     c.flops = anchor_flops;
   } else {
     c.flops = other_flops;
-    // A fused row kernel keeps its rows in cache and streams them once: it is timed with
-    // the elementwise rates (the reduction class describes the runtime's separate
-    // Reduce*/Softmax kernels, which pass over their input several times).
-    c.kernel_class =
-        reduction || !copies_only ? KernelClass::Elementwise : KernelClass::DataMovement;
+    // A fused row kernel (a reduction with its prologue/epilogue) keeps its rows in cache
+    // and streams them once: the reduction class with the fused scale, which
+    // calibration fits to such kernels (their own reductions pass several times).
+    c.kernel_class = reduction     ? KernelClass::Reduction
+                     : copies_only ? KernelClass::DataMovement
+                                   : KernelClass::Elementwise;
   }
+  c.fused = kernels > 1;
   if (!c.known) {
     c.bytes_read = c.bytes_written = 0;
     return c;
@@ -330,13 +332,13 @@ Cost CostModel::group(std::span<const NodeId> members) const {
     // output, a residual, folded parameters), at the elementwise bandwidth.
     const Cost& a = node(anchor_node);
     c.anchor_bytes = a.bytes();
-    c.epilogue_bytes = std::max<int64_t>(0, c.bytes() - a.bytes_read);
-    c.time_s = time(double(a.bytes()), c.flops, c.launches, c.kernel_class) +
-               double(c.epilogue_bytes) / profile_.bandwidth(KernelClass::Elementwise);
-    if (members.size() == 1) c.epilogue_bytes = 0, c.time_s = a.time_s;
-    return c;
+    c.epilogue_bytes = c.fused ? std::max<int64_t>(0, c.bytes() - a.bytes_read) : 0;
+    if (!c.fused) {
+      c.time_s = a.time_s;
+      return c;
+    }
   }
-  c.time_s = time(double(c.bytes()), c.flops, c.launches, c.kernel_class);
+  c.time_s = kernel_time(profile_, terms_of(c));
   return c;
 }
 

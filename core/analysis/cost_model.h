@@ -18,9 +18,15 @@
 // which costs only the bytes it moves beyond the anchor's inputs (its output, a
 // residual, parameters) at the elementwise bandwidth:
 //   time = anchor's time + epilogue_bytes / bandwidth(elementwise)
-// Other groups are one loop: a group of copies only is data_movement, the rest (row
-// kernels included: they stream each row once, in cache) elementwise, with the members'
+// Other groups are one loop: a group of copies only is data_movement, a group with a
+// reduction a row kernel (reduction class), the rest elementwise, with the members'
 // FLOPs summed.
+// A kernel of several nodes is *fused*: the device profile scales its class's time by a
+// fused factor and times the epilogue at a fused epilogue bandwidth (device_profile.h;
+// both 1 / the elementwise bandwidth until `fxc calibrate --from` fits them to the fused
+// kernels of a measurement):
+//   time = launch + scale(class) * max(bytes / bandwidth(class), flops / flops(class))
+//          + epilogue_bytes / epilogue_bandwidth(class)
 //
 // Footprint of a group = the largest member tile (anchor: a 128x128 output tile plus
 // 64-deep input panels; reduction: the reduced rows of a tile; other ops: a 1024-element
@@ -29,6 +35,7 @@
 // Any needed shape that is not static makes the estimate unknown (known == false, with
 // the reason), never a guess.
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -54,6 +61,7 @@ struct Cost {
   // A fused anchor group: the anchor's own traffic and its epilogue's (timed apart).
   int64_t anchor_bytes = -1;  // -1: not an anchor group (time from bytes())
   int64_t epilogue_bytes = 0;
+  bool fused = false;  // one kernel for several nodes (timed with the fused rates)
 
   int64_t bytes() const { return bytes_read + bytes_written; }
 };
@@ -65,11 +73,16 @@ struct KernelTerms {
   double bytes = 0;
   double flops = 0;
   int launches = 1;
-  double epilogue_bytes = 0;  // moved by an anchor's fused epilogue, at elementwise bandwidth
+  double epilogue_bytes = 0;  // moved by an anchor's fused epilogue
+  bool fused = false;         // a kernel of several nodes: the profile's fused rates apply
 };
 inline KernelTerms terms_of(const Cost& c) {
-  return {c.kernel_class, double(c.anchor_bytes >= 0 ? c.anchor_bytes : c.bytes()), c.flops,
-          c.launches, double(c.epilogue_bytes)};
+  return {c.kernel_class,
+          double(c.anchor_bytes >= 0 ? c.anchor_bytes : c.bytes()),
+          c.flops,
+          c.launches,
+          double(c.epilogue_bytes),
+          c.fused};
 }
 inline double kernel_time(const DeviceProfile& p, const KernelTerms& t);
 
@@ -112,8 +125,14 @@ class CostModel {
 };
 
 inline double kernel_time(const DeviceProfile& p, const KernelTerms& t) {
-  return CostModel::time(p, t.bytes, t.flops, t.launches, t.kernel_class) +
-         t.epilogue_bytes / p.bandwidth(KernelClass::Elementwise);
+  if (!t.fused)
+    return CostModel::time(p, t.bytes, t.flops, t.launches, t.kernel_class) +
+           t.epilogue_bytes / p.bandwidth(KernelClass::Elementwise);
+  if (t.launches == 0 && t.bytes == 0 && t.flops == 0) return 0;
+  const KernelClass c = t.kernel_class;
+  return t.launches * p.launch_overhead_s +
+         p.fused_scale(c) * std::max(t.bytes / p.bandwidth(c), t.flops / p.flops(c)) +
+         t.epilogue_bytes / p.epilogue_bandwidth(c);
 }
 
 }  // namespace fx

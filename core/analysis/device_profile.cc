@@ -44,6 +44,10 @@ void DeviceProfile::check() const {
     if (!(r.bandwidth_bytes_per_s >= 0) || !(r.flops_per_s >= 0) ||
         !std::isfinite(r.bandwidth_bytes_per_s) || !std::isfinite(r.flops_per_s))
       bad("kernel_classes rates");
+  for (const auto& r : fused_classes)
+    if (!(r.scale >= 0) || !(r.epilogue_bandwidth_bytes_per_s >= 0) || !std::isfinite(r.scale) ||
+        !std::isfinite(r.epilogue_bandwidth_bytes_per_s))
+      bad("fused_kernel_classes rates");
 }
 
 nlohmann::json to_json(const DeviceProfile& p) {
@@ -53,6 +57,13 @@ nlohmann::json to_json(const DeviceProfile& p) {
     if (r.bandwidth_bytes_per_s > 0 || r.flops_per_s > 0)
       classes[kernel_class_name(static_cast<KernelClass>(i))] = {
           {"bandwidth_bytes_per_s", r.bandwidth_bytes_per_s}, {"flops_per_s", r.flops_per_s}};
+  }
+  nlohmann::json fused = nlohmann::json::object();
+  for (int i = 0; i < kKernelClassCount; ++i) {
+    const FusedClassRates& r = p.fused_classes[static_cast<std::size_t>(i)];
+    if (r.scale > 0 || r.epilogue_bandwidth_bytes_per_s > 0)
+      fused[kernel_class_name(static_cast<KernelClass>(i))] = {
+          {"scale", r.scale}, {"epilogue_bandwidth_bytes_per_s", r.epilogue_bandwidth_bytes_per_s}};
   }
   return {{"schema_version", 1},
           {"name", p.name},
@@ -65,6 +76,7 @@ nlohmann::json to_json(const DeviceProfile& p) {
           {"l2_bytes", p.l2_bytes},
           {"capacity_note", p.capacity_note},
           {"kernel_classes", classes},
+          {"fused_kernel_classes", fused},
           {"calibrated", p.calibrated},
           {"calibration", p.calibration}};
 }
@@ -92,6 +104,17 @@ DeviceProfile device_profile_from_json(const nlohmann::json& j) {
         KernelClassRates& r = p.kernel_classes[static_cast<std::size_t>(*c)];
         r.bandwidth_bytes_per_s = rates.value("bandwidth_bytes_per_s", 0.0);
         r.flops_per_s = rates.value("flops_per_s", 0.0);
+      }
+    }
+    if (auto it = j.find("fused_kernel_classes"); it != j.end() && !it->is_null()) {
+      if (!it->is_object())
+        throw Error("device profile: \"fused_kernel_classes\" is not an object");
+      for (const auto& [key, rates] : it->items()) {
+        auto c = kernel_class_from_name(key);
+        if (!c) throw Error("device profile: unknown kernel class '" + key + "'");
+        FusedClassRates& r = p.fused_classes[static_cast<std::size_t>(*c)];
+        r.scale = rates.value("scale", 0.0);
+        r.epilogue_bandwidth_bytes_per_s = rates.value("epilogue_bandwidth_bytes_per_s", 0.0);
       }
     }
   } catch (const nlohmann::json::exception& e) {

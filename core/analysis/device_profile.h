@@ -21,6 +21,15 @@
 // with effective rates per class of kernel (what a conv reaches is not what an elementwise
 // loop reaches). A class without its own rates uses the profile's memory bandwidth and
 // peak FLOP/s (the uncalibrated default); `fxc calibrate --from` fits them per class.
+//
+// Fused kernels (one kernel for several nodes: an anchor with its epilogue, a loop nest, a
+// row kernel) are timed with the rates of their class scaled by a fitted factor, plus
+// the bytes their epilogue moves at a fitted epilogue bandwidth:
+//   launch_overhead + scale(class) * max(bytes / bandwidth(class), flops / flops(class))
+//                   + epilogue_bytes / epilogue_bandwidth(class)
+// JSON: "fused_kernel_classes": { "conv": { "scale": 0.8,
+//                                           "epilogue_bandwidth_bytes_per_s": 4e9 }, ... }
+// Defaults: scale 1, epilogue bandwidth = the elementwise class's bandwidth.
 
 #include <array>
 #include <cstdint>
@@ -53,6 +62,12 @@ struct KernelClassRates {
   double flops_per_s = 0;            // 0: the profile's peak_flops
 };
 
+// A fused kernel of one class: see the formula above. Zeros mean the defaults.
+struct FusedClassRates {
+  double scale = 0;                           // 0: 1 (a fused kernel runs like its class)
+  double epilogue_bandwidth_bytes_per_s = 0;  // 0: bandwidth(Elementwise)
+};
+
 struct DeviceProfile {
   std::string name;
   std::string description;
@@ -69,6 +84,8 @@ struct DeviceProfile {
   std::string capacity_note;  // what onchip_capacity_bytes stands for on this device
   // Effective rates per KernelClass; zeros fall back to the two figures above.
   std::array<KernelClassRates, kKernelClassCount> kernel_classes{};
+  // How fused kernels of each class differ from the class's own kernels.
+  std::array<FusedClassRates, kKernelClassCount> fused_classes{};
   bool calibrated = false;  // rates fitted to measured kernel times (fxc calibrate --from)
   std::string calibration;  // what they were fitted to, when calibrated
 
@@ -79,6 +96,14 @@ struct DeviceProfile {
   double flops(KernelClass c) const {
     double v = kernel_classes[static_cast<std::size_t>(c)].flops_per_s;
     return v > 0 ? v : peak_flops;
+  }
+  double fused_scale(KernelClass c) const {
+    double v = fused_classes[static_cast<std::size_t>(c)].scale;
+    return v > 0 ? v : 1.0;
+  }
+  double epilogue_bandwidth(KernelClass c) const {
+    double v = fused_classes[static_cast<std::size_t>(c)].epilogue_bandwidth_bytes_per_s;
+    return v > 0 ? v : bandwidth(KernelClass::Elementwise);
   }
   // "cpu-host" or "cpu-host (calibrated)": names the model behind an estimate.
   std::string label() const { return calibrated ? name + " (calibrated)" : name; }

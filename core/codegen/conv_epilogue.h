@@ -37,6 +37,7 @@ class ConvEpilogue {
   // For channels-last outputs, whose bias is added by the convolution itself.
   void apply_span(float* y, int64_t len, const float* const* residuals) const;
   bool empty() const { return ops_.empty(); }
+  const std::vector<EpilogueOp>& ops() const { return ops_; }
 
  private:
   std::vector<EpilogueOp> ops_;

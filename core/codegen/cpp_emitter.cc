@@ -16,9 +16,11 @@ namespace fx {
 namespace {
 
 constexpr int kChunk = 4096;  // elements per work item of an elementwise chain
-// Rows up to this many elements are prefetched whole while the previous row is
-// computed (the hardware prefetcher stops at page boundaries: a 4 KiB row starts cold).
-constexpr int kPrefetchRow = 16384;
+// Rows up to this many elements are prefetched whole, kPrefetchRows rows ahead, while
+// a row is computed (the hardware prefetcher stops at page boundaries: a 4 KiB row
+// starts cold). Two rows ahead: the loads get a whole row's time to arrive, which one
+// row ahead does not leave LayerNorm (its passes are short) when the memory is busy.
+constexpr int kPrefetchRow = 16384, kPrefetchRows = 2;
 constexpr int kBlock = 256, kAhead = 512;  // elementwise chains: block, prefetch distance
 
 bool is_reduction(const KOp& op) {
@@ -65,6 +67,25 @@ Schedule schedule(const LoweredGroup& g) {
   return s;
 }
 
+// Relative cost of a row op: the polynomial transcendental ops dominate a pass.
+int op_weight(const KOp& op) {
+  static const char* heavy[] = {"Exp",  "Erf",  "Tanh", "Sigmoid",   "Gelu", "GeluTanh",
+                                "Mish", "Elu",  "Log",  "Softplus",  "Sin",  "Cos",
+                                "Pow",  "Sqrt", "Div",  "Reciprocal"};
+  for (const char* h : heavy)
+    if (op.op == h) return 8;
+  return 1;
+}
+
+// The pass doing the most arithmetic on row values (the earliest on a tie).
+int heaviest_pass(const LoweredGroup& g, const Schedule& s) {
+  std::vector<int> work(static_cast<std::size_t>(s.passes), 0);
+  for (const KOp& op : g.ops)
+    if (g.vars[static_cast<std::size_t>(op.result)].row || is_reduction(op))
+      work[static_cast<std::size_t>(s.phase[op.result])] += op_weight(op);
+  return static_cast<int>(std::max_element(work.begin(), work.end()) - work.begin());
+}
+
 std::string var_comment(const KVar& v) {
   return v.comment.empty() ? "" : "  // " + v.comment;
 }
@@ -91,8 +112,13 @@ std::string emit_cpp_prelude() {
 // stops GCC's vectorizer). A NaN first operand passes through, as in ONNX.
 static inline float fx_max(float a, float b) { return a < b ? b : a; }
 static inline float fx_min(float a, float b) { return a > b ? b : a; }
-static inline float fx_expf(float x) {
-  x = fx_min(fx_max(x, -87.3f), 88.7f);
+// fx_expf_le0: exp for an argument that is never above 88.7 (Softmax's x - rowmax is
+// <= 0), so only the lower clamp: exp(-inf), a masked score, stays ~0 instead of NaN.
+// fx_expf adds the upper bound as a select of the result (as before: inf from 88.7 on,
+// NaN passes through); clamping the argument from both sides instead makes GCC emit
+// three compares and two blends per vector, a quarter of the exp's time.
+static inline float fx_expf_le0(float x) {
+  x = fx_max(x, -87.3f);
   // round(x / ln2) by adding and removing 1.5 * 2^23 (floorf does not vectorize
   // unless traps are off)
   const float n = (x * 1.44269504f + 12582912.f) - 12582912.f;
@@ -105,6 +131,9 @@ static inline float fx_expf(float x) {
   p = p * r + 1.f;
   p = p * r + 1.f;
   return p * __builtin_bit_cast(float, ((int32_t)n + 127) << 23);
+}
+static inline float fx_expf(float x) {
+  return x > 88.7f ? INFINITY : fx_expf_le0(x);
 }
 static inline float fx_erff(float x) {
   const float a = fabsf(x);
@@ -234,15 +263,23 @@ std::string emit_cpp_function(const LoweredGroup& g) {
       o << "      float* __restrict d" << k << " = nt ? stream_buf.data() + " << stream_slot[k]
         << " * chunk : q" << k << " + j0;  // where q" << k << "[j0, j1) is computed\n";
   }
+  // Row kernels prefetch a later row of each row input while computing this one,
+  // spread over the blocks of the pass with the most work (Softmax's exp, LayerNorm's
+  // deviations), so that the loads overlap the arithmetic instead of arriving as one
+  // burst that fills the miss buffers while the core waits.
+  std::vector<std::size_t> row_pf;
+  int pf_pass = -1;
   if (g.has_reduction && K > 0) {
     for (std::size_t i = 0; i < g.inputs.size(); ++i) {
       const KInput& in = g.inputs[i];
-      if (!g.vars[static_cast<std::size_t>(in.var)].row ||
-          in.bcast[static_cast<std::size_t>(K - 1)])
-        continue;
-      o << "      if (row <= " << kPrefetchRow << " && t + 1 < outer)  // next row of " << in.name
-        << " on its way\n        for (int64_t k = 0; k < row; k += 16) __builtin_prefetch(p" << i
-        << " + row + k);\n";
+      if (g.vars[static_cast<std::size_t>(in.var)].row &&
+          !in.bcast[static_cast<std::size_t>(K - 1)])
+        row_pf.push_back(i);
+    }
+    if (!row_pf.empty()) {
+      pf_pass = heaviest_pass(g, s);
+      o << "      const bool pf = row <= " << kPrefetchRow << " && t + " << kPrefetchRows
+        << " < outer;  // prefetch row t + " << kPrefetchRows << " in pass " << pf_pass << "\n";
     }
   }
   for (int v = 0; v < static_cast<int>(g.vars.size()); ++v)
@@ -335,10 +372,13 @@ std::string emit_cpp_function(const LoweredGroup& g) {
     // Elementwise chains stream through blocks of kBlock elements and prefetch their
     // inputs kAhead elements ahead (the hardware prefetcher stops at 4 KiB pages, and
     // the exp/erf polynomials leave the loads little room in the out-of-order window).
+    // Row kernels: a later row, in the heaviest pass (see above).
     std::vector<std::size_t> streamed;
     if (!g.has_reduction)
       for (std::size_t i = 0; i < g.inputs.size(); ++i)
         if (g.vars[static_cast<std::size_t>(g.inputs[i].var)].row) streamed.push_back(i);
+    const bool next_row = p == pf_pass;
+    if (next_row) streamed = row_pf;
     if (!streamed.empty()) {
       std::string b = body.str(), ind;
       for (std::size_t q = 0; q < b.size(); ++q) {
@@ -347,10 +387,20 @@ std::string emit_cpp_function(const LoweredGroup& g) {
       }
       o << "      for (int64_t jb = j0; jb < j1; jb += " << kBlock << ") {\n";
       o << "        const int64_t jb1 = std::min(j1, jb + " << kBlock << ");\n";
-      o << "        for (int64_t k = jb; k < jb1; k += 16) {  // one cache line per input\n";
-      for (std::size_t i : streamed)
-        o << "          __builtin_prefetch(p" << i << " + k + " << kAhead << ");\n";
-      o << "        }\n#pragma omp simd" << clauses << "\n";
+      if (next_row) {
+        o << "        if (pf)\n          for (int64_t k = jb; k < jb1; k += 16) {  // a later "
+             "row\n";
+        for (std::size_t i : streamed)
+          o << "            __builtin_prefetch(p" << i << " + " << kPrefetchRows
+            << " * row + k);\n";
+        o << "          }\n";
+      } else {
+        o << "        for (int64_t k = jb; k < jb1; k += 16) {  // one cache line per input\n";
+        for (std::size_t i : streamed)
+          o << "          __builtin_prefetch(p" << i << " + k + " << kAhead << ");\n";
+        o << "        }\n";
+      }
+      o << "#pragma omp simd" << clauses << "\n";
       o << "        for (int64_t j = jb; j < jb1; ++j) {\n  " << ind << "        }\n";
     } else {
       o << "#pragma omp simd" << clauses << "\n";

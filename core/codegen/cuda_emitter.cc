@@ -186,6 +186,7 @@ std::string emit_cuda_source(const std::vector<LoweredGroup>& groups) {
     << "];\n  int64_t st[" << kMaxInputs << "][" << kMaxRank << "];\n  int64_t dims[" << kMaxRank
     << "];\n  int64_t outer, row;\n};\n\n"
     << R"(__device__ inline float fx_expf(float x) { return expf(x); }
+__device__ inline float fx_expf_le0(float x) { return expf(x); }
 __device__ inline float fx_erff(float x) { return erff(x); }
 __device__ inline float fx_tanhf(float x) { return tanhf(x); }
 __device__ inline float fx_max(float a, float b) { return fmaxf(a, b); }

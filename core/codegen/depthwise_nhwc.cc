@@ -1,8 +1,10 @@
 #include "codegen/depthwise_nhwc.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "runtime/parallel.h"
+#include "runtime/thread_pool.h"
 
 namespace fx {
 
@@ -22,6 +24,13 @@ typedef float v16 __attribute__((vector_size(64), aligned(4)));  // unaligned lo
 // Macros, not functions: code outside the clones must not pass 64-byte vectors.
 #define FX_LOAD16(p) (*reinterpret_cast<const v16*>(p))
 #define FX_STORE16(p, v) (*reinterpret_cast<v16*>(p) = (v))
+// Clamps to [lov, hiv] (vectors in scope) and stores.
+#define FX_DW_STORE(o, v)              \
+  do {                                 \
+    v16 fx_v_ = (v) < lov ? lov : (v); \
+    fx_v_ = fx_v_ > hiv ? hiv : fx_v_; \
+    FX_STORE16((o), fx_v_);            \
+  } while (0)
 
 struct RowArgs {
   const DepthwiseShape* s;
@@ -103,6 +112,94 @@ FX_DW_CLONES void row_blocks(const RowArgs& a) {
   }
 }
 
+// The fast path of row_blocks(): kernel K x K, stride S (1 or 2), no dilation, C a
+// multiple of 16; the output clamped to [lo, hi] (a Clip or Relu epilogue) as it is
+// stored. `wb` holds the weights blocked as [C / 16][K * K][16], so that every weight
+// of a group of channel blocks is at a compile-time offset. Inside the row, NB blocks
+// of 16 channels times PX pixels at a time (NB * PX = 8): eight independent
+// multiply-add chains cover the latency of both FMA units, and the loads of one
+// pixel's NB blocks share one address register (offsets within a pixel are
+// constants; across pixels they are multiples of C, which takes registers).
+template <int K, int S, int NB, int PX>
+FX_DW_CLONES void dw_group(const RowArgs& a, const float* wb, int64_t c0, int64_t in_lo,
+                           int64_t in_hi, int64_t kh0, int64_t kh1, float lo, float hi) {
+  constexpr int T = K * K;
+  const DepthwiseShape& s = *a.s;
+  const int64_t C = s.c, W = s.w;
+  const int64_t ih0 = a.oh * S - s.pt;
+  v16 lov, hiv;
+  for (int i = 0; i < 16; ++i) lov[i] = lo, hiv[i] = hi;
+  const float* wg = wb + (c0 / 16) * T * 16;  // [NB][T][16]
+  v16 bias[NB];
+  for (int j = 0; j < NB; ++j) bias[j] = FX_LOAD16(a.b + c0 + 16 * j);
+  const float* img = a.img + ih0 * W * C + c0;  // may point before the image
+  // One pixel with column tests (the row's edges, and what is left of the inside).
+  auto one = [&](int64_t ow, bool edge) __attribute__((always_inline)) {
+    v16 acc[NB];
+    for (int j = 0; j < NB; ++j) acc[j] = bias[j];
+    const int64_t iw0 = ow * S - s.pl;
+    for (int64_t kh = kh0; kh < kh1; ++kh) {
+      const float* xr = img + kh * W * C;
+      for (int kw = 0; kw < K; ++kw) {
+        const int64_t iw = iw0 + kw;
+        if (edge && (iw < 0 || iw >= W)) continue;
+        for (int j = 0; j < NB; ++j)
+          acc[j] += FX_LOAD16(xr + iw * C + 16 * j) * FX_LOAD16(wg + (j * T + kh * K + kw) * 16);
+      }
+    }
+    for (int j = 0; j < NB; ++j) FX_DW_STORE(a.out + ow * C + c0 + 16 * j, acc[j]);
+  };
+  int64_t ow = 0;
+  for (; ow < in_lo; ++ow) one(ow, true);
+  for (; ow + PX <= in_hi; ow += PX) {
+    v16 acc[PX][NB];
+#pragma GCC unroll 8
+    for (int p = 0; p < PX; ++p)
+#pragma GCC unroll 8
+      for (int j = 0; j < NB; ++j) acc[p][j] = bias[j];
+    const float* x0 = img + (ow * S - s.pl) * C;
+#pragma GCC unroll 5
+    for (int kh = 0; kh < K; ++kh) {
+      if (kh < kh0 || kh >= kh1) continue;
+      const float* xr = x0 + kh * W * C;
+#pragma GCC unroll 5
+      for (int kw = 0; kw < K; ++kw) {
+#pragma GCC unroll 8
+        for (int j = 0; j < NB; ++j) {
+          const v16 wk = FX_LOAD16(wg + (j * T + kh * K + kw) * 16);
+#pragma GCC unroll 8
+          for (int p = 0; p < PX; ++p) acc[p][j] += FX_LOAD16(xr + (p * S + kw) * C + 16 * j) * wk;
+        }
+      }
+    }
+    float* o = a.out + ow * C + c0;
+#pragma GCC unroll 8
+    for (int p = 0; p < PX; ++p)
+#pragma GCC unroll 8
+      for (int j = 0; j < NB; ++j) FX_DW_STORE(o + p * C + 16 * j, acc[p][j]);
+  }
+  for (; ow < in_hi; ++ow) one(ow, false);
+  for (; ow < s.ow; ++ow) one(ow, true);
+}
+
+// One output row on the fast path: groups of 4 channel blocks, then 2, then 1.
+template <int K, int S>
+void row_blocks_fast(const RowArgs& a, const float* wb, float lo, float hi) {
+  const DepthwiseShape& s = *a.s;
+  const int64_t ih0 = a.oh * S - s.pt;  // input row of kh = 0
+  int64_t kh0 = 0, kh1 = K;
+  while (kh0 < K && ih0 + kh0 < 0) ++kh0;
+  while (kh1 > kh0 && ih0 + kh1 - 1 >= s.h) --kh1;
+  int64_t in_lo = 0, in_hi = s.ow;  // ow in [in_lo, in_hi): all kw inside
+  while (in_lo < s.ow && in_lo * S - s.pl < 0) ++in_lo;
+  while (in_hi > in_lo && (in_hi - 1) * S - s.pl + K - 1 >= s.w) --in_hi;
+  if (in_hi < in_lo) in_hi = in_lo;
+  int64_t c0 = 0;
+  for (; c0 + 64 <= s.c; c0 += 64) dw_group<K, S, 4, 2>(a, wb, c0, in_lo, in_hi, kh0, kh1, lo, hi);
+  for (; c0 + 32 <= s.c; c0 += 32) dw_group<K, S, 2, 4>(a, wb, c0, in_lo, in_hi, kh0, kh1, lo, hi);
+  for (; c0 + 16 <= s.c; c0 += 16) dw_group<K, S, 1, 8>(a, wb, c0, in_lo, in_hi, kh0, kh1, lo, hi);
+}
+
 // The channels of one output row past the last full block of 16, plainly.
 void row_tail(const RowArgs& a) {
   const DepthwiseShape& s = *a.s;
@@ -125,6 +222,26 @@ void row_tail(const RowArgs& a) {
   }
 }
 
+// An epilogue that is a lone Clip or Relu (slope 0) as bounds [lo, hi].
+bool clamp_of(const ConvEpilogue& ep, float* lo, float* hi) {
+  if (ep.ops().size() != 1) return false;
+  const EpilogueOp& op = ep.ops()[0];
+  if (op.kind == EpilogueOp::Clip) {
+    *lo = op.alpha;
+    *hi = op.beta;
+    return true;
+  }
+  if (op.kind == EpilogueOp::Relu && op.alpha == 0.f) {
+    *lo = 0.f;
+    return true;
+  }
+  return false;
+}
+
+// Below this many multiply-adds a convolution runs on the calling thread
+// (parallel_for's threshold).
+constexpr int64_t kMinSplitWork = 262144;
+
 }  // namespace
 
 DepthwiseNhwc::DepthwiseNhwc(const DepthwiseShape& s, const std::vector<float>& w,
@@ -135,12 +252,33 @@ DepthwiseNhwc::DepthwiseNhwc(const DepthwiseShape& s, const std::vector<float>& 
   for (int64_t c = 0; c < s.c; ++c)
     for (int64_t t = 0; t < taps; ++t)
       w_[static_cast<std::size_t>(t * s.c + c)] = w[static_cast<std::size_t>(c * taps + t)];
+  // [C / 16][taps][16] for the fast path (every weight of a channel group at a
+  // compile-time offset).
+  if (s.c % 16 == 0) {
+    w_blocked_.resize(w_.size());
+    for (int64_t c = 0; c < s.c; ++c)
+      for (int64_t t = 0; t < taps; ++t)
+        w_blocked_[static_cast<std::size_t>(((c / 16) * taps + t) * 16 + c % 16)] =
+            w[static_cast<std::size_t>(c * taps + t)];
+  }
   bias_ = bias.empty() ? std::vector<float>(static_cast<std::size_t>(s.c), 0.f) : bias;
 }
 
 void DepthwiseNhwc::run(const float* x, float* y, const ConvEpilogue* ep,
                         const std::vector<const float*>& residuals) const {
   const int64_t rows_total = s_.n * s_.oh;
+  const int threads = current_threads();
+  const int64_t work = rows_total * s_.ow * s_.c * s_.kh * s_.kw;
+  if (threads > 1 && rows_total >= threads && work >= kMinSplitWork) {
+    // One contiguous band of rows per thread, like the row parts of the channels-last
+    // convolutions around it (fused_conv_kernel.cc): the thread that wrote the band
+    // of the input this band reads has it in its own L2 (MobileNetV2's expanded
+    // activations are ~1-2 MiB), which the interleaved chunks of parallel_for lost.
+    pool_run(threads, threads, [&](int64_t t) {
+      this->rows(x, y, ep, residuals, rows_total * t / threads, rows_total * (t + 1) / threads);
+    });
+    return;
+  }
   parallel_for(rows_total, s_.ow * s_.c * s_.kh * s_.kw,
                [&](int64_t r0, int64_t r1) { this->rows(x, y, ep, residuals, r0, r1); });
 }
@@ -149,18 +287,38 @@ void DepthwiseNhwc::rows(const float* x, float* y, const ConvEpilogue* ep,
                          const std::vector<const float*>& residuals, int64_t r0, int64_t r1) const {
   const int64_t C = s_.c;
   const int k = s_.kh == s_.kw && (s_.kh == 3 || s_.kh == 5) ? static_cast<int>(s_.kh) : 0;
+  // The fast path: 3x3 or 5x5, stride 1 or 2 (both axes), no dilation, no channel
+  // tail; a lone Clip or Relu epilogue is then applied in registers.
+  const bool fast = k != 0 && s_.sh == s_.sw && (s_.sh == 1 || s_.sh == 2) && s_.dh == 1 &&
+                    s_.dw == 1 && C % 16 == 0;
+  float lo = -INFINITY, hi = INFINITY;
+  bool ep_done = !ep || ep->empty();
+  if (fast && !ep_done) ep_done = clamp_of(*ep, &lo, &hi);
   std::vector<const float*> res(residuals.size());
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t n = r / s_.oh;
     RowArgs a{&s_, x + n * s_.h * s_.w * C, w_.data(), bias_.data(), y + r * s_.ow * C, r % s_.oh};
-    if (k == 3)
-      row_blocks<3>(a);
-    else if (k == 5)
-      row_blocks<5>(a);
-    else
-      row_blocks<0>(a);
-    row_tail(a);
-    if (ep && !ep->empty()) {
+    if (fast) {
+      const int key = k * 10 + static_cast<int>(s_.sh);
+      const float* wb = w_blocked_.data();
+      if (key == 31)
+        row_blocks_fast<3, 1>(a, wb, lo, hi);
+      else if (key == 32)
+        row_blocks_fast<3, 2>(a, wb, lo, hi);
+      else if (key == 51)
+        row_blocks_fast<5, 1>(a, wb, lo, hi);
+      else
+        row_blocks_fast<5, 2>(a, wb, lo, hi);
+    } else {
+      if (k == 3)
+        row_blocks<3>(a);
+      else if (k == 5)
+        row_blocks<5>(a);
+      else
+        row_blocks<0>(a);
+      row_tail(a);
+    }
+    if (!ep_done) {
       for (std::size_t i = 0; i < res.size(); ++i) res[i] = residuals[i] + r * s_.ow * C;
       ep->apply_span(a.out, s_.ow * C, res.data());
     }

@@ -30,8 +30,9 @@ class DepthwiseNhwc {
   void rows(const float* x, float* y, const ConvEpilogue* ep,
             const std::vector<const float*>& residuals, int64_t r0, int64_t r1) const;
   DepthwiseShape s_;
-  std::vector<float> w_;     // [kh * kw][C]
-  std::vector<float> bias_;  // [C]
+  std::vector<float> w_;          // [kh * kw][C]
+  std::vector<float> w_blocked_;  // [C / 16][kh * kw][16] (C a multiple of 16)
+  std::vector<float> bias_;       // [C]
 };
 
 }  // namespace fx

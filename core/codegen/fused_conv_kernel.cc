@@ -18,6 +18,7 @@
 #include "runtime/dnnl_parts.h"
 #include "runtime/dnnl_util.h"
 #include "runtime/kernel_registry.h"
+#include "runtime/overwrite_input.h"
 #include "runtime/parallel.h"
 #include "runtime/thread_pool.h"
 #include "util/error.h"
@@ -400,7 +401,7 @@ float* scratch(std::vector<float>& v, int64_t n) {
   return v.data();
 }
 
-class FusedConvKernel final : public Kernel {
+class FusedConvKernel final : public Kernel, public OverwritesInput {
  public:
   FusedConvKernel(std::shared_ptr<const ConvPrep> prep, ConvLayouts layouts)
       : p_(std::move(prep)), lay_(layouts) {}
@@ -408,6 +409,15 @@ class FusedConvKernel final : public Kernel {
   const ConvPrep& prep() const { return *p_; }
   std::shared_ptr<const ConvPrep> shared_prep() const { return p_; }
   const ConvLayouts& layouts() const { return lay_; }
+
+  // The residual of the sum post-op, when the output may take its memory: oneDNN's
+  // sum post-op reads each destination element before it writes it, so the residual
+  // needs no copy into the output. Only where both are NHWC (the layout plan) and the
+  // convolution is not depthwise: that path writes the convolution's result before it
+  // reads the residual, and an NCHW residual is reordered into the output.
+  int overwritable_input() const override {
+    return p_->sum_input >= 0 && p_->group == 1 && lay_.sum && lay_.out ? p_->sum_input : -1;
+  }
 
   void run(KernelContext& ctx) override {
     const Tensor& x = ctx.in(0);

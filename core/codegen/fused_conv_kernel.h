@@ -14,7 +14,10 @@
 //         goes into the weights and bias (like BatchNormalization);
 //   Sum   the first Add of a tensor of the output's shape (a residual) becomes
 //         oneDNN's sum post-op: the residual is copied into the output first and
-//         accumulated by the convolution's own store.
+//         accumulated by the convolution's own store. Where the residual and output
+//         are both NHWC (layout plan) the kernel says the output may be written over
+//         the residual (runtime/overwrite_input.h): when the residual dies there the
+//         memory plan gives both one buffer and nothing is copied.
 // The rest runs as oneDNN binary post-ops.
 //
 // How a kernel runs (chosen on its first run, for the input's dims):

@@ -392,6 +392,7 @@ class Lowerer {
       int m = emit(node.name, "ReduceMax", {x}, false, "row max");
       int d = emit(node.name, "Sub", {x, m}, true);
       int e = emit(node.name, "Exp", {d}, true);
+      lg_.ops.back().nonpositive = true;  // x - rowmax <= 0 (or NaN)
       int s = emit(node.name, "ReduceSum", {e}, false, "row sum of exp");
       if (op == "Softmax")
         result = emit(node.name, "Div", {e, s}, true, out_name);

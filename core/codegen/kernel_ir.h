@@ -35,6 +35,9 @@ struct KOp {
   int result = -1;
   float alpha = 0, beta = 0;  // LeakyRelu alpha, HardSigmoid alpha/beta, Clip min/max, Elu
   bool mean = false;          // ReduceSum: divide by the row length
+  // Exp: the argument is never positive (Softmax's x - rowmax), so the upper clamp of
+  // the polynomial exp is not needed (fx_expf_le0).
+  bool nonpositive = false;
 };
 
 struct KInput {

@@ -66,7 +66,7 @@ std::string c_expression(const KOp& op, const std::vector<std::string>& a) {
   if (o == "Relu") return "fx_max(" + a[0] + ", 0.f)";
   if (o == "Sigmoid") return "1.f / (1.f + fx_expf(-" + A(0) + "))";
   if (o == "Tanh") return "fx_tanhf(" + a[0] + ")";
-  if (o == "Exp") return "fx_expf(" + a[0] + ")";
+  if (o == "Exp") return (op.nonpositive ? "fx_expf_le0(" : "fx_expf(") + a[0] + ")";
   if (o == "Log") return "logf(" + a[0] + ")";
   if (o == "Sqrt") return "sqrtf(" + a[0] + ")";
   if (o == "Reciprocal") return "1.f / " + A(0);

@@ -18,7 +18,8 @@ json terms_json(const KernelTerms& t) {
           {"bytes", t.bytes},
           {"flops", t.flops},
           {"launches", t.launches},
-          {"epilogue_bytes", t.epilogue_bytes}};
+          {"epilogue_bytes", t.epilogue_bytes},
+          {"fused", t.fused}};
 }
 
 json run_json(const ProfileResult& r, const std::vector<std::optional<KernelTerms>>& terms) {

@@ -43,6 +43,8 @@ nlohmann::json kernel_stats_json(const std::vector<KernelStats>& kernels) {
               {"flops", k.flops},
               {"gb_per_s", k.gb_per_s()},
               {"gflop_per_s", k.gflop_per_s()}};
+    j["q1_us"] = k.q1_us;  // quartiles over runs: how far the median can be trusted
+    j["q3_us"] = k.q3_us;
     if (k.group_id) j["group_id"] = *k.group_id;
     list.push_back(std::move(j));
   }
@@ -64,6 +66,8 @@ std::vector<KernelStats> kernel_stats_from_json(const nlohmann::json& list,
     k.median_us = get<double>(j, "median_us", origin);
     k.min_us = get<double>(j, "min_us", origin);
     k.max_us = get<double>(j, "max_us", origin);
+    k.q1_us = j.value("q1_us", k.min_us);  // older results: no quartiles
+    k.q3_us = j.value("q3_us", k.max_us);
     k.share = get<double>(j, "share", origin);
     k.bytes_read = get<int64_t>(j, "bytes_read", origin);
     k.bytes_written = get<int64_t>(j, "bytes_written", origin);

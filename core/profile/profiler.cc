@@ -8,6 +8,7 @@
 
 #include "profile/flop_counter.h"
 #include "profile/random_inputs.h"
+#include "runtime/overwrite_input.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
 
@@ -78,9 +79,9 @@ void capture(StepRecord& rec, const Step& step, const Graph& g, const StepEvent&
   rec.captured = true;
   // An output that is a view of an input (Reshape, Squeeze, ...) moves no bytes,
   // and neither does the input it views; an input used twice is read once.
-  // An output written over its input (Kernel::may_write_over_input) is no view: both
+  // An output written over an input (runtime/overwrite_input.h) is no view: both
   // move their bytes.
-  const bool over_input = step.kernel && step.kernel->may_write_over_input();
+  const bool over_input = step.kernel && overwritable_input(*step.kernel) >= 0;
   std::set<const Tensor*> viewed;
   for (const Tensor* out : e.outputs) {
     if (!out || !out->defined()) continue;

@@ -110,6 +110,17 @@ std::vector<KernelStats> aggregate_kernels(const Timeline& timeline) {
     s.median_us = median(per_run[i]);
     s.min_us = *std::min_element(per_run[i].begin(), per_run[i].end());
     s.max_us = *std::max_element(per_run[i].begin(), per_run[i].end());
+    {
+      std::vector<double> v = per_run[i];
+      std::sort(v.begin(), v.end());
+      auto at = [&](double q) {  // linear interpolation between order statistics
+        const double x = q * double(v.size() - 1);
+        const auto lo = static_cast<std::size_t>(x);
+        const std::size_t hi = std::min(lo + 1, v.size() - 1);
+        return v[lo] + (x - double(lo)) * (v[hi] - v[lo]);
+      };
+      s.q1_us = at(0.25), s.q3_us = at(0.75);
+    }
     // Calls and bytes are those of the busiest run: every run of a static graph
     // does the same work, and a kernel missing from a run should not halve them.
     s.calls = *std::max_element(calls_per_run[i].begin(), calls_per_run[i].end());

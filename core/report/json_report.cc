@@ -57,17 +57,28 @@ json measurements_json(const ReportData& d) {
             {"rank_correlation", num(d.rank_correlation)},
             {"correlated_groups", d.correlated_groups}};
   if (d.calibration) {
-    const CalibrationFit& f = *d.calibration;
+    const ReportCalibration& c = *d.calibration;
     auto err = [&](const PredictionError& e) {
       return json{{"groups", e.groups},
                   {"spearman", num(e.spearman)},
                   {"median_abs_rel_error", num(e.median_abs_rel_error)}};
     };
-    j["calibration"] = {{"before", err(f.before)},
-                        {"after", err(f.after)},
-                        {"bandwidth_bytes_per_s", num(f.bandwidth_bytes_per_s())},
-                        {"launch_overhead_s", num(f.launch_overhead_s)},
-                        {"in_sample", true}};
+    j["calibration"] = {{"before", err(c.before)},
+                        {"before_profile", c.before_profile},
+                        {"after", err(c.after)},
+                        {"after_method", c.after_method},
+                        {"in_sample", true},
+                        {"unfused_kernels", c.unfused_kernels},
+                        {"fused_kernels", c.fused_kernels},
+                        {"resolved",
+                         {{"groups", c.resolved_groups},
+                          {"note", "groups whose measured saving is >= 2x its noise"},
+                          {"before", err(c.resolved_before)},
+                          {"after", err(c.resolved_after)}}}};
+    if (c.on_device)
+      j["calibration"]["on_device"] = {{"profile", c.device_label},
+                                       {"calibration", c.device_calibration},
+                                       {"error", err(*c.on_device)}};
   } else {
     j["calibration"] = {{"unavailable", d.calibration_note}};
   }

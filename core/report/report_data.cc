@@ -54,23 +54,67 @@ ModelSummary summarize_model(const Graph& g, const ModelInfo& info, const std::s
 
 std::vector<std::vector<std::string>> prediction_error_rows(const ReportData& d) {
   if (!d.calibration) return {};
-  const CalibrationFit& f = *d.calibration;
+  const ReportCalibration& c = *d.calibration;
   auto rho = [](double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : "-"; };
   auto pct = [](double v) { return std::isfinite(v) ? fmt::format("{:.1f}%", v * 100) : "-"; };
-  std::string profile = d.profile && !d.profile->estimate_profile.empty()
-                            ? d.profile->estimate_profile
-                            : std::string("the plan's profile");
-  std::string fitted = fmt::format(
-      "after calibration (least squares on these {} groups: {}, launch {}; in-sample)",
-      f.before.groups,
-      f.seconds_per_byte > 0 ? fmt::format("{:.1f} GB/s", f.bandwidth_bytes_per_s() / 1e9)
-                             : std::string("bandwidth not fitted"),
-      f.launch_overhead_s > 0 ? fmt::format("{:.2f} us", f.launch_overhead_s * 1e6)
-                              : std::string("not fitted"));
-  return {{"before calibration (" + profile + ")", rho(f.before.spearman),
-           pct(f.before.median_abs_rel_error)},
-          {fitted, rho(f.after.spearman), pct(f.after.median_abs_rel_error)}};
+  auto row = [&](std::string label, const PredictionError& e) {
+    return std::vector<std::string>{std::move(label), rho(e.spearman), pct(e.median_abs_rel_error)};
+  };
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back(
+      row(fmt::format("before calibration ({}; {} groups)", c.before_profile, c.before.groups),
+          c.before));
+  rows.push_back(row(
+      fmt::format("after calibration ({}; {} groups)", c.after_method, c.after.groups), c.after));
+  if (c.on_device)
+    rows.push_back(
+        row(fmt::format("on {} ({})", c.device_label, c.device_calibration), *c.on_device));
+  rows.push_back(row(
+      fmt::format("before calibration, the {} groups measured beyond 2x noise", c.resolved_groups),
+      c.resolved_before));
+  rows.push_back(row(
+      fmt::format("after calibration, the {} groups measured beyond 2x noise", c.resolved_groups),
+      c.resolved_after));
+  return rows;
 }
+
+namespace {
+
+// Before/after calibration of the group savings of one before/after result.
+ReportCalibration report_calibration(const nlohmann::json& doc, const std::string& origin,
+                                     const DeviceProfile& device, std::string before_profile) {
+  ReportCalibration c;
+  auto groups = group_terms_samples(doc, origin);
+  if (groups.size() < 2)
+    throw Error(
+        fmt::format("{} groups with cost terms and measured savings (2 needed)", groups.size()));
+  auto kernels = kernel_samples(doc, origin);  // throws FileError without cost terms
+  auto fused = fused_kernel_samples(doc);
+  DeviceProfile base = device;
+  base.fused_classes = {};  // the fit starts from the class rates, never from another fit
+  KernelFit kf = fit_kernel_rates(kernels, base, "this result's unfused kernels");
+  FusedFit ff = fit_fused_rates(fused, kf.profile);
+  c.before_profile = std::move(before_profile);
+  c.before = recorded_group_error(groups);
+  c.after = group_error(ff.profile, groups);
+  c.unfused_kernels = kf.kernels;
+  c.fused_kernels = ff.kernels;
+  c.after_method =
+      fmt::format("{} fitted to this result's {} unfused and {} fused kernel times, in-sample",
+                  device.name, c.unfused_kernels, c.fused_kernels);
+  if (device.calibrated) {
+    c.on_device = group_error(device, groups);
+    c.device_label = device.label();
+    c.device_calibration = device.calibration.empty() ? "calibrated" : device.calibration;
+  }
+  auto resolved = resolved_groups(groups);
+  c.resolved_groups = int(resolved.size());
+  c.resolved_before = recorded_group_error(resolved);
+  c.resolved_after = group_error(ff.profile, resolved);
+  return c;
+}
+
+}  // namespace
 
 std::vector<std::string> reproduce_commands(const ReportData& d) {
   const ReportOptions& o = d.options;
@@ -139,19 +183,19 @@ ReportData gather_report(const Graph& graph, const ModelInfo& info, const Fusion
         predicted.push_back(g.predicted_saved_us), measured.push_back(g.measured_saved_us);
     d.correlated_groups = int(predicted.size());
     d.rank_correlation = spearman_correlation(predicted, measured);
-    // How far the predictions were, and how far a cost model fitted to these very
-    // measurements would be (fxc calibrate --from does the same fit).
-    std::vector<CalibrationSample> samples;
-    for (const auto& g : d.profile->groups)
-      if (g.status != "excluded" && std::isfinite(g.predicted_saved_us) &&
-          std::isfinite(g.measured_saved_us) && std::isfinite(g.bytes_saved) &&
-          std::isfinite(g.launches_saved))
-        samples.push_back(
-            {g.id, g.bytes_saved, g.launches_saved, g.predicted_saved_us, g.measured_saved_us});
-    try {
-      d.calibration = fit_calibration(samples);
-    } catch (const Error& e) {
-      d.calibration_note = e.what();
+    // How far the predictions were, and how far they are once the cost model is fitted to
+    // this result's kernels (fxc calibrate --from does the same fit).
+    if (d.profile->before_after) {
+      try {
+        d.calibration = report_calibration(*profile_doc, d.options.profile_path, device,
+                                           d.profile->estimate_profile.empty()
+                                               ? std::string("the plan's profile")
+                                               : d.profile->estimate_profile);
+      } catch (const Error& e) {
+        d.calibration_note = e.what();
+      }
+    } else {
+      d.calibration_note = "a single-run profile has no before/after savings";
     }
   }
   d.commands = reproduce_commands(d);

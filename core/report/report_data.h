@@ -53,6 +53,24 @@ struct ReportOptions {
   int top_ops = 12;               // rows of the op histogram
 };
 
+// Prediction error of the per-group savings, before and after calibration.
+struct ReportCalibration {
+  PredictionError before;  // as the result predicted them (its estimate profile)
+  // The cost model fitted to this result's own kernels (unfused rates from the unfused
+  // kernels, fused rates from the fused ones; `fxc calibrate --from` does the same):
+  // in-sample, the kernel times it was fitted to make up the savings it is judged on.
+  PredictionError after;
+  std::string before_profile, after_method;
+  int unfused_kernels = 0, fused_kernels = 0;
+  // On the report's device profile when that was calibrated elsewhere (out of sample
+  // for this result unless it was fitted to it).
+  std::optional<PredictionError> on_device;
+  std::string device_label, device_calibration;
+  // Groups whose measured saving is at least twice its noise (run-to-run spread).
+  int resolved_groups = 0;
+  PredictionError resolved_before, resolved_after;
+};
+
 struct ReportData {
   std::string generator;  // "fxc (Fusion Explorer) 0.1.0"
   std::string generated_at;
@@ -68,9 +86,10 @@ struct ReportData {
   std::optional<ProfileInput> profile;            // measured results, when given
   double rank_correlation = NAN;                  // Spearman, predicted vs measured saved time
   int correlated_groups = 0;                      // groups both predicted and measured
-  // Prediction error before and after fitting bandwidth/launch overhead to the measured
-  // groups (in-sample); absent when the result lacks bytes/launches per group.
-  std::optional<CalibrationFit> calibration;
+  // How far the predicted group savings were from the measured ones before and after
+  // calibration (calibration_fit.h); absent when the result has no per-kernel cost
+  // terms or too few groups.
+  std::optional<ReportCalibration> calibration;
   std::string calibration_note;       // why there is no fit
   std::vector<std::string> commands;  // shell lines that reproduce the inputs
   std::vector<std::string> warnings;  // inputs that were partly unusable

@@ -8,6 +8,7 @@
 
 #include "runtime/kernel_registry.h"
 #include "runtime/memory_plan.h"
+#include "runtime/overwrite_input.h"
 #include "runtime/parallel.h"
 #include "runtime/thread_pool.h"
 
@@ -216,9 +217,10 @@ void Executor::build() {
 
   state_ = std::make_unique<State>();
   std::vector<PlanStep> ps;
-  for (const Step& s : steps_)
-    ps.push_back(
-        {s.inputs, s.outputs, s.kernel->aliases_input(), s.kernel->may_write_over_input()});
+  for (const Step& s : steps_) {
+    const int over = overwritable_input(*s.kernel);
+    ps.push_back({s.inputs, s.outputs, s.kernel->aliases_input(), over >= 0, std::max(over, 0)});
+  }
   state_->plan = MemoryPlan::build(g, ps);
   state_->values.resize(nv);
   state_->is_constant.assign(nv, false);

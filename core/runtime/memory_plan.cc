@@ -45,18 +45,21 @@ MemoryPlan MemoryPlan::build(const Graph& graph, const std::vector<PlanStep>& st
   std::vector<bool> has_views(nv, false);
   for (std::size_t v = 0; v < nv; ++v)
     if (plan.alias_root[v] != static_cast<ValueId>(v)) has_views[plan.alias_root[v]] = true;
-  // Input 0 of step s when output 0 may take its slot: an intermediate with a slot of
-  // its own (not a view, no views of it alive), read by no later step and by no other
-  // input of this step.
+  // The input of step s whose slot output 0 may take (input 0, or the one the kernel
+  // names): an intermediate with a slot of its own (not a view, no views of it alive),
+  // read by no later step and by no other input of this step.
   auto handover = [&](int s) -> ValueId {
     const PlanStep& st = steps[s];
     if (!st.over_input || st.aliases_input || st.inputs.empty() || st.outputs.empty())
       return kNoValue;
-    const ValueId in = st.inputs[0];
+    const auto at = static_cast<std::size_t>(st.over_input_index);
+    if (at >= st.inputs.size()) return kNoValue;
+    const ValueId in = st.inputs[at];
     if (in == kNoValue || plan.slot_of_value[in] < 0 || last_use[in] != s) return kNoValue;
     if (plan.alias_root[in] != in) return kNoValue;
-    for (std::size_t k = 1; k < st.inputs.size(); ++k) {
+    for (std::size_t k = 0; k < st.inputs.size(); ++k) {
       const ValueId other = st.inputs[k];
+      if (k == at) continue;
       if (other != kNoValue && plan.alias_root[other] == in) return kNoValue;
     }
     return has_views[static_cast<std::size_t>(in)] ? kNoValue : in;

@@ -3,8 +3,9 @@
 // lifetimes (first write .. last read, in step order) do not overlap share a slot.
 // Outputs of aliasing steps (Reshape, ...) are views of their input and extend its
 // lifetime instead of taking a slot. A step's outputs never share a slot with its
-// inputs, except output 0 of a step that may write over input 0 (unary elementwise
-// ops): it takes input 0's slot when input 0 dies at that step. Slot sizes start from inferred
+// inputs, except output 0 of a step that may write over an input (unary elementwise
+// ops: input 0; a fused Conv: its residual): it takes that input's slot when the input
+// dies at that step. Slot sizes start from inferred
 // static shapes (best fit) and grow to what runs need.
 
 #include <cstdint>
@@ -18,7 +19,8 @@ struct PlanStep {
   std::vector<ValueId> inputs;  // kNoValue allowed
   std::vector<ValueId> outputs;
   bool aliases_input = false;  // outputs are views of inputs[0]
-  bool over_input = false;     // outputs[0] may take inputs[0]'s slot
+  bool over_input = false;     // outputs[0] may take inputs[over_input_index]'s slot
+  int over_input_index = 0;
 };
 
 struct MemoryPlan {

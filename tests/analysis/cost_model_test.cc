@@ -170,6 +170,43 @@ TEST(CostModel, AnchorGroupIsTheAnchorsKernelWithItsEpilogueBytes) {
   Cost e = cm.group(std::vector<NodeId>{g.find_node("bn"), g.find_node("relu")});
   EXPECT_EQ(e.kernel_class, KernelClass::Elementwise);
   EXPECT_DOUBLE_EQ(e.flops, cm.node(g.find_node("bn")).flops + cm.node(g.find_node("relu")).flops);
+  EXPECT_TRUE(f.fused);
+  EXPECT_TRUE(e.fused);
+  EXPECT_FALSE(cm.group(std::vector<NodeId>{g.find_node("conv")}).fused);
+}
+
+TEST(CostModel, FusedGroupsUseTheFusedRatesOfTheirClass) {
+  // Conv + Relu fused: scale x the conv class's time + the epilogue at the conv class's
+  // fused epilogue bandwidth; Relu + Softmax: a row kernel, the reduction class scaled.
+  GraphBuilder b;
+  auto x = b.input("x", {1, 3, 8, 8});
+  auto r = b.op("Relu", {testing::conv(b, x, 3, 4, 8, "conv")}, {}, "relu");
+  auto r2 = b.op("Relu", {r}, {}, "relu2");
+  b.output(b.op("Softmax", {r2}, {{"axis", int64_t{-1}}}, "sm"));
+  Graph g = b.build();
+  DeviceProfile p = test_profile();
+  p.kernel_classes[static_cast<std::size_t>(KernelClass::Conv)] = {2e9, 4e9};
+  p.kernel_classes[static_cast<std::size_t>(KernelClass::Reduction)] = {0.25e9, 1e9};
+  p.fused_classes[static_cast<std::size_t>(KernelClass::Conv)] = {0.5, 0.25e9};
+  p.fused_classes[static_cast<std::size_t>(KernelClass::Reduction)] = {0.2, 0};
+  CostModel cm(g, p);
+  Cost f = cm.group(std::vector<NodeId>{g.find_node("conv"), g.find_node("relu")});
+  ASSERT_TRUE(f.fused);
+  // Relu's output leaves the group (relu2 reads it): the epilogue writes 1 KiB.
+  EXPECT_EQ(f.epilogue_bytes, 4 * 8 * 8 * 4);
+  EXPECT_NEAR(f.time_s, 1e-6 + 0.5 * (13824 / 4e9) + 1024 / 0.25e9, 1e-12);
+  EXPECT_NEAR(kernel_time(p, terms_of(f)), f.time_s, 1e-15);
+  Cost row = cm.group(std::vector<NodeId>{g.find_node("relu2"), g.find_node("sm")});
+  EXPECT_EQ(row.kernel_class, KernelClass::Reduction);
+  ASSERT_TRUE(row.fused);
+  const double bytes = double(row.bytes()), flops = row.flops;
+  EXPECT_NEAR(row.time_s, 1e-6 + 0.2 * std::max(bytes / 0.25e9, flops / 1e9), 1e-12);
+  // The same profile without fused rates: scale 1, epilogue at the elementwise bandwidth.
+  DeviceProfile plain = p;
+  plain.fused_classes = {};
+  CostModel cp(g, plain);
+  EXPECT_NEAR(cp.group(std::vector<NodeId>{g.find_node("conv"), g.find_node("relu")}).time_s,
+              1e-6 + 13824 / 4e9 + 1024 / plain.bandwidth(KernelClass::Elementwise), 1e-12);
 }
 
 }  // namespace

@@ -50,6 +50,9 @@ TEST(CudaBackend, GeneratedSourceCompilesWithNvcc) {
   EXPECT_NE(src.find("extern \"C\" int fx_fg_ln_cuda("), std::string::npos);
   EXPECT_NE(src.find("//   node s_softmax"), std::string::npos);
   EXPECT_NE(src.find("fx_block_max"), std::string::npos);
+  // Softmax's exp of x - rowmax (<= 0) goes through fx_expf_le0, defined for CUDA too.
+  EXPECT_NE(src.find("fx_expf_le0(v"), std::string::npos);
+  EXPECT_NE(src.find("__device__ inline float fx_expf_le0("), std::string::npos);
   std::string nvcc = find_nvcc();
   if (nvcc.empty()) GTEST_SKIP() << "nvcc not found";
   std::string dir = testing::test_cache_dir("cuda");

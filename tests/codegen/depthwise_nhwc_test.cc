@@ -1,13 +1,19 @@
 // The channels-last depthwise loop (codegen/depthwise_nhwc.h) against the runtime's
 // NCHW one: kernel sizes with a fixed-size path (3x3, 5x5) and the generic one, strides,
 // dilation, asymmetric padding, channel counts with a tail past the blocks of 16, a
-// batch; and its epilogue (Clip, then a residual) on each row.
+// batch; the fast path (3x3/5x5, stride 1/2, channels a multiple of 16) with odd map
+// sizes; and its epilogues: Clip then a residual on each row, a lone Clip or Relu
+// applied in registers, none.
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
 
 #include "codegen/depthwise_nhwc.h"
 #include "codegen_test_util.h"
 #include "runtime/depthwise_conv.h"
+#include "runtime/thread_pool.h"
 
 namespace fx {
 namespace {
@@ -38,7 +44,16 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{1, 16, 12, 12, 5, 2, 1, 1, 2, 2, 1},  // asymmetric pads
                       Case{1, 20, 8, 9, 3, 1, 2, 2, 2, 2, 2},    // dilation 2
                       Case{1, 48, 9, 9, 7, 1, 1, 3, 3, 3, 3},    // 7x7: generic path
-                      Case{1, 3, 5, 6, 3, 1, 1, 0, 0, 0, 0}));   // tail only, no pad
+                      Case{1, 3, 5, 6, 3, 1, 1, 0, 0, 0, 0},     // tail only, no pad
+                      // The fast path (C a multiple of 16: groups of 64, 32 and 16
+                      // channels; 8 pixels at a time inside a row, edges one by one).
+                      Case{1, 112, 13, 15, 3, 1, 1, 1, 1, 1, 1},   // 64 + 32 + 16
+                      Case{1, 112, 13, 15, 3, 2, 1, 1, 1, 1, 1},   // stride 2
+                      Case{1, 96, 12, 12, 3, 2, 1, 0, 0, 1, 1},    // SAME_UPPER-style pads
+                      Case{2, 176, 11, 19, 5, 2, 1, 2, 2, 2, 2},   // 5x5 stride 2, batch
+                      Case{1, 64, 7, 7, 5, 1, 1, 2, 2, 2, 2},      // 5x5 on a 7x7 map
+                      Case{1, 32, 3, 2, 3, 1, 1, 1, 1, 1, 1},      // narrower than a block
+                      Case{1, 16, 17, 23, 3, 1, 1, 0, 0, 0, 0}));  // no padding
 
 TEST_P(DepthwiseNhwcCases, MatchesTheNchwLoop) {
   const Case t = GetParam();
@@ -51,24 +66,48 @@ TEST_P(DepthwiseNhwcCases, MatchesTheNchwLoop) {
   const auto w = random_floats(static_cast<std::size_t>(t.c * t.k * t.k), 2);
   const auto b = random_floats(static_cast<std::size_t>(t.c), 3);
   const auto res = random_floats(static_cast<std::size_t>(t.n * t.c * oh * ow), 4);
-  std::vector<float> want(res.size());
-  depthwise_conv2d(s, x.data(), w.data(), b.data(), want.data());
-  for (std::size_t i = 0; i < want.size(); ++i)
-    want[i] = std::min(std::max(want[i], -0.5f), 0.5f) + res[i];
-  want = to_nhwc(want, t.n, t.c, oh * ow);
-
+  std::vector<float> conv(res.size());
+  depthwise_conv2d(s, x.data(), w.data(), b.data(), conv.data());
   const auto x_nhwc = to_nhwc(x, t.n, t.c, t.h * t.w);
   const auto res_nhwc = to_nhwc(res, t.n, t.c, oh * ow);
-  ConvEpilogue ep({{EpilogueOp::Clip, -0.5f, 0.5f}, {EpilogueOp::AddResidual}});
   DepthwiseNhwc dw(s, w, b);
-  std::vector<float> got(want.size(), NAN);
-  dw.run(x_nhwc.data(), got.data(), &ep, {res_nhwc.data()});
-  double worst = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double d = std::fabs(double(got[i]) - double(want[i]));
-    if (!(d <= worst)) worst = d;  // a NaN (an output never written) sticks
+  ScopedThreads threads(2);  // rows split over the pool as in a run
+  // Epilogues: Clip then a residual (a separate pass over each row), a lone Clip and a
+  // lone Relu (applied in registers on the fast path), none.
+  struct Epi {
+    const char* name;
+    std::vector<EpilogueOp> ops;
+    bool residual;
+  };
+  const std::vector<Epi> epis{
+      {"clip+residual", {{EpilogueOp::Clip, -0.5f, 0.5f}, {EpilogueOp::AddResidual}}, true},
+      {"clip", {{EpilogueOp::Clip, -0.25f, 0.75f}}, false},
+      {"relu", {{EpilogueOp::Relu}}, false},
+      {"none", {}, false}};
+  for (const Epi& e : epis) {
+    std::vector<float> want(conv.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      float v = conv[i];
+      for (const EpilogueOp& op : e.ops) {
+        if (op.kind == EpilogueOp::Clip) v = std::min(std::max(v, op.alpha), op.beta);
+        if (op.kind == EpilogueOp::Relu) v = std::max(v, 0.f);
+        if (op.kind == EpilogueOp::AddResidual) v += res[i];
+      }
+      want[i] = v;
+    }
+    want = to_nhwc(want, t.n, t.c, oh * ow);
+    ConvEpilogue ep(e.ops);
+    std::vector<float> got(want.size(), NAN);
+    std::vector<const float*> residuals;
+    if (e.residual) residuals.push_back(res_nhwc.data());
+    dw.run(x_nhwc.data(), got.data(), e.ops.empty() ? nullptr : &ep, residuals);
+    double worst = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const double d = std::fabs(double(got[i]) - double(want[i]));
+      if (!(d <= worst)) worst = d;  // a NaN (an output never written) sticks
+    }
+    EXPECT_LT(worst, 1e-5) << e.name;
   }
-  EXPECT_LT(worst, 1e-5);
 }
 
 }  // namespace

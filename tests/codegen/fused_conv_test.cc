@@ -2,7 +2,8 @@
 // runtime: Conv+Relu, Conv+BN+SiLU (BN folded, x*sigmoid(x) as swish), Conv + per-channel
 // Mul (folded) + residual Add (sum post-op) + Clip, Conv + run-time Mul + Relu + Sub
 // (binary post-ops), depthwise Conv + scale + residual + HardSwish (direct loop); and
-// a chain of fused Conv groups whose tensors the layout plan keeps channels-last.
+// a chain of fused Conv groups whose tensors the layout plan keeps channels-last; ResNet
+// blocks whose output is written over the dying residual.
 
 #include <gtest/gtest.h>
 
@@ -241,6 +242,84 @@ TEST_P(FusedConvChain, KeepsChannelsLastBetweenConvGroupsAndMatchesUnfused) {
                            [&](const Step& s) { return s.name == gb.id; });
     ASSERT_NE(it, p.steps.end());
     EXPECT_EQ(it->kernel == gb.step->kernel, gb.id == "g1") << gb.id;
+  }
+}
+
+// ResNet basic blocks: x -> c0+Relu (a0) -> c1+Relu -> c2 + a0 + Relu (a2) -> c3+Relu
+// -> c4 + a2 + Relu -> MaxPool (a graph output). a0 and a2 stay NHWC and die at the
+// residual Add, so the memory plan writes c2's and c4's outputs over them (oneDNN's
+// sum post-op accumulates in place, no copy); c4's output is NCHW (the pool reads it),
+// so c4 keeps its own buffer. Params: batch, channels, map size (64 channels on a 4x4
+// map: parts split output channels).
+struct BlockCase {
+  int64_t n, c, hw;
+};
+class FusedConvResidual : public ::testing::TestWithParam<BlockCase> {};
+INSTANTIATE_TEST_SUITE_P(Shapes, FusedConvResidual,
+                         ::testing::Values(BlockCase{1, 16, 12}, BlockCase{2, 16, 12},
+                                           BlockCase{1, 64, 4}),
+                         [](const auto& info) {
+                           const BlockCase& c = info.param;
+                           return "n" + std::to_string(c.n) + "c" + std::to_string(c.c) + "hw" +
+                                  std::to_string(c.hw);
+                         });
+
+Graph residual_graph(const BlockCase& bc, std::map<std::string, ValueId>& ids) {
+  GraphBuilder b;
+  const auto s4 = Shape::of({bc.n, bc.c, bc.hw, bc.hw});
+  auto x = b.input("x", {bc.n, bc.c, bc.hw, bc.hw});
+  int seed = 40;
+  auto conv3 = [&](ValueId in, const std::string& name) {
+    const Ints wd{bc.c, bc.c, 3, 3};
+    auto w = b.constant(
+        name + "_w",
+        TensorData::from_floats(wd, random_floats(static_cast<std::size_t>(dims_numel(wd)),
+                                                  static_cast<uint32_t>(seed++), -0.2f, 0.2f)));
+    auto bias = b.constant(
+        name + "_b", TensorData::from_floats({bc.c}, random_floats(static_cast<std::size_t>(bc.c),
+                                                                   static_cast<uint32_t>(seed++))));
+    return b.op("Conv", {in, w, bias}, {{"pads", Ints{1, 1, 1, 1}}}, name, s4);
+  };
+  auto relu = [&](ValueId in, const std::string& name) { return b.op("Relu", {in}, {}, name, s4); };
+  auto a0 = relu(conv3(x, "c0"), "c0_relu");
+  auto a1 = relu(conv3(a0, "c1"), "c1_relu");
+  auto a2 = relu(b.op("Add", {conv3(a1, "c2"), a0}, {}, "c2_add", s4), "c2_relu");
+  auto a3 = relu(conv3(a2, "c3"), "c3_relu");
+  auto a4 = relu(b.op("Add", {conv3(a3, "c4"), a2}, {}, "c4_add", s4), "c4_relu");
+  ids = {{"a0", a0}, {"a2", a2}, {"a4", a4}};
+  b.output(b.op("MaxPool", {a4}, {{"kernel_shape", Ints{2, 2}}}, "pool",
+                Shape::of({bc.n, bc.c, bc.hw - 1, bc.hw - 1})));
+  return b.build();
+}
+
+TEST_P(FusedConvResidual, WritesOverTheDyingResidualAndMatchesUnfused) {
+  const BlockCase bc = GetParam();
+  std::map<std::string, ValueId> v;
+  Graph g = residual_graph(bc, v);
+  using testing::make_group;
+  std::vector<FusionGroup> groups{
+      make_group("g0", {"c0", "c0_relu"}), make_group("g1", {"c1", "c1_relu"}),
+      make_group("g2", {"c2", "c2_add", "c2_relu"}), make_group("g3", {"c3", "c3_relu"}),
+      make_group("g4", {"c4", "c4_add", "c4_relu"})};
+  CodegenOptions opt;
+  opt.compile = false;
+  FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
+  for (const auto& gb : p.groups)
+    EXPECT_EQ(gb.outcome, GroupOutcome::DnnlPostOps) << gb.id << ": " << gb.detail;
+  std::map<std::string, Tensor> in{{"x", testing::random_tensor({bc.n, bc.c, bc.hw, bc.hw}, 3)}};
+  auto expected = Executor(g, ExecutorOptions{2}).run(in);
+  Executor fused(g, p.steps, ExecutorOptions{2});
+  // Written over the residual: same arena slot.
+  EXPECT_GE(fused.slot_of(v["a2"]), 0);
+  EXPECT_EQ(fused.slot_of(v["a2"]), fused.slot_of(v["a0"]));
+  // c4's output is NCHW for the pool, its residual NHWC: its own slot.
+  EXPECT_NE(fused.slot_of(v["a4"]), fused.slot_of(v["a2"]));
+  for (int run = 0; run < 2; ++run) {  // the second run reuses the built primitives
+    auto actual = fused.run(in);
+    ASSERT_EQ(actual.size(), expected.size());
+    auto diff = testing::compare({expected[0]}, {actual[0]});
+    EXPECT_LT(diff.max_rel, 1e-3) << "run " << run;
+    EXPECT_LT(diff.max_abs, 1e-3) << "run " << run;
   }
 }
 

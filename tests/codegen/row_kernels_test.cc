@@ -149,8 +149,95 @@ TEST(RowKernels, LargeTensorsUseStreamingStores) {
   Graph g = row_graph({4200, 1001});
   std::string src = generate_group_source(g, testing::make_group("fg-sm", {"sm_scale", "sm"}));
   EXPECT_NE(src.find("fx_store_stream(q0"), std::string::npos) << src;
-  EXPECT_NE(src.find("__builtin_prefetch(p0 + row"), std::string::npos) << src;
+  EXPECT_NE(src.find("__builtin_prefetch(p0 + 2 * row + k)"), std::string::npos) << src;
   check_case({"streamed", {4200, 1001}, -8, 8});
+}
+
+// scores * scale + mask -> Softmax, the attention pattern: the mask [rows, row] holds
+// 0 or -inf (a masked position), or a large negative value; one group.
+Graph masked_softmax_graph(const std::vector<int64_t>& dims) {
+  GraphBuilder b;
+  auto x = b.input("x", dims);
+  auto mask = b.input("mask", dims);
+  auto scale = b.constant("scale", TensorData::from_floats({}, {0.125f}));
+  auto s = b.op("Mul", {x, scale}, {}, "att_scale");
+  s = b.op("Add", {s, mask}, {}, "att_mask");
+  b.output(b.op("Softmax", {s}, {{"axis", int64_t{-1}}}, "att_softmax"));
+  return b.build();
+}
+
+void check_masked_softmax(const std::vector<int64_t>& dims, float lo, float hi) {
+  SCOPED_TRACE(dims_str(dims));
+  Graph g = masked_softmax_graph(dims);
+  std::vector<FusionGroup> groups{
+      testing::make_group("fg-att", {"att_scale", "att_mask", "att_softmax"})};
+  CodegenOptions opt;
+  opt.compiler.cache_dir = testing::test_cache_dir("row_kernels");
+  opt.stem = "row_kernels_masked_test";
+  FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
+  ASSERT_TRUE(p.note.empty()) << p.note;
+  ASSERT_EQ(p.groups.at(0).outcome, GroupOutcome::Compiled) << p.groups[0].detail;
+  const std::size_t n = static_cast<std::size_t>(dims_numel(dims)),
+                    row = static_cast<std::size_t>(dims.back());
+  auto xs = random_floats(n, 7, lo, hi);
+  // Every third position masked with -inf, every seventh with -1e4 (never a whole row:
+  // position 1 of each row stays open).
+  std::vector<float> mask(n, 0.f);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k % row == 1) continue;
+    if (k % 3 == 0) mask[k] = -INFINITY;
+    if (k % 7 == 0) mask[k] = -1e4f;
+  }
+  std::map<std::string, Tensor> in{{"x", Tensor::from_floats(dims, xs)},
+                                   {"mask", Tensor::from_floats(dims, mask)}};
+  ExecutorOptions eo;
+  eo.threads = 3;
+  auto actual = Executor(g, p.steps, eo).run(in);
+  auto expected = Executor(g, eo).run(in);
+  auto a = actual.at(0).to_floats(), e = expected.at(0).to_floats();
+  ASSERT_EQ(a.size(), e.size());
+  double max_abs = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    ASSERT_TRUE(std::isfinite(a[k])) << "element " << k;
+    // exp(-inf) is exp(-87.3) ~ 1e-38 after the clamp: 0 for every purpose.
+    if (mask[k] == -INFINITY) ASSERT_LT(a[k], 1e-37f) << "masked element " << k;
+    max_abs = std::max(max_abs, double(std::fabs(a[k] - e[k])));
+  }
+  EXPECT_LT(max_abs, 2e-6) << "against the unfused runtime";
+  // Against double on the same scores.
+  std::vector<float> scores(n);
+  for (std::size_t k = 0; k < n; ++k) scores[k] = xs[k] * 0.125f + mask[k];
+  EXPECT_LT(max_err(a, softmax_ref(scores, row)), 2e-5);
+}
+
+TEST(RowKernels, MaskedSoftmaxMatchesTheRuntime) {
+  // Odd rows (tails after the vector loop), a row of 2 with one masked position, and
+  // scores spread over [-700, 700] so that exp's argument covers [-175, 0] (exp
+  // underflows below -87: those probabilities are 0 or denormal in both).
+  check_masked_softmax({5, 3, 17}, -8, 8);
+  check_masked_softmax({64, 2}, -8, 8);
+  check_masked_softmax({13, 1001}, -700, 700);
+  // >= 16 MiB: streaming stores and the prefetch of later rows.
+  check_masked_softmax({4100, 1025}, -30, 30);
+}
+
+TEST(RowKernels, SoftmaxExpSkipsTheUpperClampAndPrefetchesInTheExpPass) {
+  Graph g = masked_softmax_graph({4096, 1024});
+  std::string src = generate_group_source(
+      g, testing::make_group("fg-att", {"att_scale", "att_mask", "att_softmax"}));
+  // x - rowmax <= 0: the exp needs no upper clamp.
+  EXPECT_NE(src.find("fx_expf_le0(v"), std::string::npos) << src;
+  // Row t + 2 of both inputs is prefetched inside pass 1 (max is pass 0; exp and
+  // its sum are pass 1), not in a burst before the row.
+  const auto pass1 = src.find("// pass 1"), pass2 = src.find("// pass 2");
+  ASSERT_NE(pass1, std::string::npos);
+  ASSERT_NE(pass2, std::string::npos);
+  for (const char* pf :
+       {"__builtin_prefetch(p0 + 2 * row + k)", "__builtin_prefetch(p1 + 2 * row + k)"}) {
+    const auto at = src.find(pf);
+    EXPECT_GT(at, pass1) << pf << "\n" << src;
+    EXPECT_LT(at, pass2) << pf << "\n" << src;
+  }
 }
 
 }  // namespace

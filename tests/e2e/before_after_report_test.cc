@@ -60,13 +60,20 @@ TEST(BeforeAfterPipeline, ProfileWithPlanThenCalibrateThenReportShowMeasuredData
   ASSERT_TRUE(m["calibration"].contains("before")) << m["calibration"].dump();
   EXPECT_EQ(m["calibration"]["before"]["groups"].get<int>(), int(d["groups"].size()));
   EXPECT_TRUE(m["calibration"]["after"].contains("median_abs_rel_error"));
+  EXPECT_EQ(m["calibration"]["in_sample"], true);
+  EXPECT_GT(m["calibration"]["unfused_kernels"].get<int>(), 0);
+  EXPECT_GT(m["calibration"]["fused_kernels"].get<int>(), 0);
+  EXPECT_TRUE(m["calibration"]["resolved"].contains("groups"));
 
   auto r2 = run_fxc({"report", kModel, "--plan", plan, "--profile", ba, "--out", md});
   ASSERT_EQ(r2.exit_code, 0) << r2.err;
   std::string text = slurp(md);
   EXPECT_NE(text.find("Prediction error"), std::string::npos);
-  EXPECT_NE(text.find("before calibration (cpu-host)"), std::string::npos);
-  EXPECT_NE(text.find("after calibration (least squares"), std::string::npos);
+  EXPECT_NE(text.find("before calibration (cpu-host;"), std::string::npos) << text;
+  // After calibration: the cost model fitted to this result's own kernels, said in-sample.
+  EXPECT_NE(text.find("after calibration (cpu-host fitted to this result's"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("in-sample"), std::string::npos);
 }
 
 }  // namespace

@@ -126,11 +126,98 @@ TEST(KernelFit, GroupSavingIsUnfusedMinusFusedKernelTime) {
   EXPECT_NEAR(recorded_group_error({g, g}).median_abs_rel_error, 1.0, 1e-12);
 }
 
+// Fused kernels timed by a "machine" whose fused convs run at 0.7x the conv class's
+// time with their epilogue at 2 GB/s, fused matmuls at 1.5x with a 1 GB/s epilogue, and
+// row kernels at 0.4x the reduction class's time; +-5% noise and an outlier.
+DeviceProfile fused_truth() {
+  DeviceProfile p = truth();
+  p.fused_classes[static_cast<std::size_t>(KernelClass::Conv)] = {0.7, 2e9};
+  p.fused_classes[static_cast<std::size_t>(KernelClass::MatMul)] = {1.5, 1e9};
+  p.fused_classes[static_cast<std::size_t>(KernelClass::Reduction)] = {0.4, 0};
+  return p;
+}
+
+std::vector<KernelSample> synthetic_fused_kernels() {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> logsize(std::log(1e5), std::log(2e7));
+  std::uniform_real_distribution<double> share(0.1, 1.0), noise(0.95, 1.05);
+  const DeviceProfile t = fused_truth();
+  std::vector<KernelSample> out;
+  int n = 0;
+  for (KernelClass c : {KernelClass::Conv, KernelClass::MatMul, KernelClass::Reduction})
+    for (int i = 0; i < 30; ++i) {
+      KernelTerms k;
+      k.kernel_class = c;
+      k.fused = true;
+      k.bytes = std::exp(logsize(rng));
+      k.flops = k.bytes * (i % 2 ? 8.0 : 0.5);
+      // Anchors: an epilogue of 10-100% of the anchor's bytes; rows have none.
+      k.epilogue_bytes = c == KernelClass::Reduction ? 0 : k.bytes * share(rng);
+      double s = kernel_time(t, k) * noise(rng);
+      if (++n % 29 == 0) s *= 3;
+      out.push_back({"f" + std::to_string(n), k, s * 1e6});
+    }
+  return out;
+}
+
+TEST(FusedFit, RecoversFusedScaleAndEpilogueBandwidth) {
+  // The unfused rates are known (stage 1); stage 2 fits only the fused ones.
+  FusedFit f = fit_fused_rates(synthetic_fused_kernels(), truth());
+  const DeviceProfile t = fused_truth();
+  for (KernelClass c : {KernelClass::Conv, KernelClass::MatMul, KernelClass::Reduction}) {
+    EXPECT_NEAR(f.profile.fused_scale(c), t.fused_scale(c), 0.05 * t.fused_scale(c))
+        << kernel_class_name(c);
+    EXPECT_EQ(f.classes[static_cast<int>(c)].kernels, 30);
+  }
+  EXPECT_NEAR(f.profile.epilogue_bandwidth(KernelClass::Conv), 2e9, 0.1e9);
+  EXPECT_NEAR(f.profile.epilogue_bandwidth(KernelClass::MatMul), 1e9, 0.05e9);
+  // Rows move no epilogue bytes: their epilogue bandwidth is not fitted.
+  EXPECT_EQ(f.classes[static_cast<int>(KernelClass::Reduction)].with_epilogue, 0);
+  EXPECT_EQ(f.profile.fused_classes[static_cast<int>(KernelClass::Reduction)]
+                .epilogue_bandwidth_bytes_per_s,
+            0);
+  // Classes without fused kernels keep the defaults; the unfused rates are untouched.
+  EXPECT_EQ(f.profile.fused_scale(KernelClass::Depthwise), 1.0);
+  EXPECT_EQ(f.profile.bandwidth(KernelClass::Conv), truth().bandwidth(KernelClass::Conv));
+  EXPECT_LT(f.median_abs_rel_error, 0.05);
+  EXPECT_GT(f.unfitted_median_abs_rel_error, 0.2);
+}
+
+TEST(FusedFit, NoFusedKernelsFitsNothing) {
+  FusedFit f = fit_fused_rates({}, truth());
+  EXPECT_EQ(f.kernels, 0);
+  for (int c = 0; c < kKernelClassCount; ++c)
+    EXPECT_EQ(f.profile.fused_scale(static_cast<KernelClass>(c)), 1.0);
+}
+
+TEST(KernelFit, FusedKernelUsesTheFusedRatesOfItsClass) {
+  const DeviceProfile p = fused_truth();
+  KernelTerms k{KernelClass::Conv, 1e6, 8e6, 1, 0.5e6, true};
+  // launch + 0.7 x max(1 MB / 20 GB/s, 8 MFLOP / 40 GFLOP/s) + 0.5 MB / 2 GB/s
+  EXPECT_NEAR(kernel_time(p, k), 3e-6 + 0.7 * 200e-6 + 250e-6, 1e-12);
+  // The same terms unfused: the class's time, the epilogue at the elementwise bandwidth.
+  k.fused = false;
+  EXPECT_NEAR(kernel_time(p, k), 3e-6 + 200e-6 + 0.5e6 / 6e9, 1e-12);
+  // A split group: the saving is against all the kernels that ran it after.
+  GroupTermsSample g;
+  g.unfused = {{KernelClass::Conv, 1e6, 8e6, 1}, {KernelClass::Elementwise, 0.5e6, 0, 1}};
+  g.fused = {KernelClass::Conv, 1e6, 8e6, 1, 0.5e6, true};
+  const double whole = predict_group_us(p, g);
+  EXPECT_NEAR(
+      whole,
+      (kernel_time(p, g.unfused[0]) + kernel_time(p, g.unfused[1]) - kernel_time(p, g.fused)) * 1e6,
+      1e-9);
+  g.after_kernels = g.unfused;  // codegen left both apart: nothing saved
+  EXPECT_NEAR(predict_group_us(p, g), 0.0, 1e-9);
+}
+
 json terms_json(const KernelTerms& t) {
   return {{"class", kernel_class_name(t.kernel_class)},
           {"bytes", t.bytes},
           {"flops", t.flops},
-          {"launches", t.launches}};
+          {"launches", t.launches},
+          {"epilogue_bytes", t.epilogue_bytes},
+          {"fused", t.fused}};
 }
 
 // A before/after result whose unfused kernels were timed on truth(), with one group of
@@ -145,17 +232,40 @@ json result_fixture() {
                        {"median_us", k.measured_us},
                        {"cost", terms_json(k.terms)}});
   kernels.push_back({{"name", "shape"}, {"median_us", 1.0}, {"cost", nullptr}});  // skipped
-  const DeviceProfile t = truth();
+  const DeviceProfile t = fused_truth();
+  json after = json::array();
+  for (const auto& k : synthetic_fused_kernels())
+    after.push_back({{"name", k.name},
+                     {"op_types", {"X", "Y"}},
+                     {"nodes", {k.name + "a", k.name + "b"}},
+                     {"calls", 1},
+                     {"median_us", k.measured_us},
+                     {"cost", terms_json(k.terms)}});
   json groups = json::array();
   for (int i = 1; i <= 4; ++i) {
     GroupTermsSample g;
     g.unfused = {{KernelClass::Conv, i * 1e6, i * 8e6, 1},
                  {KernelClass::Elementwise, i * 0.5e6, 0, 1}};
-    g.fused = {KernelClass::Conv, i * 0.75e6, i * 8e6, 1};
+    g.fused = {KernelClass::Conv, i * 1e6, i * 8e6, 1, i * 0.6e6, true};
     json unfused = json::array();
     for (const auto& u : g.unfused) unfused.push_back(terms_json(u));
-    groups.push_back({{"id", "g" + std::to_string(i)},
+    const std::string id = "g" + std::to_string(i);
+    // The members' kernels before and the fused kernel after, each with its quartiles
+    // over runs (+-5 us): the group's noise.
+    const double conv = kernel_time(t, g.unfused[0]) * 1e6, ew = kernel_time(t, g.unfused[1]) * 1e6,
+                 fused = kernel_time(t, g.fused) * 1e6;
+    auto row = [](const std::string& name, std::vector<std::string> nodes, double us,
+                  const KernelTerms& k) {
+      return json{{"name", name},    {"nodes", nodes},       {"calls", 1},
+                  {"median_us", us}, {"min_us", us - 8},     {"q1_us", us - 5},
+                  {"q3_us", us + 5}, {"cost", terms_json(k)}};
+    };
+    kernels.push_back(row(id + "conv", {id + "conv"}, conv, g.unfused[0]));
+    kernels.push_back(row(id + "relu", {id + "relu"}, ew, g.unfused[1]));
+    after.push_back(row(id, {id + "conv", id + "relu"}, fused, g.fused));
+    groups.push_back({{"id", id},
                       {"status", "fused"},
+                      {"nodes", {id + "conv", id + "relu"}},
                       {"bytes_saved", i * 0.75e6},
                       {"launches_saved", 1},
                       {"predicted_saved_us", 1.0},
@@ -164,15 +274,30 @@ json result_fixture() {
   }
   return {{"schema", "fusion-explorer/before-after"},
           {"estimate_profile", "base"},
+          {"runs", 16},
           {"before", {{"median_ms", 1.0}, {"kernels", kernels}}},
-          {"after", {{"median_ms", 0.5}, {"kernels", json::array()}}},
+          {"after", {{"median_ms", 0.5}, {"kernels", after}}},
           {"groups", groups}};
 }
 
 TEST(KernelFit, SamplesFromAResult) {
   json doc = result_fixture();
-  EXPECT_EQ(kernel_samples(doc, "r.json").size(), 240u);
-  EXPECT_EQ(group_terms_samples(doc, "r.json").size(), 4u);
+  EXPECT_EQ(kernel_samples(doc, "r.json").size(), 248u);
+  EXPECT_EQ(fused_kernel_samples(doc).size(), 94u);
+  auto groups = group_terms_samples(doc, "r.json");
+  ASSERT_EQ(groups.size(), 4u);
+  // Noise: three kernels, each IQR 10 us over 16 runs: 1.2533 x (10 / 1.349) / 4 per
+  // kernel's median, in quadrature.
+  const double per_kernel = 1.2533 * (10 / 1.349) / 4;
+  EXPECT_NEAR(groups[0].noise_us, std::sqrt(3.0) * per_kernel, 1e-9);
+  EXPECT_TRUE(groups[0].after_kernels.empty());  // one fused kernel: the group's own terms
+  EXPECT_TRUE(groups[0].fused.fused);
+  // Fastest runs: each kernel 8 us below its median, so the saving is 8 us less.
+  auto fastest = group_terms_samples(doc, "r.json", TimingStat::Min);
+  EXPECT_NEAR(fastest[0].measured_us, groups[0].measured_us - 8, 1e-9);
+  // A group measured below twice its noise is not resolved.
+  groups[1].measured_us = groups[1].noise_us;
+  EXPECT_EQ(resolved_groups(groups).size(), 3u);
   json old = doc;
   for (auto& k : old["before"]["kernels"]) k.erase("cost");
   EXPECT_THROW(kernel_samples(old, "old.json"), FileError);
@@ -194,9 +319,12 @@ TEST(CalibrateCli, KernelFitWritesPerClassRatesAndJudgesGroups) {
                      o);
   ASSERT_TRUE(r.ok()) << r.describe() << "\n" << r.err;
   json j = json::parse(r.out);
-  EXPECT_EQ(j["kernels"], 240);
+  EXPECT_EQ(j["kernels"], 248);
   EXPECT_EQ(j["groups"], 4);
+  EXPECT_EQ(j["fused_fit"]["kernels"], 94);
+  EXPECT_NEAR(j["fused_fit"]["classes"]["conv"]["scale"].get<double>(), 0.7, 0.05);
   EXPECT_NEAR(j["after"]["median_abs_rel_error"].get<double>(), 0.0, 0.05);
+  EXPECT_EQ(j["resolved"]["groups"], 4);
   EXPECT_NEAR(j["after"]["spearman"].get<double>(), 1.0, 1e-9);
   EXPECT_GT(j["before"]["median_abs_rel_error"].get<double>(), 0.5);
   EXPECT_EQ(j["fitted_profile"], "base (calibrated)");
@@ -206,6 +334,8 @@ TEST(CalibrateCli, KernelFitWritesPerClassRatesAndJudgesGroups) {
   EXPECT_TRUE(p.calibrated);
   EXPECT_NEAR(p.bandwidth(KernelClass::Conv), 20e9, 1e9);
   EXPECT_NEAR(p.flops(KernelClass::Conv), 40e9, 2e9);
+  EXPECT_NEAR(p.fused_scale(KernelClass::MatMul), 1.5, 0.08);
+  EXPECT_NEAR(p.epilogue_bandwidth(KernelClass::MatMul), 1e9, 0.08e9);
 }
 
 }  // namespace

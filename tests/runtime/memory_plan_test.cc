@@ -78,6 +78,27 @@ TEST(MemoryPlan, UnaryOpsKeepAnInputThatIsReadLater) {
   }
 }
 
+TEST(MemoryPlan, OutputTakesTheSlotOfTheInputTheStepNames) {
+  // a = Relu(x); b = Relu(a); c = Add(b, a) written over input 1 (a fused Conv's
+  // residual): a dies at c, so c takes a's slot; b, read by no later step either,
+  // keeps its own (only the named input is handed over).
+  GraphBuilder bld;
+  ValueId x = bld.input("x", {4});
+  ValueId a = bld.op("Relu", {x});
+  ValueId b = bld.op("Relu", {a});
+  ValueId c = bld.op("Add", {b, a});
+  bld.output(c);
+  Graph g = bld.build();
+  std::vector<PlanStep> steps{{{x}, {a}}, {{a}, {b}}, {{b, a}, {c}, false, true, 1}};
+  MemoryPlan p = MemoryPlan::build(g, steps);
+  EXPECT_EQ(p.slot_of_value[c], p.slot_of_value[a]);
+  EXPECT_NE(p.slot_of_value[c], p.slot_of_value[b]);
+  // The same input read twice by the step is not handed over.
+  std::vector<PlanStep> twice{{{x}, {a}}, {{a}, {b}}, {{a, a}, {c}, false, true, 1}};
+  MemoryPlan q = MemoryPlan::build(g, twice);
+  EXPECT_NE(q.slot_of_value[c], q.slot_of_value[a]);
+}
+
 TEST(MemoryPlan, ValuesAliveTogetherNeverShareASlot) {
   // a = Relu(x); b = Relu(a); c = Add(a, b): a is alive while b is written.
   GraphBuilder bld;
