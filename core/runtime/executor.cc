@@ -258,14 +258,18 @@ std::vector<Tensor> Executor::run(const std::map<std::string, Tensor>& inputs) {
     }
     st.values[v] = it->second;
   }
-  // Our kernels use the pool (ScopedThreads); oneDNN uses OpenMP, sized here.
+  // Our kernels use the pool (ScopedThreads). oneDNN runs on one OpenMP thread: the
+  // large primitives are already cut into parts over the pool, and a 2-thread OpenMP
+  // region for the rest (reorders, small matmuls) leaves its worker spinning beside the
+  // pool's, which made whole processes run at one thread's speed (bimodal timings,
+  // docs/benchmarks.md, "bimodal per process").
   ScopedThreads pool_threads(threads_);
 #ifdef _OPENMP
   struct RestoreOmp {
     int n = omp_get_max_threads();
     ~RestoreOmp() { omp_set_num_threads(n); }
   } restore_omp;
-  omp_set_num_threads(threads_);
+  omp_set_num_threads(1);
 #endif
   for (std::size_t s = 0; s < steps_.size(); ++s) {
     const Step& step = steps_[s];
