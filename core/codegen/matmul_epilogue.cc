@@ -184,12 +184,7 @@ class MatMulEpilogueKernel final : public Kernel {
   // Weights that are an input (attention's K^T, V): parts over the batch, cut along
   // the epilogue's cut axis when that is a batch axis.
   void build_batched(const Tensor& a, const Tensor& b, int threads) {
-    parts_.clear();
-    weights_.clear();
-    a_dims_ = a.dims();
-    b_dims_ = b.dims();
-    threads_ = threads;
-    cut_ = gen_->cut_axis();
+    start_build(a, b, threads);
     const std::size_t r = a.rank();
     const int64_t m = a.dims()[r - 2], k = a.dims()[r - 1], n = b.dims()[r - 1];
     const int64_t batch = dims_numel(std::vector<int64_t>(a.dims().begin(), a.dims().end() - 2));
@@ -219,13 +214,18 @@ class MatMulEpilogueKernel final : public Kernel {
     per_part_ = cut_batch;
   }
 
-  void build(const Tensor& a, const Tensor& b, int threads) {
+  // Forgets the previous shapes' parts; both builds start here.
+  void start_build(const Tensor& a, const Tensor& b, int threads) {
     parts_.clear();
     weights_.clear();
     a_dims_ = a.dims();
     b_dims_ = b.dims();
     threads_ = threads;
     cut_ = gen_->cut_axis();
+  }
+
+  void build(const Tensor& a, const Tensor& b, int threads) {
+    start_build(a, b, threads);
     const int64_t k = b.dims()[0], n = b.dims()[1], m = a.numel() / k;
     const auto& d = gen_->dims();
     const int r = static_cast<int>(d.size());

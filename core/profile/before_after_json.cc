@@ -5,15 +5,10 @@
 #include "profile/profile_json.h"
 
 namespace fx {
-namespace {
 
 using nlohmann::json;
 
-json num(double v) {
-  return std::isfinite(v) ? json(v) : json(nullptr);
-}
-
-json terms_json(const KernelTerms& t) {
+json kernel_terms_json(const KernelTerms& t) {
   return {{"class", kernel_class_name(t.kernel_class)},
           {"bytes", t.bytes},
           {"flops", t.flops},
@@ -22,12 +17,18 @@ json terms_json(const KernelTerms& t) {
           {"fused", t.fused}};
 }
 
+namespace {
+
+json num(double v) {
+  return std::isfinite(v) ? json(v) : json(nullptr);
+}
+
 json run_json(const ProfileResult& r, const std::vector<std::optional<KernelTerms>>& terms) {
   json j = profile_result_json(r);  // median_ms, min_ms, max_ms, kernels, trace, ...
   // Each kernel row gets the cost model's terms ("cost": null when unknown).
   json& rows = j["kernels"];
   for (std::size_t i = 0; i < rows.size() && i < terms.size(); ++i)
-    rows[i]["cost"] = terms[i] ? terms_json(*terms[i]) : json(nullptr);
+    rows[i]["cost"] = terms[i] ? kernel_terms_json(*terms[i]) : json(nullptr);
   return j;
 }
 
@@ -35,11 +36,11 @@ json group_terms_json(const GroupMeasurement& g) {
   if (!g.fused_terms) return nullptr;
   json unfused = json::array();
   for (const auto& [node, t] : g.unfused_terms) {
-    json row = terms_json(t);
+    json row = kernel_terms_json(t);
     row["node"] = node;
     unfused.push_back(std::move(row));
   }
-  return {{"unfused", std::move(unfused)}, {"fused", terms_json(*g.fused_terms)}};
+  return {{"unfused", std::move(unfused)}, {"fused", kernel_terms_json(*g.fused_terms)}};
 }
 
 }  // namespace

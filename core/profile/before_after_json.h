@@ -21,4 +21,8 @@ struct BeforeAfterMeta {
 
 nlohmann::json before_after_json(const BeforeAfterResult& result, const BeforeAfterMeta& meta);
 
+// One kernel's cost-model terms, as each kernel row's "cost" object (what `fxc calibrate`
+// fits the rates to).
+nlohmann::json kernel_terms_json(const KernelTerms& terms);
+
 }  // namespace fx

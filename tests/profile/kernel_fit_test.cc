@@ -12,6 +12,7 @@
 #include <random>
 
 #include "analysis/calibration_fit.h"
+#include "profile/before_after_json.h"
 #include "profile/child_process.h"
 #include "util/error.h"
 
@@ -211,15 +212,6 @@ TEST(KernelFit, FusedKernelUsesTheFusedRatesOfItsClass) {
   EXPECT_NEAR(predict_group_us(p, g), 0.0, 1e-9);
 }
 
-json terms_json(const KernelTerms& t) {
-  return {{"class", kernel_class_name(t.kernel_class)},
-          {"bytes", t.bytes},
-          {"flops", t.flops},
-          {"launches", t.launches},
-          {"epilogue_bytes", t.epilogue_bytes},
-          {"fused", t.fused}};
-}
-
 // A before/after result whose unfused kernels were timed on truth(), with one group of
 // each kind of the test above.
 json result_fixture() {
@@ -230,7 +222,7 @@ json result_fixture() {
                        {"nodes", {k.name}},
                        {"calls", 1},
                        {"median_us", k.measured_us},
-                       {"cost", terms_json(k.terms)}});
+                       {"cost", kernel_terms_json(k.terms)}});
   kernels.push_back({{"name", "shape"}, {"median_us", 1.0}, {"cost", nullptr}});  // skipped
   const DeviceProfile t = fused_truth();
   json after = json::array();
@@ -240,7 +232,7 @@ json result_fixture() {
                      {"nodes", {k.name + "a", k.name + "b"}},
                      {"calls", 1},
                      {"median_us", k.measured_us},
-                     {"cost", terms_json(k.terms)}});
+                     {"cost", kernel_terms_json(k.terms)}});
   json groups = json::array();
   for (int i = 1; i <= 4; ++i) {
     GroupTermsSample g;
@@ -248,7 +240,7 @@ json result_fixture() {
                  {KernelClass::Elementwise, i * 0.5e6, 0, 1}};
     g.fused = {KernelClass::Conv, i * 1e6, i * 8e6, 1, i * 0.6e6, true};
     json unfused = json::array();
-    for (const auto& u : g.unfused) unfused.push_back(terms_json(u));
+    for (const auto& u : g.unfused) unfused.push_back(kernel_terms_json(u));
     const std::string id = "g" + std::to_string(i);
     // The members' kernels before and the fused kernel after, each with its quartiles
     // over runs (+-5 us): the group's noise.
@@ -256,21 +248,22 @@ json result_fixture() {
                  fused = kernel_time(t, g.fused) * 1e6;
     auto row = [](const std::string& name, std::vector<std::string> nodes, double us,
                   const KernelTerms& k) {
-      return json{{"name", name},    {"nodes", nodes},       {"calls", 1},
-                  {"median_us", us}, {"min_us", us - 8},     {"q1_us", us - 5},
-                  {"q3_us", us + 5}, {"cost", terms_json(k)}};
+      return json{
+          {"name", name},     {"nodes", nodes},  {"calls", 1},      {"median_us", us},
+          {"min_us", us - 8}, {"q1_us", us - 5}, {"q3_us", us + 5}, {"cost", kernel_terms_json(k)}};
     };
     kernels.push_back(row(id + "conv", {id + "conv"}, conv, g.unfused[0]));
     kernels.push_back(row(id + "relu", {id + "relu"}, ew, g.unfused[1]));
     after.push_back(row(id, {id + "conv", id + "relu"}, fused, g.fused));
-    groups.push_back({{"id", id},
-                      {"status", "fused"},
-                      {"nodes", {id + "conv", id + "relu"}},
-                      {"bytes_saved", i * 0.75e6},
-                      {"launches_saved", 1},
-                      {"predicted_saved_us", 1.0},
-                      {"measured_saved_us", predict_group_us(t, g)},
-                      {"cost_terms", {{"unfused", unfused}, {"fused", terms_json(g.fused)}}}});
+    groups.push_back(
+        {{"id", id},
+         {"status", "fused"},
+         {"nodes", {id + "conv", id + "relu"}},
+         {"bytes_saved", i * 0.75e6},
+         {"launches_saved", 1},
+         {"predicted_saved_us", 1.0},
+         {"measured_saved_us", predict_group_us(t, g)},
+         {"cost_terms", {{"unfused", unfused}, {"fused", kernel_terms_json(g.fused)}}}});
   }
   return {{"schema", "fusion-explorer/before-after"},
           {"estimate_profile", "base"},
