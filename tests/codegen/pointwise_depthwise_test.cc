@@ -39,6 +39,11 @@ std::string case_name(const Case& c) {
   return s + (c.convs_around ? "_nhwc" : "_nchw");
 }
 
+// Test names and failure messages show the case, not its bytes.
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << case_name(c);
+}
+
 ValueId weights(GraphBuilder& b, const std::string& name, Ints d, uint32_t seed) {
   return b.constant(
       name, TensorData::from_floats(
