@@ -306,10 +306,10 @@ int run_bandwidth(const CodegenCmd& o) {
     return 0;
   }
   fmt::print(
-      "tensors of {} floats ({:.0f} MiB), {} threads; {} repetitions of {} runs per kernel, "
+      "tensors of {} floats ({:.4g} MiB), {} threads; {} repetitions of {} runs per kernel, "
       "kernels interleaved run by run\n"
-      "bytes = input read once + output written once, the copy's too (it reads {:.0f} MiB and "
-      "writes {:.0f} MiB, streaming stores); GB/s per repetition = bytes / median run\n",
+      "bytes = input read once + output written once, the copy's too (it reads {:.4g} MiB and "
+      "writes {:.4g} MiB, streaming stores); GB/s per repetition = bytes / median run\n",
       n, double(n) * 4 / 1048576, timed[0]->ex->threads(), reps, runs, double(n) * 4 / 1048576,
       double(n) * 4 / 1048576);
   fmt::print("{:<12} {:>9} {:>9}  {:>7} {:>7} {:>9}  {}\n", "kernel", "best GB/s", "med GB/s",
