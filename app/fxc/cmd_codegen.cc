@@ -23,6 +23,7 @@
 #include "ir/graph_builder.h"
 #include "onnx/model_loader.h"
 #include "profile/bandwidth_summary.h"
+#include "profile/equivalence.h"
 #include "util/error.h"
 
 namespace fxc {
@@ -103,35 +104,6 @@ void print_op_times(fx::Executor& ex, const std::map<std::string, fx::Tensor>& i
 
 // Fused against unfused outputs: |a - b| <= atol + rtol * |b| everywhere (float32;
 // other dtypes must match exactly).
-struct Agreement {
-  double max_abs = 0, max_rel = 0;
-  bool ok = true;
-  double max_ref = 0;  // largest |unfused output|, the scale max_abs is read against
-};
-
-Agreement compare_outputs(const std::vector<fx::Tensor>& ref, const std::vector<fx::Tensor>& out,
-                          double rtol, double atol) {
-  Agreement a;
-  if (ref.size() != out.size()) return {0, 0, false, 0};
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    const fx::Tensor &r = ref[i], &o = out[i];
-    if (r.dtype() != o.dtype() || r.dims() != o.dims()) return {0, 0, false, 0};
-    if (r.dtype() != fx::DType::Float32) {
-      a.ok = a.ok && std::memcmp(r.raw(), o.raw(), r.byte_size()) == 0;
-      continue;
-    }
-    const float *pr = r.data<float>(), *po = o.data<float>();
-    for (int64_t k = 0; k < r.numel(); ++k) {
-      const double d = std::abs(double(pr[k]) - double(po[k])), m = std::abs(double(pr[k]));
-      a.max_abs = std::max(a.max_abs, d);
-      a.max_ref = std::max(a.max_ref, m);
-      if (m > 0) a.max_rel = std::max(a.max_rel, d / m);
-      if (!(d <= atol + rtol * m)) a.ok = false;  // NaN fails too
-    }
-  }
-  return a;
-}
-
 std::map<std::string, fx::Tensor> inputs_for(const fx::Graph& g) {
   std::map<std::string, fx::Tensor> m;
   uint64_t state = 12345;
@@ -365,7 +337,11 @@ int run_codegen(const CodegenCmd& o) {
     fx::Executor before(m.graph, eo), after(m.graph, p.steps, eo);
     // Interleaved (one unfused run, one fused run, ...) so that load changes on a
     // shared machine hit both alike. The warm-up runs give the outputs compared.
-    const Agreement agree = compare_outputs(before.run(in), after.run(in), 1e-3, 1e-5);
+    // The same check as fxc profile's (profile/equivalence.h, scaled tolerance).
+    std::vector<std::string> names;
+    for (fx::ValueId v : m.graph.outputs()) names.push_back(m.graph.value(v).name);
+    const fx::Tolerance tol;
+    const fx::TensorDiff agree = fx::compare_outputs(before.run(in), after.run(in), names, tol);
     std::vector<double> tb, ta;
     for (int i = 0; i < o.bench; ++i) {
       tb.push_back(time_ms(before, in));
@@ -410,14 +386,15 @@ int run_codegen(const CodegenCmd& o) {
            {{"median_ms", alone.empty() ? 0.0 : median(alone)},
             {"min_ms", alone.empty() ? 0.0 : *std::min_element(alone.begin(), alone.end())}}},
           {"speedup", b / a},
-          {"max_abs_error", agree.max_abs},
-          {"max_rel_error", agree.max_rel},
-          {"max_abs_output", agree.max_ref},
-          {"equivalent", agree.ok},
-          {"tolerance", {{"rtol", 1e-3}, {"atol", 1e-5}}},
+          {"max_abs_error", agree.max_abs_error},
+          {"max_rel_error", agree.max_rel_error},
+          {"max_abs_output", agree.max_abs_expected},
+          {"equivalent", agree.match},
+          {"mismatch", agree.where},
+          {"tolerance", {{"rtol", tol.rtol}, {"atol", tol.atol}, {"mode", tol.mode()}}},
           {"note", p.note}};
       fmt::print("{}\n", j.dump(1));
-      return agree.ok ? 0 : 3;
+      return agree.match ? 0 : 3;
     }
     fmt::print(
         "{}: {} groups ({} dnnl_post_ops, {} compiled, {} runtime, {} excluded), {} threads\n",
@@ -430,11 +407,13 @@ int run_codegen(const CodegenCmd& o) {
         before.steps().size(), b, *std::min_element(tb.begin(), tb.end()), after.steps().size(), a,
         *std::min_element(ta.begin(), ta.end()), b / a);
     fmt::print(
-        "outputs {} (max abs error {:.3g}, max rel error {:.3g}, max |output| {:.3g}; rtol 1e-3, "
-        "atol 1e-5)\n",
-        agree.ok ? "agree" : "DISAGREE", agree.max_abs, agree.max_rel, agree.max_ref);
+        "outputs {} (max abs error {:.3g}, max rel error {:.3g}, max |output| {:.3g}; rtol {:g}, "
+        "atol {:g} {})\n",
+        agree.match ? "agree" : "DISAGREE", agree.max_abs_error, agree.max_rel_error,
+        agree.max_abs_expected, tol.rtol, tol.atol, tol.mode());
+    if (!agree.match) fmt::print("mismatch: {}\n", agree.where);
     if (!p.note.empty()) fmt::print("note: {}\n", p.note);
-    return agree.ok ? 0 : 3;
+    return agree.match ? 0 : 3;
   }
   if (!o.out_dir.empty()) std::filesystem::create_directories(o.out_dir);
   for (const fx::FusionGroup* g : accepted) {

@@ -4,7 +4,7 @@
 # does it) and ONNX Runtime with all graph optimizations, same thread count, in
 # alternating rounds (fxc's unfused and fused runs themselves alternate run by run).
 # Every fused figure comes with fxc's check that fused and unfused outputs agree
-# (|a - b| <= 1e-3 |b| + 1e-5). Then the memory-bound generated kernels against a
+# (|a - b| <= 1e-3 |b| + 1e-5 max(1, max |b|), the scaled check of fxc profile). Then the memory-bound generated kernels against a
 # stream copy (fxc codegen --bandwidth).
 # Leaves $RESULTS/fused/<model>.<round>.json (fxc codegen --bench --json) and
 # <model>.ort.<round>.json (ort_run.js).
@@ -40,7 +40,7 @@ have_ort=0
   echo "generated whole (counted as compiled). \"max abs err / max |out|\" puts the largest"
   echo "difference against the output's scale (summation order differs between kernels)."
   echo
-  echo "| model | groups (post-ops/compiled/runtime/excluded) | unfused ms | fused ms | fused speed-up | ORT all ms | fused / ORT | max abs err / max abs out | outputs (allclose) | load |"
+  echo "| model | groups (post-ops/compiled/runtime/excluded) | unfused ms | fused ms | fused speed-up | ORT all ms | fused / ORT | max abs err / max abs out | outputs (scaled allclose) | load |"
   echo "|---|---|---:|---:|---:|---:|---:|---:|---|---|"
 } > "$out"
 
