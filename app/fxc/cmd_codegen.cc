@@ -234,8 +234,8 @@ int run_bandwidth(const CodegenCmd& o) {
   // Repetitions of `runs` rounds; in a round every kernel runs once, the first of the
   // round rotating, so that a kernel's run and the copy's run of the same round are
   // milliseconds apart and see the same memory. Each run is compared with the copy run
-  // of its round; the verdict also asks the kernel's best repetition against the
-  // copy's best, so that a copy slowed (or sped up) by another tenant does not decide
+  // of its round; the verdict also asks the kernel's fastest run against the copy's
+  // fastest, so that a copy slowed (or sped up) by another tenant does not decide
   // it alone (profile/bandwidth_summary.h).
   const int runs = std::max(5, o.bench), reps = std::max(1, o.reps);
   std::vector<fx::BandwidthSample> samples(timed.size());
@@ -279,7 +279,8 @@ int run_bandwidth(const CodegenCmd& o) {
       "kernels taking turns run by run\n"
       "bytes = input read once + output written once, the copy's too (it reads {:.4g} MiB and "
       "writes {:.4g} MiB, streaming stores); GB/s per repetition = bytes / median run; ratio per "
-      "repetition = median over its rounds of kernel GB/s / copy GB/s of the same round\n",
+      "repetition = median over its rounds of kernel GB/s / copy GB/s of the same round; best = "
+      "fastest single run\n",
       n, double(n) * 4 / 1048576, timed[0]->ex->threads(), reps, runs, double(n) * 4 / 1048576,
       double(n) * 4 / 1048576);
   fmt::print("{:<12} {:>9} {:>9}  {:>7} {:>7} {:>9}  {}\n", "kernel", "best GB/s", "med GB/s",

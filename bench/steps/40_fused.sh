@@ -99,9 +99,9 @@ done < <(bench_models)
   echo "process, its bytes counted the same way (input read + output written; outputs of 16 MiB"
   echo "and more leave through streaming stores, the copy's included). The copy and the kernels"
   echo "take turns run by run (a round: each runs once), 5 repetitions of 10 rounds. Per kernel:"
-  echo "best and median GB/s over the repetitions (each: its median run); per repetition the"
+  echo "the fastest run's GB/s and the median over the repetitions (each: its median run); per repetition the"
   echo "median over its rounds of the kernel's GB/s over the copy's in the same round (each,"
-  echo "median, minimum); and the best repetition against the copy's best. 80% is met when both"
+  echo "median, minimum); and its fastest run against the copy's fastest. 80% is met when both"
   echo "the median ratio and best/best reach it, so that one slow (or fast) copy"
   echo "does not decide. Load: $(uptime | sed 's/.*load average: //')."
   echo

@@ -8,7 +8,7 @@
 // the median of each as well as the ratio per repetition.
 //
 //   std::vector<BandwidthSample> s = ...;  // per kernel: bytes moved, time per repetition
-//   auto rows = summarize_bandwidth(s, "stream-copy", 0.80);
+//   auto rows = summarize_bandwidth(s, "stream-copy", 0.80, runs_per_repetition);
 //   rows[1].ratio_median, rows[1].best_vs_best, rows[1].meets_target
 
 #include <string>
@@ -32,11 +32,12 @@ struct BandwidthRow {
   std::vector<double> gbs;    // GB/s per repetition: bytes / the repetition's median run
   std::vector<double> ratio;  // per repetition: the median over its rounds of this kernel's
                               // GB/s / the reference's GB/s in the same round
-  double best_gbs = 0, median_gbs = 0;  // over the repetitions' gbs
+  double best_gbs = 0;        // the fastest single run
+  double median_gbs = 0;      // the median of the repetitions' gbs
   double ratio_min = 0, ratio_median = 0;
   double best_vs_best = 0;  // best_gbs / the reference's best_gbs: against its fastest copy
   // ratio_median >= target and best_vs_best >= target: most repetitions reach the target
-  // against their own copy, and the kernel's best reaches it against the copy's best.
+  // against their own copy, and the kernel's fastest run reaches it against the copy's.
   bool meets_target = false;
 };
 

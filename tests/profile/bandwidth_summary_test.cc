@@ -77,9 +77,11 @@ TEST(BandwidthSummary, EachRunIsComparedWithTheCopyRunOfItsRound) {
   auto rows = summarize_bandwidth(s, "stream-copy", 0.8, 3);
   ASSERT_EQ(rows[1].ratio.size(), 1u);
   EXPECT_NEAR(rows[1].ratio[0], 2.0 / 2.2, 1e-12);
-  // The repetition's GB/s still come from its median run.
+  // The repetition's GB/s come from its median run, the best from the fastest run.
   EXPECT_DOUBLE_EQ(rows[1].gbs[0], kMiB64 / 2.2e6);
   EXPECT_DOUBLE_EQ(rows[0].gbs[0], kMiB64 / 8e6);
+  EXPECT_DOUBLE_EQ(rows[0].best_gbs, kMiB64 / 2e6);
+  EXPECT_NEAR(rows[1].best_vs_best, 2.0 / 2.2, 1e-12);
 }
 
 TEST(BandwidthSummary, RunsAreGroupedIntoRepetitions) {
