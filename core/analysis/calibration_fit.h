@@ -119,6 +119,9 @@ struct GroupTermsSample {
   std::vector<KernelTerms> after_kernels;
   double predicted_us = NAN;  // as the result predicted it
   double measured_us = NAN;
+  // What the plan estimated fusion avoids: intermediates' bytes not written and read
+  // back, kernel launches (0 when the result does not say).
+  double bytes_saved = 0, launches_saved = 0;
   // Standard error of measured_us from the run-to-run spread of its kernels (quartiles
   // over runs, in quadrature); NaN when the result has no quartiles.
   double noise_us = NAN;
