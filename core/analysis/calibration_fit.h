@@ -18,6 +18,9 @@
 // was made on, that comparison is in-sample (the savings are differences of fitted
 // kernels' times); `--evaluate` judges results the fit never saw.
 //
+// Stage 3 (saving_model.h) fits, per fused-kernel class, coefficients on the terms fusion
+// changes to the measured savings themselves, instead of subtracting two predicted times.
+//
 // Noise: each group's measured saving has a standard error from its kernels' spread over
 // runs (quartiles, in quadrature); groups measured within 2x of it are "unresolved":
 // their rank and sign are not measured, and the judgement is also given without them.
