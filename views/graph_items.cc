@@ -94,8 +94,8 @@ void BoxItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget
   p->drawText(r, Qt::AlignCenter, lines_.join(QLatin1Char('\n')));
 }
 
-EdgeItem::EdgeItem(const layout::SceneEdge& e, QString label, QColor color)
-    : label_(std::move(label)), color_(color) {
+EdgeItem::EdgeItem(const layout::SceneEdge& e, QString label, QSizeF label_size, QColor color)
+    : label_(std::move(label)), label_size_(label_size), color_(color) {
   const auto& pts = e.points;
   if (!pts.empty()) {
     path_.moveTo(qt(pts[0]));
@@ -108,37 +108,44 @@ EdgeItem::EdgeItem(const layout::SceneEdge& e, QString label, QColor color)
     } else if (pts.size() >= 2) {
       arrow_ = arrow_head(qt(pts[pts.size() - 2]), end);
     }
-    label_pos_ = path_.pointAtPercent(0.5) + QPointF(5, 0);
+    label_pos_ = path_.pointAtPercent(0.5) + QPointF(5, -label_size_.height() / 2);
   }
   setZValue(50);
   bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-4, -4, 4, 4);
-  if (!label_.isEmpty())
-    bounds_ = bounds_.united(QRectF(label_pos_, QSizeF(8.0 * label_.size(), 16)));
+  if (!label_.isEmpty()) bounds_ = bounds_.united(label_rect());
 }
 
-void EdgeItem::avoid_label_overlap(const std::vector<QRectF>& avoid) {
+void EdgeItem::place_label(LabelPlacer& placer) {
   if (label_.isEmpty() || path_.isEmpty()) return;
-  const QSizeF size(8.0 * label_.size(), 16);
-  auto clear_at = [&](QPointF pos) {
-    const QRectF r(pos, size);
-    for (const QRectF& a : avoid)
-      if (r.intersects(a)) return false;
-    return true;
-  };
-  if (clear_at(label_pos_)) return;
-  // Slide along the edge, nearest to the middle first; hide the label when no place
-  // is clear (the tooltip still tells the shape).
-  for (double t : {0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.1, 0.9}) {
-    const QPointF pos = path_.pointAtPercent(t) + QPointF(5, 0);
-    if (clear_at(pos)) {
-      prepareGeometryChange();
-      label_pos_ = pos;
-      bounds_ = bounds_.united(QRectF(label_pos_, size));
-      return;
-    }
+  // Candidates: along the edge from the middle outwards, right of the line first (the
+  // usual reading place), then left of it, which frees converging edges' labels.
+  // The middle, right of the line, is computed already and free on most edges: try it
+  // before sampling the path (this runs for every edge of a 100,000-node graph).
+  const QPointF middle[] = {label_pos_};
+  if (placer.place(middle, label_size_)) return;
+  std::vector<QPointF> spots;
+  const double half_h = label_size_.height() / 2;
+  spots.push_back(path_.pointAtPercent(0.5) + QPointF(-5 - label_size_.width(), -half_h));
+  for (double t : {0.4, 0.6, 0.3, 0.7, 0.2, 0.8}) {
+    const QPointF at = path_.pointAtPercent(t);
+    spots.push_back(at + QPointF(5, -half_h));
+    spots.push_back(at + QPointF(-5 - label_size_.width(), -half_h));
   }
+  if (const auto spot = placer.place(spots, label_size_)) {
+    if (*spot != label_pos_) {
+      prepareGeometryChange();
+      label_pos_ = *spot;
+      bounds_ = bounds_.united(label_rect());
+    }
+    return;
+  }
+  prepareGeometryChange();
   label_.clear();
   update();
+}
+
+QRectF EdgeItem::label_rect() const {
+  return label_.isEmpty() ? QRectF() : QRectF(label_pos_, label_size_);
 }
 
 QRectF EdgeItem::boundingRect() const {
@@ -172,8 +179,7 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
     f.setPointSizeF(f.pointSizeF() * 0.8);
     p->setFont(f);
     p->setPen(color_);
-    p->drawText(QRectF(label_pos_, QSizeF(8.0 * label_.size(), 16)),
-                Qt::AlignLeft | Qt::AlignVCenter, label_);
+    p->drawText(label_rect(), Qt::AlignLeft | Qt::AlignVCenter, label_);
   }
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "layout/hierarchical_layout.h"
+#include "views/label_placer.h"
 #include "views/op_style.h"
 
 namespace fx::views {
@@ -51,21 +52,28 @@ class BoxItem : public QGraphicsItem {
 class EdgeItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 2 };
-  EdgeItem(const layout::SceneEdge& edge, QString label, QColor color);
+  // `label_size` is the shape label's painted size in the scene's small font.
+  EdgeItem(const layout::SceneEdge& edge, QString label, QSizeF label_size, QColor color);
   int type() const override { return Type; }
   QRectF boundingRect() const override;
   QPainterPath shape() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
   // An edge inside a fusion group: its traffic stays on chip.
   void set_internal(std::optional<QColor> group_color);
-  // Moves the shape label along the edge off the given rectangles (frame titles).
-  void avoid_label_overlap(const std::vector<QRectF>& avoid);
+  // Puts the shape label at the first free spot along the edge (middle first, then
+  // outwards, right of the line then left of it) and takes that spot in `placer`;
+  // drops the label when no spot is free.
+  void place_label(LabelPlacer& placer);
+  // Where the label is painted; empty when the edge shows none.
+  QRectF label_rect() const;
+  const QString& label() const { return label_; }
 
  private:
   QPainterPath path_;
   QPolygonF arrow_;
   QString label_;
   QPointF label_pos_;
+  QSizeF label_size_;
   QColor color_;
   std::optional<QColor> internal_;
   QRectF bounds_;

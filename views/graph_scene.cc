@@ -97,8 +97,14 @@ void GraphScene::show_layout(const layout::SceneLayout& layout) {
     boxes_.push_back(item);
   }
   const QColor edge_color = dark_ ? QColor(170, 175, 185) : QColor(90, 95, 105);
+  // Edge labels paint in 0.8x the scene's font (EdgeItem::paint).
+  QFont small = font();
+  small.setPointSizeF(small.pointSizeF() * 0.8);
+  const QFontMetricsF label_fm(small);
   for (const auto& e : layout.edges) {
-    auto* item = new EdgeItem(e, edge_label(e), edge_color);
+    QString label = edge_label(e);
+    const QSizeF label_size(label_fm.horizontalAdvance(label) + 4, label_fm.height() + 2);
+    auto* item = new EdgeItem(e, std::move(label), label_size, edge_color);
     if (e.value != kNoValue) {
       const Value& v = g.value(e.value);
       item->setToolTip(
@@ -110,12 +116,12 @@ void GraphScene::show_layout(const layout::SceneLayout& layout) {
     addItem(item);
     edges_.push_back(item);
   }
-  // Shape labels must not cover the title bars of open frames (their text line).
-  std::vector<QRectF> titles;
+  // Shape labels must not cover closed boxes, the title bars of open frames (their
+  // text line) or each other, where edges converge on one input.
+  LabelPlacer placer;
   for (const auto& b : layout.boxes)
-    if (b.open) titles.emplace_back(b.x, b.y, b.width, 22);
-  if (!titles.empty())
-    for (EdgeItem* e : edges_) e->avoid_label_overlap(titles);
+    placer.occupy(b.open ? QRectF(b.x, b.y, b.width, 22) : QRectF(b.x, b.y, b.width, b.height));
+  for (EdgeItem* e : edges_) e->place_label(placer);
   setSceneRect(QRectF(-40, -40, layout.size.width + 80, layout.size.height + 80));
   refresh_fusion();
   apply_overlay();

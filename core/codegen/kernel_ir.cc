@@ -307,6 +307,12 @@ class Lowerer {
   }
 
   std::string build() {
+    // Rows of one element (Softmax over an axis of 1): every row axis is 1, so no input
+    // is "full" along the row, yet each input's element is its own row; read as row
+    // values (p[j], j = 0), the reductions see them as they should.
+    bool unit_row = true;
+    for (std::size_t a = static_cast<std::size_t>(row_begin_); a < ref_.size(); ++a)
+      unit_row = unit_row && fixed_one(ref_[a]);
     for (ValueId v : tensor_externals()) {
       if (g_.value(v).dtype != DType::Float32)
         return "input '" + g_.value(v).name + "' is not float32";
@@ -315,7 +321,7 @@ class Lowerer {
       in.name = g_.value(v).name;
       in.rank = static_cast<int>(g_.value(v).shape.rank());
       auto m = mask_of(g_.value(v).shape);
-      bool row = false;
+      bool row = unit_row && lg_.has_reduction;
       for (std::size_t a = 0; a < m.size(); ++a) {
         in.bcast.push_back(m[a] == kBcast);
         if (static_cast<int>(a) >= row_begin_ && m[a] == kFull) row = true;

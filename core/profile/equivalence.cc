@@ -14,6 +14,7 @@ void TensorDiff::merge(const TensorDiff& o) {
   max_abs_error = std::max(max_abs_error, o.max_abs_error);
   max_rel_error = std::max(max_rel_error, o.max_rel_error);
   mismatches += o.mismatches;
+  max_abs_expected = std::max(max_abs_expected, o.max_abs_expected);
 }
 
 TensorDiff compare_tensors(const Tensor& e, const Tensor& a, const std::string& name,
@@ -27,10 +28,9 @@ TensorDiff compare_tensors(const Tensor& e, const Tensor& a, const std::string& 
   }
   if (e.dtype() == DType::String) return d;  // not compared
   const std::vector<float> ev = e.to_floats(), av = a.to_floats();
-  double scale = 1;
-  if (tol.scaled)
-    for (float x : ev)
-      if (std::isfinite(x)) scale = std::max(scale, double(std::fabs(x)));
+  for (float x : ev)
+    if (std::isfinite(x)) d.max_abs_expected = std::max(d.max_abs_expected, double(std::fabs(x)));
+  const double scale = tol.scaled ? std::max(1.0, d.max_abs_expected) : 1.0;
   const double atol = tol.atol * scale;
   int64_t first_bad = -1;
   for (std::size_t i = 0; i < ev.size(); ++i) {

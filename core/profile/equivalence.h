@@ -40,7 +40,9 @@ struct TensorDiff {
   // values says nothing).
   double max_rel_error = 0;
   int64_t mismatches = 0;  // elements outside the tolerance
-  std::string where;       // the first value that did not match, and why
+  // Largest finite |expected|: the scale max_abs_error reads against.
+  double max_abs_expected = 0;
+  std::string where;  // the first value that did not match, and why
 
   // Folds another comparison in (worst of both).
   void merge(const TensorDiff& other);

@@ -1,5 +1,5 @@
 // Generated Softmax and LayerNorm row kernels against the unfused runtime on awkward
-// shapes: rows that are not a multiple of the vector width (1, 15, 17, 1000), rows of
+// shapes: rows that are not a multiple of the vector width (1, 3, 15, 17, 1000, 4099), rows of
 // very large and very small values (Softmax must subtract the row max; LayerNorm must
 // not lose the variance of values far from 0), and tensors large enough (>= 16 MiB)
 // that outputs go through the streaming stores, with rows that do not start on a
@@ -124,8 +124,9 @@ void check_case(const RowCase& c) {
 
 TEST(RowKernels, OddRowLengthsMatchTheRuntime) {
   for (const RowCase& c :
-       {RowCase{"row 3", {37, 3}, -1, 1}, RowCase{"row 15", {3, 11, 15}, -3, 3},
-        RowCase{"row 17", {70, 17}, -3, 3}, RowCase{"row 1000", {9, 1000}, -5, 5}})
+       {RowCase{"row 1", {41, 1}, -1, 1}, RowCase{"row 3", {37, 3}, -1, 1},
+        RowCase{"row 15", {3, 11, 15}, -3, 3}, RowCase{"row 17", {70, 17}, -3, 3},
+        RowCase{"row 1000", {9, 1000}, -5, 5}, RowCase{"row 4099", {7, 4099}, -5, 5}})
     check_case(c);
 }
 

@@ -48,6 +48,11 @@ TEST(Equivalence, OutputListsMergeTheWorst) {
   EXPECT_FALSE(d.match);
   EXPECT_DOUBLE_EQ(d.max_abs_error, 2.0);
   EXPECT_EQ(d.where.rfind("b:", 0), 0u) << d.where;
+  // The scale the error reads against is the largest finite expected value of any output.
+  const TensorDiff s = compare_outputs({floats({-7.f, NAN}), floats({2.f, INFINITY})},
+                                       {floats({-7.f, NAN}), floats({2.f, INFINITY})}, {"a", "b"});
+  EXPECT_TRUE(s.match) << s.where;
+  EXPECT_DOUBLE_EQ(s.max_abs_expected, 7.0);
   EXPECT_FALSE(compare_outputs({floats({1.f})}, {}, {"a"}).match);
 }
 

@@ -83,6 +83,17 @@ TEST(Conv, DepthwiseOneByOneStride2) {
 TEST(Conv, Depthwise7x7) {
   check({2, 4, 5, 6, 4, 7, 4, 1, 1, 3, 3, 3, 3});
 }
+// Several 32-output register blocks and a tail per plane (ConvNeXt's 7x7, EfficientNet's
+// 5x5 at strides 1 and 2): every block must see every tap.
+TEST(Conv, Depthwise7x7SeveralBlocks) {
+  check({1, 3, 17, 19, 3, 7, 3, 1, 1, 3, 3, 3, 3});
+}
+TEST(Conv, Depthwise5x5Stride1) {
+  check({1, 5, 14, 14, 5, 5, 5, 1, 1, 2, 2, 2, 2});
+}
+TEST(Conv, Depthwise5x5Stride2OddSize) {
+  check({2, 3, 15, 13, 3, 5, 3, 2, 1, 2, 2, 2, 2});
+}
 TEST(Conv, GroupedThroughOneDnn) {
   check({1, 4, 6, 6, 6, 3, 2, 1, 1, 1, 1, 1, 1});
 }
