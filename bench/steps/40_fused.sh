@@ -33,7 +33,8 @@ have_ort=0
   echo "single run in brackets. Plan: \`fxc codegen MODEL --opt-level 2 --threshold 0 --bench"
   echo "$runs --threads $threads --json\` (analysis at level 2, every group accepted);"
   echo "ORT: \`node bench/peer/ort_run.js MODEL --threads $threads --opt all --runs $runs\`."
-  echo "Equivalence: fused vs unfused outputs on the same seeded inputs, |a - b| <= 1e-3 |b| + 1e-5."
+  echo "Equivalence: fused vs unfused outputs on the same seeded inputs, |a - b| <= 1e-3 |b| + 1e-5 max(1, max |b|)"
+  echo "(the scaled check of \`fxc profile\`, profile/equivalence.h)."
   echo "OMP_WAIT_POLICY=$OMP_WAIT_POLICY. Load (uptime) is recorded per model."
   echo
   echo "Groups: those of the plan by outcome, plus the generated parts of groups that could not be"

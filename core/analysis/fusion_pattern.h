@@ -4,9 +4,10 @@
 // nodes. Patterns do not check legality or benefit; the finder does (fusion_finder.h).
 //
 // The list is explicit and ordered (seed_patterns()); earlier patterns claim nodes first.
-// One file per family: conv_bn_pattern.cc, conv_bias_act_pattern.cc,
-// matmul_add_act_pattern.cc, layer_norm_pattern.cc, gelu_pattern.cc, softmax_pattern.cc,
-// anchor_epilogue_pattern.cc; activation_matcher.cc holds the shared activation tails.
+// One file per family: conv_bn_pattern.cc, pointwise_depthwise_pattern.cc,
+// conv_bias_act_pattern.cc, matmul_add_act_pattern.cc, layer_norm_pattern.cc, gelu_pattern.cc,
+// softmax_pattern.cc, anchor_epilogue_pattern.cc; activation_matcher.cc holds the shared activation
+// tails.
 
 #include <memory>
 #include <optional>
@@ -91,6 +92,7 @@ std::optional<ActivationMatch> match_activation(const PatternContext& ctx, Value
 std::optional<ActivationMatch> match_decomposed_gelu(const PatternContext& ctx, ValueId x);
 
 std::unique_ptr<FusionPattern> make_conv_bn_pattern();
+std::unique_ptr<FusionPattern> make_pointwise_depthwise_pattern();
 std::unique_ptr<FusionPattern> make_conv_bias_act_pattern();
 std::unique_ptr<FusionPattern> make_matmul_add_act_pattern();
 std::unique_ptr<FusionPattern> make_layer_norm_pattern();

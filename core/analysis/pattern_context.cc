@@ -95,6 +95,8 @@ std::vector<std::unique_ptr<FusionPattern>> seed_patterns() {
   // Anchors first so that their epilogues are claimed with them; LayerNorm then joins
   // a following MatMul group; the generic anchor epilogue catches what is left.
   p.push_back(make_conv_bn_pattern());
+  // Before conv_bias_act, which would claim the pointwise Conv and its activation alone.
+  p.push_back(make_pointwise_depthwise_pattern());
   p.push_back(make_conv_bias_act_pattern());
   p.push_back(make_matmul_add_act_pattern());
   p.push_back(make_layer_norm_pattern());

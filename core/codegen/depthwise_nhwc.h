@@ -25,6 +25,14 @@ class DepthwiseNhwc {
   // over the runtime's thread pool.
   void run(const float* x, float* y, const ConvEpilogue* ep,
            const std::vector<const float*>& residuals) const;
+  // Output rows [r0, r1) of a single image on the calling thread, reading input rows
+  // from `x`, which holds them from row `first_row` on (a band of the image, e.g. one
+  // just expanded by a pointwise Conv: codegen/pointwise_depthwise_kernel.h); y is
+  // the whole output.
+  void run_rows(const float* x, int64_t first_row, float* y, const ConvEpilogue* ep, int64_t r0,
+                int64_t r1) const {
+    rows(x - first_row * s_.w * s_.c, y, ep, {}, r0, r1);
+  }
 
  private:
   void rows(const float* x, float* y, const ConvEpilogue* ep,

@@ -13,6 +13,7 @@
 #include "codegen/conv_epilogue.h"
 #include "codegen/depthwise_nhwc.h"
 #include "codegen/kernel_ir.h"
+#include "codegen/pointwise_depthwise_kernel.h"
 #include "onnx/bn_fold.h"
 #include "runtime/depthwise_conv.h"
 #include "runtime/dnnl_parts.h"
@@ -588,9 +589,16 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
     oc_ranges_.clear();
     part_bufs_.clear();
     // Few rows per part (a 7x7 map: 3 and 4 rows) make oneDNN's tiles small and
-    // unbalanced, and each part reads all weights: split output channels instead.
+    // unbalanced, and each part reads all weights: split output channels instead, where
+    // the weights are what costs: a spatial kernel (ResNet's 3x3 at 7x7) or a 1x1 over
+    // 2 MiB of weights (ResNet-50's 2048 <-> 512). MobileNetV2's 1x1 at 7x7 (0.6-1.6 MiB
+    // of weights) ran 15-20% faster on rows: the channel parts' copy into the output
+    // and their narrower GEMMs cost more than reading the weights twice.
+    const int64_t w_numel = dims_numel(p.w_dims);
+    const bool weights_dominate =
+        w_numel / (p.w_dims[0] * p.w_dims[1]) > 1 || w_numel * 4 > (int64_t{2} << 20);
     if (n == 1 && threads > 1 && oh < 4 * threads && oc >= 32 * threads &&
-        oh * ow * oc * 4 <= (int64_t{1} << 20))
+        oh * ow * oc * 4 <= (int64_t{1} << 20) && weights_dominate)
       return build_nhwc_channels(x, geo, operands, threads, attr, binary_mds);
     std::vector<DnnlPart> parts;
     std::vector<std::pair<int64_t, int64_t>> spans;
@@ -999,10 +1007,17 @@ int plan_conv_layouts(const Graph& g, std::vector<Step>& steps) {
   std::vector<std::shared_ptr<const ConvPrep>> prep(steps.size());
   std::vector<std::optional<PoolGeometry>> pool(steps.size());
   std::vector<std::vector<ValueId>> inputs(steps.size());
+  // Pointwise+depthwise kernels (codegen/pointwise_depthwise_kernel.h): NHWC in and
+  // out like a fused Conv without a residual.
+  std::vector<std::shared_ptr<const PointwiseDepthwisePrep>> pwdw(steps.size());
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const Step& s = steps[i];
     inputs[i] = s.inputs;
     if (s.outputs.size() != 1) continue;
+    if (s.kernel && (pwdw[i] = shared_pointwise_depthwise_prep(*s.kernel))) {
+      if (std::getenv("FX_CONV_PLAIN")) pwdw[i].reset();
+      continue;
+    }
     if (auto* k = dynamic_cast<const FusedConvKernel*>(s.kernel.get())) {
       prep[i] = k->shared_prep();
     } else if (s.nodes.size() == 1 && g.node(s.nodes[0]).op_type == "Conv") {
@@ -1026,14 +1041,15 @@ int plan_conv_layouts(const Graph& g, std::vector<Step>& steps) {
   // and output are NHWC together or not at all (until nothing changes).
   std::map<ValueId, bool> nhwc;
   for (std::size_t i = 0; i < steps.size(); ++i)
-    if ((prep[i] || pool[i]) && !graph_outputs.count(steps[i].outputs[0]))
+    if ((prep[i] || pool[i] || pwdw[i]) && !graph_outputs.count(steps[i].outputs[0]))
       nhwc[steps[i].outputs[0]] = true;
   for (std::size_t j = 0; j < steps.size(); ++j) {
     for (std::size_t i = 0; i < inputs[j].size(); ++i) {
       auto it = nhwc.find(inputs[j][i]);
       if (it == nhwc.end()) continue;
       const bool layout_input =
-          (prep[j] && (i == 0 || static_cast<int>(i) == prep[j]->sum_input)) || (pool[j] && i == 0);
+          (prep[j] && (i == 0 || static_cast<int>(i) == prep[j]->sum_input)) ||
+          ((pool[j] || pwdw[j]) && i == 0);
       if (!layout_input) it->second = false;
     }
   }
@@ -1062,6 +1078,13 @@ int plan_conv_layouts(const Graph& g, std::vector<Step>& steps) {
     }
     if (dynamic_cast<const NhwcMaxPoolKernel*>(s.kernel.get()))  // planned before, not now
       s.kernel = make_kernel(g, g.node(s.nodes[0]));
+    if (pwdw[i]) {
+      bool x_now = false, out_now = false;
+      pointwise_depthwise_prep(*s.kernel, &x_now, &out_now);
+      const bool x = is(inputs[i][0]), out = is(s.outputs[0]);
+      if (x != x_now || out != out_now) s.kernel = make_pointwise_depthwise_kernel(pwdw[i], x, out);
+      continue;
+    }
     if (!prep[i]) continue;
     ConvLayouts lay;
     lay.x = is(inputs[i][0]);

@@ -13,6 +13,7 @@
 #include "codegen/kernel_ir.h"
 #include "codegen/matmul_epilogue.h"
 #include "codegen/matmul_post_ops.h"
+#include "codegen/pointwise_depthwise_kernel.h"
 #include "runtime/kernel_registry.h"
 #include "util/error.h"
 
@@ -226,6 +227,20 @@ FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionG
     const auto& nodes = group_nodes[i];
     std::string why;
     if (options.dnnl_post_ops && g.node(nodes[0]).op_type == "Conv") {
+      if (auto pd = plan_pointwise_depthwise(g, nodes, nullptr)) {
+        try {
+          gb.step =
+              make_group_step(g, gb, nodes, {pd->x},
+                              make_pointwise_depthwise_kernel(prepare_pointwise_depthwise(g, *pd)));
+          gb.outcome = GroupOutcome::DnnlPostOps;
+          gb.detail =
+              "oneDNN 1x1 convolution into row bands consumed by the depthwise loop "
+              "(codegen/pointwise_depthwise_kernel.h); the expanded tensor stays in cache";
+          continue;
+        } catch (const Error& e) {
+          why = e.what();
+        }
+      }
       if (auto cp = plan_conv_post_ops(g, nodes, &why)) {
         try {
           gb.step = make_group_step(g, gb, nodes, cp->step_inputs, make_fused_conv_kernel(g, *cp));
@@ -373,6 +388,14 @@ std::string generate_group_source(const Graph& g, const FusionGroup& group) {
       "// group " + group.id + " (" + group.pattern + "): " + joined_ops(g, nodes) + "\n";
   std::string why;
   if (g.node(nodes[0]).op_type == "Conv") {
+    if (auto pd = plan_pointwise_depthwise(g, nodes, nullptr)) {
+      std::string s = head + "// Runs as one kernel in row bands (no generated code):\n";
+      s += "//   oneDNN 1x1 convolution " + g.node(pd->pw).name + " writes a band of rows\n";
+      s += "//   depthwise loop " + g.node(pd->dw).name + " reads it while it is in cache\n";
+      for (NodeId a : {pd->pw_act, pd->dw_act})
+        if (a != kNoNode) s += "//   clamp " + g.node(a).name + " applied in registers\n";
+      return s;
+    }
     if (auto cp = plan_conv_post_ops(g, nodes, &why)) {
       std::string s = head + "// Runs as one oneDNN convolution (no generated code):\n";
       s += "//   conv  " + g.node(cp->conv).name + "\n";

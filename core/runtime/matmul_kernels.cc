@@ -8,6 +8,7 @@
 #include "runtime/dnnl_parts.h"
 #include "runtime/dnnl_util.h"
 #include "runtime/elementwise_ops.h"
+#include "runtime/gemv.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/kernel_util.h"
 
@@ -182,7 +183,16 @@ class GemmKernel final : public Kernel {
     int64_t m = trans_a_ ? a.dims()[1] : a.dims()[0], k = trans_a_ ? a.dims()[0] : a.dims()[1];
     int64_t kb = trans_b_ ? b.dims()[1] : b.dims()[0], n = trans_b_ ? b.dims()[0] : b.dims()[1];
     if (k != kb) throw Error("Gemm: inner dims differ: " + a.str() + " x " + b.str());
-    bool bias = c && beta_ == 1.0f && c->numel() == n && (c->rank() == 1 || c->dims()[0] == 1);
+    // C as a bias vector: [n] or [1, n], added after alpha scales the product.
+    const bool c_row =
+        c && beta_ == 1.0f && c->numel() == n && (c->rank() == 1 || c->dims()[0] == 1);
+    if (m == 1 && b_const_ && k > 0 && n > 0 && c_row == (c != nullptr) &&
+        (!c || c->dtype() == DType::Float32)) {
+      run_gemv(a, b, c, k, n, ctx);
+      return;
+    }
+    // oneDNN adds the bias before our alpha pass: only with alpha 1.
+    bool bias = c_row && alpha_ == 1.0f;
     if (a.dims() != a_dims_ || b.dims() != b_dims_ || bias != bias_) {
       a_dims_ = a.dims();
       b_dims_ = b.dims();
@@ -224,8 +234,26 @@ class GemmKernel final : public Kernel {
   }
 
  private:
+  // A single row against constant weights: our GEMV (runtime/gemv.h) over the rows of
+  // B^T, which are B's rows when transposed, else a copy transposed once.
+  void run_gemv(const Tensor& a, const Tensor& b, const Tensor* c, int64_t k, int64_t n,
+                KernelContext& ctx) {
+    if (!trans_b_ && (b.dims() != packed_dims_ || packed_.empty())) {
+      const float* bp = b.data<float>();
+      packed_.resize(static_cast<std::size_t>(n * k));
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t j = 0; j < n; ++j) packed_[j * k + i] = bp[i * n + j];
+      packed_dims_ = b.dims();
+    }
+    Tensor& y = ctx.output(0, DType::Float32, {1, n});
+    gemv_rows(a.data<float>(), trans_b_ ? b.data<float>() : packed_.data(),
+              c ? c->data<float>() : nullptr, alpha_, n, k, y.data<float>());
+  }
+
   float alpha_, beta_;
   bool trans_a_, trans_b_, b_const_, bias_ = false;
+  std::vector<float> packed_;
+  std::vector<int64_t> packed_dims_;
   std::vector<int64_t> a_dims_, b_dims_;
   MatmulParts prim_;
 };

@@ -7,6 +7,7 @@
 
 #include "runtime/kernel_registry.h"
 #include "runtime/kernel_util.h"
+#include "runtime/lane_reduce.h"
 #include "runtime/parallel.h"
 
 namespace fx {
@@ -99,8 +100,9 @@ void pool(KernelContext& ctx, const PoolAttrs& a, bool is_max) {
               hi[i] = end;
             }
             using Acc = std::conditional_t<std::is_floating_point_v<T>, T, float>;
-            Acc acc = is_max ? (std::numeric_limits<T>::has_infinity ? -std::numeric_limits<Acc>::infinity()
-                                                                     : static_cast<Acc>(std::numeric_limits<T>::lowest()))
+            Acc acc = is_max ? (std::numeric_limits<T>::has_infinity
+                                    ? -std::numeric_limits<Acc>::infinity()
+                                    : static_cast<Acc>(std::numeric_limits<T>::lowest()))
                              : Acc(0);
             int64_t valid = 0;
             for (int64_t i0 = lo[0]; i0 < hi[0]; i0 += g[0].d) {
@@ -110,12 +112,15 @@ void pool(KernelContext& ctx, const PoolAttrs& a, bool is_max) {
                 const T* row = src + (i0 * g[1].in + i1) * g[2].in;
                 for (int64_t i2 = lo[2]; i2 < hi[2]; i2 += g[2].d) {
                   if (i2 < 0 || i2 >= g[2].in) continue;
-                  acc = is_max ? std::max(acc, static_cast<Acc>(row[i2])) : acc + static_cast<Acc>(row[i2]);
+                  acc = is_max ? std::max(acc, static_cast<Acc>(row[i2]))
+                               : acc + static_cast<Acc>(row[i2]);
                   ++valid;
                 }
               }
             }
-            if (!is_max) acc /= static_cast<Acc>(a.count_include_pad ? count_pad : std::max<int64_t>(valid, 1));
+            if (!is_max)
+              acc /=
+                  static_cast<Acc>(a.count_include_pad ? count_pad : std::max<int64_t>(valid, 1));
             dst[(z * g[1].out + yy) * g[2].out + xx] = static_cast<T>(acc);
           }
     }
@@ -146,14 +151,8 @@ void global_pool(KernelContext& ctx, bool is_max) {
   parallel_for(planes, plane, [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) {
       const float* src = in + p * plane;
-      float acc = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
-      if (is_max) {
-        for (int64_t i = 0; i < plane; ++i) acc = std::max(acc, src[i]);
-      } else {
-        for (int64_t i = 0; i < plane; ++i) acc += src[i];
-        acc /= static_cast<float>(plane);
-      }
-      o[p] = acc;
+      o[p] = is_max ? lane_max(src, plane, -std::numeric_limits<float>::infinity())
+                    : lane_sum(src, plane) / static_cast<float>(plane);
     }
   });
 }
@@ -162,7 +161,8 @@ void global_pool(KernelContext& ctx, bool is_max) {
 
 void register_pool_kernels(KernelTable& t) {
   t["MaxPool"] = [](const Graph&, const Node& n) {
-    if (n.attrs.get_int("storage_order", 0) != 0) throw Error("MaxPool: storage_order 1 is not supported");
+    if (n.attrs.get_int("storage_order", 0) != 0)
+      throw Error("MaxPool: storage_order 1 is not supported");
     auto a = pool_attrs(n);
     return fn_kernel([a](KernelContext& ctx) { pool_any(ctx, a, true); });
   };

@@ -11,6 +11,7 @@
 
 #include "runtime/kernel_registry.h"
 #include "runtime/kernel_util.h"
+#include "runtime/lane_reduce.h"
 #include "runtime/parallel.h"
 
 namespace fx {
@@ -23,8 +24,12 @@ template <class T, Red op>
 struct Acc {
   T init() const {
     switch (op) {
-      case Red::Max: return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
-      case Red::Min: return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+      case Red::Max:
+        return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                    : std::numeric_limits<T>::lowest();
+      case Red::Min:
+        return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                                    : std::numeric_limits<T>::max();
       case Red::Prod: return T(1);
       default: return T(0);
     }
@@ -53,10 +58,13 @@ struct Acc {
 };
 
 // Moves the reduced axes to the end; returns the [outer, R] view's tensor.
-Tensor gather_reduced_last(const Tensor& x, const std::vector<bool>& red, int64_t& outer, int64_t& r) {
+Tensor gather_reduced_last(const Tensor& x, const std::vector<bool>& red, int64_t& outer,
+                           int64_t& r) {
   std::vector<int64_t> perm;
-  for (std::size_t i = 0; i < red.size(); ++i) if (!red[i]) perm.push_back(static_cast<int64_t>(i));
-  for (std::size_t i = 0; i < red.size(); ++i) if (red[i]) perm.push_back(static_cast<int64_t>(i));
+  for (std::size_t i = 0; i < red.size(); ++i)
+    if (!red[i]) perm.push_back(static_cast<int64_t>(i));
+  for (std::size_t i = 0; i < red.size(); ++i)
+    if (red[i]) perm.push_back(static_cast<int64_t>(i));
   auto xs = contiguous_strides(x.dims());
   std::vector<int64_t> dims, strides;
   outer = 1;
@@ -87,13 +95,16 @@ void reduce_kernel(KernelContext& ctx, const Node& n, Red op) {
   const int64_t rank = static_cast<int64_t>(x.rank());
   bool keep = n.attrs.get_int("keepdims", 1) != 0;
   bool noop_empty = n.attrs.get_int("noop_with_empty_axes", 0) != 0;
-  std::vector<int64_t> axes = n.attrs.has("axes") ? n.attrs.get_ints("axes") : ints_of(ctx.input(1));
+  std::vector<int64_t> axes =
+      n.attrs.has("axes") ? n.attrs.get_ints("axes") : ints_of(ctx.input(1));
   std::vector<bool> red(x.rank(), axes.empty() && !noop_empty);
   for (int64_t a : axes) red[normalize_axis(a, rank)] = true;
   std::vector<int64_t> out;
   for (int64_t d = 0; d < rank; ++d) {
-    if (!red[d]) out.push_back(x.dims()[d]);
-    else if (keep) out.push_back(1);
+    if (!red[d])
+      out.push_back(x.dims()[d]);
+    else if (keep)
+      out.push_back(1);
   }
   Tensor& y = ctx.output(0, x.dtype(), out);
   // Find [outer, R, inner]: reduced dims (ignoring size-1 dims) must be adjacent.
@@ -102,9 +113,11 @@ void reduce_kernel(KernelContext& ctx, const Node& n, Red op) {
   for (int64_t d = 0; d < rank; ++d) {
     if (x.dims()[d] == 1) continue;
     if (red[d]) {
-      if (first < 0) first = static_cast<int>(d);
+      if (first < 0)
+        first = static_cast<int>(d);
       else if (last != static_cast<int>(d) - 1) {
-        for (int k = last + 1; k < d; ++k) if (x.dims()[k] != 1) adjacent = false;
+        for (int k = last + 1; k < d; ++k)
+          if (x.dims()[k] != 1) adjacent = false;
       }
       last = static_cast<int>(d);
     }
@@ -132,9 +145,16 @@ void reduce_kernel(KernelContext& ctx, const Node& n, Red op) {
         for (int64_t j = 0; j < inner; ++j) orow[j] = acc.init();
         const T* base = in + i * r * inner;
         if (inner == 1) {
-          T a = acc.init();
-          for (int64_t k = 0; k < r; ++k) a = acc.add(a, base[k]);
-          orow[0] = a;
+          constexpr Red kOp = decltype(op_c)::value;
+          if constexpr (std::is_same_v<T, float> && (kOp == Red::Sum || kOp == Red::Mean)) {
+            orow[0] = lane_sum(base, r);  // a serial float chain does not vectorize
+          } else if constexpr (std::is_same_v<T, float> && kOp == Red::Max) {
+            orow[0] = lane_max(base, r, acc.init());
+          } else {
+            T a = acc.init();
+            for (int64_t k = 0; k < r; ++k) a = acc.add(a, base[k]);
+            orow[0] = a;
+          }
         } else {
           for (int64_t k = 0; k < r; ++k) {
             const T* row = base + k * inner;
@@ -147,9 +167,13 @@ void reduce_kernel(KernelContext& ctx, const Node& n, Red op) {
   };
   dispatch_numeric(x.dtype(), n.op_type.c_str(), [&](auto tag) {
     switch (op) {
-#define FX_RED(X) case Red::X: body(tag, std::integral_constant<Red, Red::X>{}); break;
-      FX_RED(Sum) FX_RED(Mean) FX_RED(Max) FX_RED(Min) FX_RED(Prod) FX_RED(L1) FX_RED(L2)
-      FX_RED(SumSquare) FX_RED(LogSum) FX_RED(LogSumExp)
+#define FX_RED(X)                                     \
+  case Red::X:                                        \
+    body(tag, std::integral_constant<Red, Red::X>{}); \
+    break;
+      FX_RED(Sum)
+      FX_RED(Mean) FX_RED(Max) FX_RED(Min) FX_RED(Prod) FX_RED(L1) FX_RED(L2) FX_RED(SumSquare)
+          FX_RED(LogSum) FX_RED(LogSumExp)
 #undef FX_RED
     }
   });
@@ -163,8 +187,10 @@ void arg_kernel(KernelContext& ctx, const Node& n, bool is_max) {
   bool last_index = n.attrs.get_int("select_last_index", 0) != 0;
   std::vector<int64_t> out;
   for (int64_t d = 0; d < rank; ++d) {
-    if (d != axis) out.push_back(x.dims()[d]);
-    else if (keep) out.push_back(1);
+    if (d != axis)
+      out.push_back(x.dims()[d]);
+    else if (keep)
+      out.push_back(1);
   }
   Tensor& y = ctx.output(0, DType::Int64, out);
   int64_t outer = 1, r = x.dims()[axis], inner = 1;
@@ -180,7 +206,8 @@ void arg_kernel(KernelContext& ctx, const Node& n, bool is_max) {
         T bv = in[i * r * inner + j];
         for (int64_t k = 1; k < r; ++k) {
           T v = in[(i * r + k) * inner + j];
-          bool better = is_max ? (v > bv || (last_index && v == bv)) : (v < bv || (last_index && v == bv));
+          bool better =
+              is_max ? (v > bv || (last_index && v == bv)) : (v < bv || (last_index && v == bv));
           if (better) {
             bv = v;
             best = k;
@@ -196,10 +223,11 @@ void arg_kernel(KernelContext& ctx, const Node& n, bool is_max) {
 
 void register_reduce_kernels(KernelTable& t) {
   const std::pair<const char*, Red> ops[] = {
-      {"ReduceSum", Red::Sum},         {"ReduceMean", Red::Mean},   {"ReduceMax", Red::Max},
-      {"ReduceMin", Red::Min},         {"ReduceProd", Red::Prod},   {"ReduceL1", Red::L1},
-      {"ReduceL2", Red::L2},           {"ReduceSumSquare", Red::SumSquare},
-      {"ReduceLogSum", Red::LogSum},   {"ReduceLogSumExp", Red::LogSumExp}};
+      {"ReduceSum", Red::Sum},       {"ReduceMean", Red::Mean},
+      {"ReduceMax", Red::Max},       {"ReduceMin", Red::Min},
+      {"ReduceProd", Red::Prod},     {"ReduceL1", Red::L1},
+      {"ReduceL2", Red::L2},         {"ReduceSumSquare", Red::SumSquare},
+      {"ReduceLogSum", Red::LogSum}, {"ReduceLogSumExp", Red::LogSumExp}};
   for (auto [name, op] : ops) {
     Red o = op;
     t[name] = [o](const Graph&, const Node& n) {

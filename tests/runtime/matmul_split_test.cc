@@ -1,5 +1,6 @@
 // MatMul and Gemm large enough to be split into oneDNN parts over the pool
-// (columns for constant weights, rows or batches otherwise), against a direct
+// (columns for constant weights, rows or batches otherwise), and the single-row
+// GEMV, against a direct
 // reference computed here.
 
 #include <random>
@@ -64,6 +65,51 @@ TEST(GemmSplit, TransposedConstantWeightsWithBias) {
   auto y = test::run_op(
       "Gemm", {test::floats({m, k}, a), test::floats({n, k}, wt), test::floats({n}, bias)},
       {{"transB", int64_t{1}}}, 1, {1, 2}, 2);
+  EXPECT_THAT(y[0], test::FloatsNear(want));
+}
+
+// A single row against constant weights runs our GEMV (runtime/gemv.h): transposed
+// and plain weights, k with and without a tail past the vector loop (1280 is
+// MobileNetV2's head, 37 a tail only), n not a multiple of the four-row block,
+// alpha and the bias vector, one to three threads.
+TEST(GemmSingleRow, MatchesReference) {
+  struct Case {
+    int64_t k, n;
+    bool trans_b;
+    float alpha;
+    bool bias;
+  };
+  for (const Case& c : {Case{1280, 1000, true, 1.f, true}, Case{37, 7, true, 1.f, false},
+                        Case{100, 33, false, 0.5f, true}, Case{64, 5, false, 1.f, false}}) {
+    auto a = random_floats(c.k, 10), wt = random_floats(c.n * c.k, 11),
+         bias = random_floats(c.n, 12);
+    std::vector<float> w(static_cast<std::size_t>(c.k * c.n));  // [k, n]
+    for (int64_t i = 0; i < c.n; ++i)
+      for (int64_t p = 0; p < c.k; ++p) w[p * c.n + i] = wt[i * c.k + p];
+    auto want = reference(a, w, 1, 1, c.k, c.n, false);
+    for (int64_t j = 0; j < c.n; ++j) want[j] = c.alpha * want[j] + (c.bias ? bias[j] : 0.f);
+    std::vector<Tensor> in{test::floats({1, c.k}, a),
+                           c.trans_b ? test::floats({c.n, c.k}, wt) : test::floats({c.k, c.n}, w)};
+    if (c.bias) in.push_back(test::floats({c.n}, bias));
+    GraphBuilder::AttrList attrs{{"transB", int64_t{c.trans_b ? 1 : 0}}, {"alpha", c.alpha}};
+    for (int threads : {1, 2, 3}) {
+      auto y = test::run_op("Gemm", in, attrs, 1, {1, 2}, threads);
+      ASSERT_EQ(y[0].dims(), (std::vector<int64_t>{1, c.n}));
+      EXPECT_THAT(y[0], test::FloatsNear(want)) << c.k << "x" << c.n << " threads " << threads;
+    }
+  }
+}
+
+// alpha with a bias on several rows (oneDNN's path): the bias is not scaled.
+TEST(GemmSplit, AlphaDoesNotScaleBias) {
+  const int64_t m = 3, k = 8, n = 4;
+  auto a = random_floats(m * k, 13), w = random_floats(k * n, 14), bias = random_floats(n, 15);
+  auto want = reference(a, w, 1, m, k, n, false);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) want[i * n + j] = 2.f * want[i * n + j] + bias[j];
+  auto y = test::run_op("Gemm",
+                        {test::floats({m, k}, a), test::floats({k, n}, w), test::floats({n}, bias)},
+                        {{"alpha", 2.f}}, 1, {1, 2}, 2);
   EXPECT_THAT(y[0], test::FloatsNear(want));
 }
 
