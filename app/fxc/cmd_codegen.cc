@@ -246,9 +246,9 @@ int run_bandwidth(const CodegenCmd& o) {
   // Repetitions of `runs` rounds; in a round every kernel runs once, the first of the
   // round rotating, so that a kernel's run and the copy's run of the same round are
   // milliseconds apart and see the same memory. Each run is compared with the copy run
-  // of its round; the verdict also asks the kernel's fastest run against the copy's
-  // fastest, so that a copy slowed (or sped up) by another tenant does not decide
-  // it alone (profile/bandwidth_summary.h).
+  // of its round; the verdict is the median over repetitions of each repetition's
+  // median paired ratio, so that a copy slowed (or sped up) by another tenant in some
+  // runs does not decide it (profile/bandwidth_summary.h).
   const int runs = std::max(5, o.bench), reps = std::max(1, o.reps);
   std::vector<fx::BandwidthSample> samples(timed.size());
   for (std::size_t k = 0; k < timed.size(); ++k) {
