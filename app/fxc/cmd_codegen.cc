@@ -231,30 +231,27 @@ int run_bandwidth(const CodegenCmd& o) {
     t->ns.clear();
     timed.push_back(std::move(t));
   }
-  // Repetitions: in each, every kernel runs `runs` times, the kernels taking turns run
-  // by run; a repetition's figure per kernel is the median of its runs. Each kernel is
-  // compared with the copy of the same repetition, and the verdict also asks the
-  // kernel's best against the copy's best, so that a copy slowed by another tenant in
-  // one repetition (or sped up in one) does not decide it alone.
+  // Repetitions of `runs` rounds; in a round every kernel runs once, the first of the
+  // round rotating, so that a kernel's run and the copy's run of the same round are
+  // milliseconds apart and see the same memory. Each run is compared with the copy run
+  // of its round; the verdict also asks the kernel's fastest run against the copy's
+  // fastest, so that a copy slowed (or sped up) by another tenant does not decide
+  // it alone (profile/bandwidth_summary.h).
   const int runs = std::max(5, o.bench), reps = std::max(1, o.reps);
   std::vector<fx::BandwidthSample> samples(timed.size());
   for (std::size_t k = 0; k < timed.size(); ++k) {
     samples[k].id = timed[k]->id;
     samples[k].bytes = 2.0 * double(timed[k]->elems) * 4;  // read once + written once
+    timed[k]->ns.clear();
   }
-  int turn = 0;
-  for (int rep = 0; rep < reps; ++rep) {
-    for (auto& t : timed) t->ns.clear();
-    for (int r = 0; r < runs; ++r, ++turn)
-      for (std::size_t k = 0; k < timed.size(); ++k) {
-        Timed& t = *timed[(k + static_cast<std::size_t>(turn)) % timed.size()];
-        t.ex->run(t.in);
-      }
-    for (std::size_t k = 0; k < timed.size(); ++k)
-      samples[k].ns.push_back(fx::median_of(timed[k]->ns));
-  }
+  for (int round = 0; round < reps * runs; ++round)
+    for (std::size_t k = 0; k < timed.size(); ++k) {
+      Timed& t = *timed[(k + static_cast<std::size_t>(round)) % timed.size()];
+      t.ex->run(t.in);
+    }
+  for (std::size_t k = 0; k < timed.size(); ++k) samples[k].ns = timed[k]->ns;
   const double target = 0.80;
-  const auto summary = fx::summarize_bandwidth(samples, "stream-copy", target);
+  const auto summary = fx::summarize_bandwidth(samples, "stream-copy", target, runs);
   if (o.json) {
     nlohmann::json j = {{"mib", o.bandwidth_mb},
                         {"floats", n},
@@ -279,9 +276,11 @@ int run_bandwidth(const CodegenCmd& o) {
   }
   fmt::print(
       "tensors of {} floats ({:.4g} MiB), {} threads; {} repetitions of {} runs per kernel, "
-      "kernels interleaved run by run\n"
+      "kernels taking turns run by run\n"
       "bytes = input read once + output written once, the copy's too (it reads {:.4g} MiB and "
-      "writes {:.4g} MiB, streaming stores); GB/s per repetition = bytes / median run\n",
+      "writes {:.4g} MiB, streaming stores); GB/s per repetition = bytes / median run; ratio per "
+      "repetition = median over its rounds of kernel GB/s / copy GB/s of the same round; best = "
+      "fastest single run\n",
       n, double(n) * 4 / 1048576, timed[0]->ex->threads(), reps, runs, double(n) * 4 / 1048576,
       double(n) * 4 / 1048576);
   fmt::print("{:<12} {:>9} {:>9}  {:>7} {:>7} {:>9}  {}\n", "kernel", "best GB/s", "med GB/s",

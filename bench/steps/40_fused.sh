@@ -99,10 +99,11 @@ done < <(bench_models)
   echo "read once, outputs written once). The reference is a generated stream copy in the same"
   echo "process, its bytes counted the same way (input read + output written; outputs of 16 MiB"
   echo "and more leave through streaming stores, the copy's included). The copy and the kernels"
-  echo "take turns run by run, in 5 repetitions of 10 runs; each repetition's figure is its"
-  echo "median run. Per kernel: best and median GB/s over the repetitions, the ratio to the copy"
-  echo "of the same repetition (each, median, minimum) and its best against the copy's best. 80%"
-  echo "is met when both the median ratio and best/best reach it, so that one slow (or fast) copy"
+  echo "take turns run by run (a round: each runs once), 5 repetitions of 10 rounds. Per kernel:"
+  echo "the fastest run's GB/s and the median over the repetitions (each: its median run); per repetition the"
+  echo "median over its rounds of the kernel's GB/s over the copy's in the same round (each,"
+  echo "median, minimum); and its fastest run against the copy's fastest. 80% is met when both"
+  echo "the median ratio and best/best reach it, so that one slow (or fast) copy"
   echo "does not decide. Load: $(uptime | sed 's/.*load average: //')."
   echo
   echo '```'
