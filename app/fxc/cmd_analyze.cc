@@ -367,7 +367,12 @@ int run_calibrate_from(const CalibrateOptions& o) {
       nlohmann::json coef = nlohmann::json::object();
       for (int i = 0; i < fx::kSavingTerms; ++i) coef[fx::saving_term_name(i)] = sc.coefficients[i];
       saving_classes[fx::kernel_class_name(static_cast<fx::KernelClass>(c))] = {
-          {"groups", sc.groups}, {"fitted", sc.fitted}, {"coefficients", coef}};
+          {"groups", sc.groups},
+          {"fitted", sc.fitted},
+          {"why_not_fitted", sc.why},
+          {"leave_one_out_error", num_or_null(sc.leave_one_out_error)},
+          {"difference_of_times_error", num_or_null(sc.difference_error)},
+          {"coefficients", coef}};
     }
     nlohmann::json ev = nlohmann::json::array();
     for (const auto& h : held_out) ev.push_back(judged_json(h));
@@ -419,7 +424,8 @@ int run_calibrate_from(const CalibrateOptions& o) {
            "profile); weighted least squares on the measured savings (1 / (noise^2 + "
            "(0.2 x measured)^2)), ridge to the prior (1,0,0,0,0,1); classes with fewer than " +
                std::to_string(saving.options.min_groups_per_class) +
-               " groups use the difference of fitted kernel times"},
+               " groups, or whose fit leaving each group out does no better than the "
+               "difference of fitted kernel times, use that difference"},
           {"groups", saving.groups},
           {"classes", saving_classes},
           {"in_sample", error_json(in.saving)},

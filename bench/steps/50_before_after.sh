@@ -168,10 +168,15 @@ if sm:
           f"{f(r['in_sample']['spearman'])}, {p(r['in_sample']['median_abs_rel_error'])}; leave one out "
           f"{f(r['leave_one_out']['spearman'])}, {p(r['leave_one_out']['median_abs_rel_error'])}).")
     names = ["members", "traffic", "launches", "anchor_memory", "anchor_compute", "fused_cost"]
-    print("\n| fused class (saving model) | groups | fitted | " + " | ".join(names) + " |")
-    print("|---|---:|---|" + "---:|" * len(names))
+    print("\n| fused class (saving model) | groups | used | median err leave-one-out vs difference of times | "
+          + " | ".join(names) + " |")
+    print("|---|---:|---|---|" + "---:|" * len(names))
     for k, v in sm["classes"].items():
-        print(f"| {k} | {v['groups']} | {'yes' if v['fitted'] else 'no (difference of times)'} | "
+        why = v.get("why_not_fitted", "")
+        why = "better leaving groups out" if why.startswith("difference") else why
+        used = "saving model" if v["fitted"] else f"difference of times ({why})"
+        print(f"| {k} | {v['groups']} | {used} | {p(v.get('leave_one_out_error'))} vs "
+              f"{p(v.get('difference_of_times_error'))} | "
               + " | ".join(f"{v['coefficients'][n]:.3g}" for n in names) + " |")
 PYEOF
   fi

@@ -159,7 +159,7 @@ SavingModel fit_saving_model(const std::vector<GroupTermsSample>& groups, const 
   m.options = o;
   m.groups = static_cast<int>(groups.size());
   std::array<std::vector<SavingFeatures>, kKernelClassCount> x;
-  std::array<std::vector<double>, kKernelClassCount> y, w;
+  std::array<std::vector<double>, kKernelClassCount> y, w, difference;
   for (const auto& g : groups) {
     if (!std::isfinite(g.measured_us)) continue;
     SavingFeatures f = saving_features(p, g);
@@ -168,15 +168,39 @@ SavingModel fit_saving_model(const std::vector<GroupTermsSample>& groups, const 
     const double floor = o.rel_floor * std::fabs(g.measured_us);
     const double var = noise * noise + floor * floor;
     x[c].push_back(f);
+    difference[c].push_back(predict_group_us(p, g));
     y[c].push_back(g.measured_us);
     w[c].push_back(var > 0 ? 1.0 / var : 1.0);
   }
   for (int c = 0; c < kKernelClassCount; ++c) {
     SavingClassFit& cf = m.classes[c];
     cf.groups = static_cast<int>(x[c].size());
-    if (cf.groups < o.min_groups_per_class) continue;
+    if (cf.groups == 0) continue;
+    if (cf.groups < o.min_groups_per_class) {
+      cf.why = "too few groups";
+      continue;
+    }
     cf.coefficients = constrained_fit(x[c], y[c], w[c], o.ridge);
     cf.fitted = true;
+    if (!o.select_by_leave_one_out) continue;
+    std::vector<double> loo, diff;
+    for (std::size_t i = 0; i < x[c].size(); ++i) {
+      auto xs = x[c];
+      auto ys = y[c];
+      auto ws = w[c];
+      xs.erase(xs.begin() + i), ys.erase(ys.begin() + i), ws.erase(ws.begin() + i);
+      const auto k = constrained_fit(xs, ys, ws, o.ridge);
+      double us = 0;
+      for (int t = 0; t < kSavingTerms; ++t) us += k[t] * x[c][i].us[t];
+      loo.push_back(us);
+      diff.push_back(difference[c][i]);
+    }
+    cf.leave_one_out_error = prediction_error(loo, y[c]).median_abs_rel_error;
+    cf.difference_error = prediction_error(diff, y[c]).median_abs_rel_error;
+    if (!(cf.leave_one_out_error < cf.difference_error)) {
+      cf.fitted = false;
+      cf.why = "difference of times better";
+    }
   }
   return m;
 }

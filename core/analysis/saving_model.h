@@ -30,13 +30,15 @@
 // coefficient), with c0, c1, c2, c5 kept >= 0 (those terms cannot change sign
 // physically; the anchor terms can: a fused anchor may be faster or slower). A class
 // needs at least `min_groups_per_class` groups (2 per coefficient by default); below
-// that, and for classes the fit never saw, the prediction falls back to the difference
-// of the profile's kernel times, and says so (SavingPrediction::fitted).
+// that, for classes the fit never saw, and for classes where the fit, judged leaving each
+// of its groups out, does no better than the difference of the profile's kernel times,
+// the prediction is that difference, and says so (SavingPrediction::fitted).
 //
 //   SavingModel m = fit_saving_model(groups, fitted_profile);
 //   double us = m.predict(fitted_profile, group).saved_us;
 
 #include <array>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -58,12 +60,20 @@ struct SavingModelOptions {
   double ridge = 0.1;      // pull to the prior, in groups' worth per coefficient
   double rel_floor = 0.2;  // relative error the weights assume beyond a group's noise
   int min_groups_per_class = 2 * kSavingTerms;
+  // Keep a class's fit only when, each of its groups predicted by a fit to the class's
+  // other groups, its median relative error beats the difference of kernel times on
+  // the same groups (a choice made on the fitting data alone).
+  bool select_by_leave_one_out = true;
 };
 
 struct SavingClassFit {
   int groups = 0;
-  bool fitted = false;  // false: too few groups, the difference of times is used
+  bool fitted = false;  // false: the difference of times is used (see why)
+  std::string why;      // when not fitted: "too few groups" or "difference of times better"
   std::array<double, kSavingTerms> coefficients{1, 0, 0, 0, 0, 1};
+  // Median relative errors on the class's groups, each left out of its own fit, and of
+  // the difference of kernel times (NaN when not computed).
+  double leave_one_out_error = NAN, difference_error = NAN;
 };
 
 struct SavingPrediction {

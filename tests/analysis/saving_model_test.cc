@@ -97,7 +97,8 @@ TEST(SavingModel, RecoversKnownCoefficientsFromSyntheticGroups) {
   SavingModel m = fit_saving_model(groups, p, o);
   const SavingClassFit& c = m.classes[static_cast<std::size_t>(KernelClass::Conv)];
   EXPECT_EQ(c.groups, 60);
-  EXPECT_TRUE(c.fitted);
+  EXPECT_TRUE(c.fitted);  // and better than the difference of times, leaving groups out
+  EXPECT_LT(c.leave_one_out_error, c.difference_error);
   for (int i = 0; i < kSavingTerms; ++i)
     EXPECT_NEAR(c.coefficients[i], truth[i], 0.05 * std::max(1.0, std::fabs(truth[i])))
         << saving_term_name(i);
@@ -139,6 +140,7 @@ TEST(SavingModel, SmallOrUnseenClassesFallBackToTheDifferenceOfTimes) {
   SavingModel m = fit_saving_model(groups, p);
   EXPECT_EQ(m.classes[static_cast<std::size_t>(KernelClass::Conv)].groups, 5);
   EXPECT_FALSE(m.classes[static_cast<std::size_t>(KernelClass::Conv)].fitted);
+  EXPECT_EQ(m.classes[static_cast<std::size_t>(KernelClass::Conv)].why, "too few groups");
   SavingPrediction s = m.predict(p, groups[0]);
   EXPECT_FALSE(s.fitted);
   EXPECT_DOUBLE_EQ(s.saved_us, predict_group_us(p, groups[0]));
@@ -148,6 +150,28 @@ TEST(SavingModel, SmallOrUnseenClassesFallBackToTheDifferenceOfTimes) {
   r.fused = {KernelClass::Reduction, 4e6, 2e6, 1, 0, true};
   EXPECT_FALSE(m.predict(p, r).fitted);
   EXPECT_DOUBLE_EQ(m.predict(p, r).saved_us, predict_group_us(p, r));
+}
+
+TEST(SavingModel, KeepsTheDifferenceOfTimesWhereTheFitDoesNoBetterLeavingGroupsOut) {
+  const DeviceProfile p = profile();
+  std::mt19937 rng(13);
+  std::vector<GroupTermsSample> groups;
+  for (int i = 0; i < 20; ++i) {
+    GroupTermsSample g = conv_group(rng, i);
+    g.measured_us = predict_group_us(p, g);  // the difference of times is exact
+    groups.push_back(g);
+  }
+  SavingModel m = fit_saving_model(groups, p);
+  const SavingClassFit& c = m.classes[static_cast<std::size_t>(KernelClass::Conv)];
+  EXPECT_FALSE(c.fitted);
+  EXPECT_EQ(c.why, "difference of times better");
+  EXPECT_NEAR(c.difference_error, 0.0, 1e-12);
+  EXPECT_GE(c.leave_one_out_error, c.difference_error);
+  EXPECT_DOUBLE_EQ(m.predict(p, groups[0]).saved_us, predict_group_us(p, groups[0]));
+  // Without the selection the fit is kept.
+  SavingModelOptions o;
+  o.select_by_leave_one_out = false;
+  EXPECT_TRUE(fit_saving_model(groups, p, o).classes[2].fitted);
 }
 
 TEST(SavingModel, TermsNoGroupHasKeepTheirPrior) {
