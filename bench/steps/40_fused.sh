@@ -102,8 +102,9 @@ done < <(bench_models)
   echo "take turns run by run (a round: each runs once), 5 repetitions of 10 rounds. Per kernel:"
   echo "the fastest run's GB/s and the median over the repetitions (each: its median run); per repetition the"
   echo "median over its rounds of the kernel's GB/s over the copy's in the same round (each,"
-  echo "median, minimum); and its fastest run against the copy's fastest. 80% is met when both"
-  echo "the median ratio and best/best reach it, so that one slow (or fast) copy"
+  echo "median, minimum); its fastest run against the copy's fastest (information: one run"
+  echo "decides it). 80% is met when the median of the repetitions' paired ratios reaches it, so"
+  echo "that one slow (or fast) copy run"
   echo "does not decide. Load: $(uptime | sed 's/.*load average: //')."
   echo
   echo '```'
