@@ -477,6 +477,16 @@ int run_calibrate_from(const CalibrateOptions& o) {
   fmt::print("  per fused kernel, median |rel error|: {} unfitted -> {} fitted\n",
              percent_or_dash(ffit.unfitted_median_abs_rel_error),
              percent_or_dash(ffit.median_abs_rel_error));
+  fmt::print("\n  {:<14} {:>7}  {:<52} {:>21}\n", "saving model", "groups", "predicts by",
+             "median err loo / diff");
+  for (int c = 0; c < fx::kKernelClassCount; ++c) {
+    const auto& sc = saving.classes[c];
+    if (sc.groups == 0) continue;
+    fmt::print("  {:<14} {:>7}  {:<52} {:>10} / {:>8}\n",
+               fx::kernel_class_name(static_cast<fx::KernelClass>(c)), sc.groups,
+               sc.fitted ? std::string("fitted coefficients") : "difference of times: " + sc.why,
+               percent_or_dash(sc.leave_one_out_error), percent_or_dash(sc.difference_error));
+  }
   auto print_judged = [&](const Judged& j, const char* what) {
     fmt::print("\n{} ({} groups: {}; fitted = {})\n", what, j.groups, j.from, p.label());
     fmt::print("  {:<52} {:>8}  {:>17}\n", "", "Spearman", "median |rel error|");

@@ -173,7 +173,6 @@ if sm:
     print("|---|---:|---|---|" + "---:|" * len(names))
     for k, v in sm["classes"].items():
         why = v.get("why_not_fitted", "")
-        why = "better leaving groups out" if why.startswith("difference") else why
         used = "saving model" if v["fitted"] else f"difference of times ({why})"
         print(f"| {k} | {v['groups']} | {used} | {p(v.get('leave_one_out_error'))} vs "
               f"{p(v.get('difference_of_times_error'))} | "

@@ -199,7 +199,7 @@ SavingModel fit_saving_model(const std::vector<GroupTermsSample>& groups, const 
     cf.difference_error = prediction_error(diff, y[c]).median_abs_rel_error;
     if (!(cf.leave_one_out_error < cf.difference_error)) {
       cf.fitted = false;
-      cf.why = "difference of times better";
+      cf.why = "not better leaving groups out";
     }
   }
   return m;

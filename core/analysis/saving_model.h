@@ -69,7 +69,7 @@ struct SavingModelOptions {
 struct SavingClassFit {
   int groups = 0;
   bool fitted = false;  // false: the difference of times is used (see why)
-  std::string why;      // when not fitted: "too few groups" or "difference of times better"
+  std::string why;      // when not fitted: "too few groups" or "not better leaving groups out"
   std::array<double, kSavingTerms> coefficients{1, 0, 0, 0, 0, 1};
   // Median relative errors on the class's groups, each left out of its own fit, and of
   // the difference of kernel times (NaN when not computed).

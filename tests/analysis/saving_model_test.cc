@@ -164,7 +164,7 @@ TEST(SavingModel, KeepsTheDifferenceOfTimesWhereTheFitDoesNoBetterLeavingGroupsO
   SavingModel m = fit_saving_model(groups, p);
   const SavingClassFit& c = m.classes[static_cast<std::size_t>(KernelClass::Conv)];
   EXPECT_FALSE(c.fitted);
-  EXPECT_EQ(c.why, "difference of times better");
+  EXPECT_EQ(c.why, "not better leaving groups out");
   EXPECT_NEAR(c.difference_error, 0.0, 1e-12);
   EXPECT_GE(c.leave_one_out_error, c.difference_error);
   EXPECT_DOUBLE_EQ(m.predict(p, groups[0]).saved_us, predict_group_us(p, groups[0]));
