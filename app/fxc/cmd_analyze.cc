@@ -14,6 +14,7 @@
 #include "analysis/cpu_calibration.h"
 #include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
+#include "analysis/saving_model.h"
 #include "analysis/synthetic_graph.h"
 #include "commands.h"
 #include "onnx/model_loader.h"
@@ -284,11 +285,15 @@ int run_calibrate_from(const CalibrateOptions& o) {
   const std::string path = o.out.empty() ? fx::cpu_host_cache_path() : o.out;
   fx::save_device_profile(p, path);
 
+  // Stage 3: the saving model (saving_model.h), fitted to the same results' group savings.
+  const fx::SavingModel saving = fx::fit_saving_model(groups, p);
+
   struct Judged {
     std::string from;
     int groups, resolved;
     fx::PredictionError recorded, base_model, unfused_only, fitted;
     fx::PredictionError resolved_recorded, resolved_fitted;
+    fx::PredictionError saving, resolved_saving;
   };
   auto judge = [&](const std::string& from, const std::vector<fx::GroupTermsSample>& g) {
     auto r = fx::resolved_groups(g);
@@ -300,9 +305,15 @@ int run_calibrate_from(const CalibrateOptions& o) {
                   fx::group_error(fit.profile, g),
                   fx::group_error(p, g),
                   fx::recorded_group_error(r),
-                  fx::group_error(p, r)};
+                  fx::group_error(p, r),
+                  fx::saving_error(saving, p, g),
+                  fx::saving_error(saving, p, r)};
   };
   Judged in = judge(join(o.from), groups);
+  // On the fitted results the saving model is judged in-sample (it saw these savings)
+  // and leave-one-group-out (each group predicted by a fit to the others).
+  const fx::PredictionError loo = fx::leave_one_out_error(groups, p);
+  const fx::PredictionError loo_resolved = fx::leave_one_out_error(groups, p, {}, true);
   std::vector<Judged> held_out;
   std::vector<fx::GroupTermsSample> held_all;
   for (const auto& e : o.evaluate) {
@@ -345,8 +356,24 @@ int run_calibrate_from(const CalibrateOptions& o) {
                              {{"groups", j.resolved},
                               {"note", "groups whose measured saving is >= 2x its noise"},
                               {"before", error_json(j.resolved_recorded)},
-                              {"after", error_json(j.resolved_fitted)}}}};
+                              {"after", error_json(j.resolved_fitted)},
+                              {"saving_model", error_json(j.resolved_saving)}}},
+                            {"saving_model", error_json(j.saving)}};
     };
+    nlohmann::json saving_classes = nlohmann::json::object();
+    for (int c = 0; c < fx::kKernelClassCount; ++c) {
+      const auto& sc = saving.classes[c];
+      if (sc.groups == 0) continue;
+      nlohmann::json coef = nlohmann::json::object();
+      for (int i = 0; i < fx::kSavingTerms; ++i) coef[fx::saving_term_name(i)] = sc.coefficients[i];
+      saving_classes[fx::kernel_class_name(static_cast<fx::KernelClass>(c))] = {
+          {"groups", sc.groups},
+          {"fitted", sc.fitted},
+          {"why_not_fitted", sc.why},
+          {"leave_one_out_error", num_or_null(sc.leave_one_out_error)},
+          {"difference_of_times_error", num_or_null(sc.difference_error)},
+          {"coefficients", coef}};
+    }
     nlohmann::json ev = nlohmann::json::array();
     for (const auto& h : held_out) ev.push_back(judged_json(h));
     nlohmann::json gj = nlohmann::json::array();
@@ -356,7 +383,9 @@ int run_calibrate_from(const CalibrateOptions& o) {
                     {"measured_us", g.measured_us},
                     {"noise_us", num_or_null(g.noise_us)},
                     {"predicted_us_before", g.predicted_us},
-                    {"predicted_us_after", fx::predict_group_us(p, g)}});
+                    {"predicted_us_after", fx::predict_group_us(p, g)},
+                    {"predicted_us_saving_model", saving.predict(p, g).saved_us},
+                    {"saving_model_fitted", saving.predict(p, g).fitted}});
     nlohmann::json j = {
         {"from", o.from.size() == 1 ? nlohmann::json(o.from[0]) : nlohmann::json(o.from)},
         {"method",
@@ -388,6 +417,23 @@ int run_calibrate_from(const CalibrateOptions& o) {
         {"unfused_fit_only", error_json(in.unfused_only)},
         {"after", error_json(in.fitted)},
         {"resolved", judged_json(in)["resolved"]},
+        {"saving_model",
+         {{"method",
+           "saved = sum of c_i x term_i per fused-kernel class (terms: members, traffic, "
+           "launches, anchor_memory, anchor_compute, -fused_cost, timed on the fitted "
+           "profile); weighted least squares on the measured savings (1 / (noise^2 + "
+           "(0.2 x measured)^2)), ridge to the prior (1,0,0,0,0,1); classes with fewer than " +
+               std::to_string(saving.options.min_groups_per_class) +
+               " groups, or whose fit leaving each group out does no better than the "
+               "difference of fitted kernel times, use that difference"},
+          {"groups", saving.groups},
+          {"classes", saving_classes},
+          {"in_sample", error_json(in.saving)},
+          {"leave_one_out", error_json(loo)},
+          {"resolved",
+           {{"groups", in.resolved},
+            {"in_sample", error_json(in.resolved_saving)},
+            {"leave_one_out", error_json(loo_resolved)}}}}},
         {"evaluate", ev},
         {"group_rows", gj},
         {"profile", fx::to_json(p)},
@@ -431,6 +477,16 @@ int run_calibrate_from(const CalibrateOptions& o) {
   fmt::print("  per fused kernel, median |rel error|: {} unfitted -> {} fitted\n",
              percent_or_dash(ffit.unfitted_median_abs_rel_error),
              percent_or_dash(ffit.median_abs_rel_error));
+  fmt::print("\n  {:<14} {:>7}  {:<52} {:>21}\n", "saving model", "groups", "predicts by",
+             "median err loo / diff");
+  for (int c = 0; c < fx::kKernelClassCount; ++c) {
+    const auto& sc = saving.classes[c];
+    if (sc.groups == 0) continue;
+    fmt::print("  {:<14} {:>7}  {:<52} {:>10} / {:>8}\n",
+               fx::kernel_class_name(static_cast<fx::KernelClass>(c)), sc.groups,
+               sc.fitted ? std::string("fitted coefficients") : "difference of times: " + sc.why,
+               percent_or_dash(sc.leave_one_out_error), percent_or_dash(sc.difference_error));
+  }
   auto print_judged = [&](const Judged& j, const char* what) {
     fmt::print("\n{} ({} groups: {}; fitted = {})\n", what, j.groups, j.from, p.label());
     fmt::print("  {:<52} {:>8}  {:>17}\n", "", "Spearman", "median |rel error|");
@@ -444,8 +500,15 @@ int run_calibrate_from(const CalibrateOptions& o) {
     row("after calibration (fitted)", j.fitted);
     row(fmt::format("{} groups measured beyond 2x noise: before", j.resolved), j.resolved_recorded);
     row(fmt::format("{} groups measured beyond 2x noise: after", j.resolved), j.resolved_fitted);
+    row("saving model (fitted to the --from savings)", j.saving);
+    row(fmt::format("{} groups beyond 2x noise: saving model", j.resolved), j.resolved_saving);
   };
   print_judged(in, "Group savings, fitted results");
+  fmt::print("  {:<52} {:>8}  {:>17}\n", "saving model, leave one group out",
+             rho_or_dash(loo.spearman), percent_or_dash(loo.median_abs_rel_error));
+  fmt::print("  {:<52} {:>8}  {:>17}\n", "beyond 2x noise: saving model, leave one out",
+             rho_or_dash(loo_resolved.spearman),
+             percent_or_dash(loo_resolved.median_abs_rel_error));
   for (const auto& h : held_out) print_judged(h, "Group savings, held-out result (not fitted)");
   fmt::print("\n{}\nwritten to {}\n", device_line(p), path);
   return 0;

@@ -33,7 +33,8 @@ have_ort=0
   echo "single run in brackets. Plan: \`fxc codegen MODEL --opt-level 2 --threshold 0 --bench"
   echo "$runs --threads $threads --json\` (analysis at level 2, every group accepted);"
   echo "ORT: \`node bench/peer/ort_run.js MODEL --threads $threads --opt all --runs $runs\`."
-  echo "Equivalence: fused vs unfused outputs on the same seeded inputs, |a - b| <= 1e-3 |b| + 1e-5."
+  echo "Equivalence: fused vs unfused outputs on the same seeded inputs, |a - b| <= 1e-3 |b| + 1e-5 max(1, max |b|)"
+  echo "(the scaled check of \`fxc profile\`, profile/equivalence.h)."
   echo "OMP_WAIT_POLICY=$OMP_WAIT_POLICY. Load (uptime) is recorded per model."
   echo
   echo "Groups: those of the plan by outcome, plus the generated parts of groups that could not be"
@@ -103,10 +104,12 @@ done < <(bench_models)
   echo "read once, outputs written once). The reference is a generated stream copy in the same"
   echo "process, its bytes counted the same way (input read + output written; outputs of 16 MiB"
   echo "and more leave through streaming stores, the copy's included). The copy and the kernels"
-  echo "take turns run by run, in 5 repetitions of 10 runs; each repetition's figure is its"
-  echo "median run. Per kernel: best and median GB/s over the repetitions, the ratio to the copy"
-  echo "of the same repetition (each, median, minimum) and its best against the copy's best. 80%"
-  echo "is met when both the median ratio and best/best reach it, so that one slow (or fast) copy"
+  echo "take turns run by run (a round: each runs once), 5 repetitions of 10 rounds. Per kernel:"
+  echo "the fastest run's GB/s and the median over the repetitions (each: its median run); per repetition the"
+  echo "median over its rounds of the kernel's GB/s over the copy's in the same round (each,"
+  echo "median, minimum); its fastest run against the copy's fastest (information: one run"
+  echo "decides it). 80% is met when the median of the repetitions' paired ratios reaches it, so"
+  echo "that one slow (or fast) copy run"
   echo "does not decide. Load: $(uptime | sed 's/.*load average: //')."
   echo
   echo '```'

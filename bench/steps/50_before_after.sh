@@ -36,10 +36,15 @@ models=${BA_MODELS:-resnet18 mobilenet_v2 gpt2_small}
   echo "are made of the fitted kernels' times); *cross*: fitted on the other models' kernels"
   echo "only. *resolved*: the groups whose measured saving is >= 2x its noise (standard"
   echo "error from the kernels' quartiles over runs). Load = 1-minute load average when the"
-  echo "model started."
+  echo "model started. *saving model* (core/analysis/saving_model.h): the saving predicted"
+  echo "directly from what fusion changes (members' time, intermediates' traffic, launches,"
+  echo "the anchor's traffic and compute, the fused kernel's cost; coefficients per fused-kernel"
+  echo "class fitted to the measured savings, noise-weighted); *in* = fitted to this model's"
+  echo "groups, *loo* = each group predicted by a fit to the others, *cross* = fitted on the"
+  echo "other models only."
   echo
-  echo "| model | load | before ms | after ms | speedup | outputs match | groups fused/fallback/excluded | groups judged (resolved) | Spearman before -> after (cross) | median err before -> after (cross) | resolved: Spearman after (cross), median err after (cross) | kernel err unfused, fused |"
-  echo "|---|---:|---:|---:|---:|---|---|---:|---|---|---|---|"
+  echo "| model | load | before ms | after ms | speedup | outputs match | groups fused/fallback/excluded | groups judged (resolved) | Spearman before -> after (cross) | median err before -> after (cross) | resolved: Spearman after (cross), median err after (cross) | kernel err unfused, fused | saving model Spearman in / loo (cross) | saving model median err in / loo (cross) |"
+  echo "|---|---:|---:|---:|---:|---|---|---:|---|---|---|---|---|---|"
 } > "$out"
 
 all_groups=()
@@ -75,13 +80,16 @@ b, a = c.get("before", {}), c.get("after", {})
 kf, ff = c.get("kernel_fit", {}), c.get("fused_fit", {})
 rs = c.get("resolved", {})
 ra = rs.get("after", {})
+sm = c.get("saving_model", {})
 print(f"| {name} | {load} | {f(r['before']['median_ms'], '.2f')} | {f(r['after']['median_ms'], '.2f')} "
       f"| {f(r['speedup'], '.3f')}x | {'yes' if r['outputs_match'] else 'NO'} "
       f"| {st.count('fused')}/{st.count('fallback')}/{st.count('excluded')} "
       f"| {c.get('groups', '-')} ({rs.get('groups', '-')}) | {f(b.get('spearman'), '.2f')} -> {f(a.get('spearman'), '.2f')} (CROSS_RHO) "
       f"| PCT({b.get('median_abs_rel_error')}) -> PCT({a.get('median_abs_rel_error')}) (CROSS_ERR) "
       f"| {f(ra.get('spearman'), '.2f')} (CROSS_RRHO), PCT({ra.get('median_abs_rel_error')}) (CROSS_RERR) "
-      f"| PCT({kf.get('median_abs_rel_error')}), PCT({ff.get('median_abs_rel_error')}) |")
+      f"| PCT({kf.get('median_abs_rel_error')}), PCT({ff.get('median_abs_rel_error')}) "
+      f"| {f(sm.get('in_sample', {}).get('spearman'), '.2f')} / {f(sm.get('leave_one_out', {}).get('spearman'), '.2f')} (CROSS_SRHO) "
+      f"| PCT({sm.get('in_sample', {}).get('median_abs_rel_error')}) / PCT({sm.get('leave_one_out', {}).get('median_abs_rel_error')}) (CROSS_SERR) |")
 PYEOF
   echo "before_after $name: $(jq -c '{speedup, outputs_match, excluded: [.groups[] | select(.status == "excluded") | .id]}' "$res")" >&2
 done < <(bench_models)
@@ -102,10 +110,13 @@ import json, sys
 row, c = open(sys.argv[1]).read().strip(), json.load(open(sys.argv[2]))
 e0 = (c.get("evaluate") or [{}])[0]
 ev, er = e0.get("after", {}), e0.get("resolved", {}).get("after", {})
+es = e0.get("saving_model", {})
 pct = lambda v: "-" if v in (None, "None") else f"{100 * float(v):.0f}%"
 rho = lambda v: "-" if v is None else f"{v:.2f}"
 row = row.replace("CROSS_RRHO", rho(er.get("spearman")))
 row = row.replace("CROSS_RERR", pct(er.get("median_abs_rel_error")))
+row = row.replace("CROSS_SRHO", rho(es.get("spearman")))
+row = row.replace("CROSS_SERR", pct(es.get("median_abs_rel_error")))
 row = row.replace("CROSS_RHO", rho(ev.get("spearman")))
 row = row.replace("CROSS_ERR", pct(ev.get("median_abs_rel_error")))
 import re
@@ -147,6 +158,25 @@ for k, v in ff["classes"].items():
     print(f"| {k} | {v['kernels']} | {v['with_epilogue']} | {v['scale']:.2f} "
           f"| {v['epilogue_bandwidth_bytes_per_s'] / 1e9:.1f} "
           f"| {p(v['median_abs_rel_error_unfitted'])} -> {p(v['median_abs_rel_error'])} |")
+sm = c.get("saving_model")
+if sm:
+    r = sm["resolved"]
+    print(f"\nSaving model, pooled ({sm['groups']} groups, {r['groups']} resolved): in-sample Spearman "
+          f"{f(sm['in_sample']['spearman'])}, median error {p(sm['in_sample']['median_abs_rel_error'])}; "
+          f"leave one group out {f(sm['leave_one_out']['spearman'])}, "
+          f"{p(sm['leave_one_out']['median_abs_rel_error'])} (resolved: in-sample "
+          f"{f(r['in_sample']['spearman'])}, {p(r['in_sample']['median_abs_rel_error'])}; leave one out "
+          f"{f(r['leave_one_out']['spearman'])}, {p(r['leave_one_out']['median_abs_rel_error'])}).")
+    names = ["members", "traffic", "launches", "anchor_memory", "anchor_compute", "fused_cost"]
+    print("\n| fused class (saving model) | groups | used | median err leave-one-out vs difference of times | "
+          + " | ".join(names) + " |")
+    print("|---|---:|---|---|" + "---:|" * len(names))
+    for k, v in sm["classes"].items():
+        why = v.get("why_not_fitted", "")
+        used = "saving model" if v["fitted"] else f"difference of times ({why})"
+        print(f"| {k} | {v['groups']} | {used} | {p(v.get('leave_one_out_error'))} vs "
+              f"{p(v.get('difference_of_times_error'))} | "
+              + " | ".join(f"{v['coefficients'][n]:.3g}" for n in names) + " |")
 PYEOF
   fi
 fi

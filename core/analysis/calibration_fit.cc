@@ -374,6 +374,8 @@ std::vector<GroupTermsSample> group_terms_samples(const nlohmann::json& doc,
     }
     s.predicted_us = num(g, "predicted_saved_us");
     s.measured_us = num(g, "measured_saved_us");
+    if (double b = num(g, "bytes_saved"); std::isfinite(b)) s.bytes_saved = b;
+    if (double l = num(g, "launches_saved"); std::isfinite(l)) s.launches_saved = l;
     if (stat == TimingStat::Min && std::isfinite(s.measured_us))
       s.measured_us = sum_of(before, "min_us") - sum_of(after, "min_us");
     if (!before.empty() && !after.empty() && before.front()->contains("q1_us")) {

@@ -18,6 +18,9 @@
 // was made on, that comparison is in-sample (the savings are differences of fitted
 // kernels' times); `--evaluate` judges results the fit never saw.
 //
+// Stage 3 (saving_model.h) fits, per fused-kernel class, coefficients on the terms fusion
+// changes to the measured savings themselves, instead of subtracting two predicted times.
+//
 // Noise: each group's measured saving has a standard error from its kernels' spread over
 // runs (quartiles, in quadrature); groups measured within 2x of it are "unresolved":
 // their rank and sign are not measured, and the judgement is also given without them.
@@ -119,6 +122,9 @@ struct GroupTermsSample {
   std::vector<KernelTerms> after_kernels;
   double predicted_us = NAN;  // as the result predicted it
   double measured_us = NAN;
+  // What the plan estimated fusion avoids: intermediates' bytes not written and read
+  // back, kernel launches (0 when the result does not say).
+  double bytes_saved = 0, launches_saved = 0;
   // Standard error of measured_us from the run-to-run spread of its kernels (quartiles
   // over runs, in quadrature); NaN when the result has no quartiles.
   double noise_us = NAN;

@@ -74,7 +74,11 @@ json measurements_json(const ReportData& d) {
                          {{"groups", c.resolved_groups},
                           {"note", "groups whose measured saving is >= 2x its noise"},
                           {"before", err(c.resolved_before)},
-                          {"after", err(c.resolved_after)}}}};
+                          {"after", err(c.resolved_after)}}},
+                        {"saving_model",
+                         {{"method", c.saving_method},
+                          {"in_sample", err(c.saving_in_sample)},
+                          {"leave_one_out", err(c.saving_leave_one_out)}}}};
     if (c.on_device)
       j["calibration"]["on_device"] = {{"profile", c.device_label},
                                        {"calibration", c.device_calibration},

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <unordered_set>
 
+#include "analysis/saving_model.h"
 #include "report/report_text.h"
 #include "util/error.h"
 #include "util/version.h"
@@ -75,6 +76,10 @@ std::vector<std::vector<std::string>> prediction_error_rows(const ReportData& d)
   rows.push_back(row(
       fmt::format("after calibration, the {} groups measured beyond 2x noise", c.resolved_groups),
       c.resolved_after));
+  rows.push_back(
+      row(fmt::format("after calibration ({}; in-sample)", c.saving_method), c.saving_in_sample));
+  rows.push_back(row("the same saving model, each group predicted by a fit to the others",
+                     c.saving_leave_one_out));
   return rows;
 }
 
@@ -111,6 +116,15 @@ ReportCalibration report_calibration(const nlohmann::json& doc, const std::strin
   c.resolved_groups = int(resolved.size());
   c.resolved_before = recorded_group_error(resolved);
   c.resolved_after = group_error(ff.profile, resolved);
+  const SavingModel saving = fit_saving_model(groups, ff.profile);
+  c.saving_in_sample = saving_error(saving, ff.profile, groups);
+  c.saving_leave_one_out = leave_one_out_error(groups, ff.profile);
+  int fitted = 0;
+  for (const auto& k : saving.classes) fitted += k.fitted ? k.groups : 0;
+  c.saving_method = fmt::format(
+      "saving model fitted to this result's group savings, {} of {} groups in classes with "
+      "enough groups, the others by the difference of kernel times",
+      fitted, groups.size());
   return c;
 }
 

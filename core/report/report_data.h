@@ -69,6 +69,10 @@ struct ReportCalibration {
   // Groups whose measured saving is at least twice its noise (run-to-run spread).
   int resolved_groups = 0;
   PredictionError resolved_before, resolved_after;
+  // The saving model (saving_model.h) fitted to this result's group savings: in-sample,
+  // and each group predicted by a fit to the others (leave one group out).
+  PredictionError saving_in_sample, saving_leave_one_out;
+  std::string saving_method;
 };
 
 struct ReportData {

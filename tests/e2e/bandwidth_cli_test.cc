@@ -30,7 +30,8 @@ TEST(BandwidthCli, JsonHasOneFigurePerRepetitionAndTheCopyAsReference) {
     ASSERT_EQ(k["gbs"].size(), 3u) << k["id"];
     ASSERT_EQ(k["ratio"].size(), 3u) << k["id"];
     std::vector<double> g = k["gbs"];
-    EXPECT_DOUBLE_EQ(k["best_gbs"].get<double>(), *std::max_element(g.begin(), g.end()));
+    // best: the fastest single run, at least the fastest repetition's median
+    EXPECT_GE(k["best_gbs"].get<double>(), *std::max_element(g.begin(), g.end()));
     std::vector<double> q = k["ratio"];
     EXPECT_DOUBLE_EQ(k["ratio_min"].get<double>(), *std::min_element(q.begin(), q.end()));
     for (double x : q) EXPECT_GT(x, 0);

@@ -48,6 +48,7 @@ TEST(BeforeAfterPipeline, ProfileWithPlanThenCalibrateThenReportShowMeasuredData
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_NE(c.out.find("before calibration (cpu-host)"), std::string::npos) << c.out;
   EXPECT_NE(c.out.find("after calibration (fitted)"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("saving model, leave one group out"), std::string::npos) << c.out;
   EXPECT_TRUE(std::filesystem::exists(fitted));
 
   auto r = run_fxc({"report", kModel, "--plan", plan, "--profile", ba, "--out", rj});
@@ -64,6 +65,12 @@ TEST(BeforeAfterPipeline, ProfileWithPlanThenCalibrateThenReportShowMeasuredData
   EXPECT_GT(m["calibration"]["unfused_kernels"].get<int>(), 0);
   EXPECT_GT(m["calibration"]["fused_kernels"].get<int>(), 0);
   EXPECT_TRUE(m["calibration"]["resolved"].contains("groups"));
+  // The saving model fitted to the same groups, in-sample and leave-one-group-out.
+  ASSERT_TRUE(m["calibration"].contains("saving_model")) << m["calibration"].dump();
+  EXPECT_EQ(m["calibration"]["saving_model"]["in_sample"]["groups"].get<int>(),
+            int(d["groups"].size()));
+  EXPECT_EQ(m["calibration"]["saving_model"]["leave_one_out"]["groups"].get<int>(),
+            int(d["groups"].size()));
 
   auto r2 = run_fxc({"report", kModel, "--plan", plan, "--profile", ba, "--out", md});
   ASSERT_EQ(r2.exit_code, 0) << r2.err;
@@ -74,6 +81,9 @@ TEST(BeforeAfterPipeline, ProfileWithPlanThenCalibrateThenReportShowMeasuredData
   EXPECT_NE(text.find("after calibration (cpu-host fitted to this result's"), std::string::npos)
       << text;
   EXPECT_NE(text.find("in-sample"), std::string::npos);
+  EXPECT_NE(text.find("saving model fitted to this result's group savings"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("each group predicted by a fit to the others"), std::string::npos);
 }
 
 }  // namespace

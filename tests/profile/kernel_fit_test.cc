@@ -323,6 +323,18 @@ TEST(CalibrateCli, KernelFitWritesPerClassRatesAndJudgesGroups) {
   EXPECT_EQ(j["fitted_profile"], "base (calibrated)");
   ASSERT_EQ(j["evaluate"].size(), 1u);
   EXPECT_EQ(j["evaluate"][0]["groups"], 4);
+  // The saving model: 4 conv groups are too few for its 6 coefficients, so the class
+  // falls back to the difference of fitted kernel times (and says so).
+  ASSERT_TRUE(j.contains("saving_model")) << j.dump(1);
+  EXPECT_EQ(j["saving_model"]["groups"], 4);
+  EXPECT_EQ(j["saving_model"]["classes"]["conv"]["groups"], 4);
+  EXPECT_EQ(j["saving_model"]["classes"]["conv"]["fitted"], false);
+  EXPECT_NEAR(j["saving_model"]["in_sample"]["median_abs_rel_error"].get<double>(),
+              j["after"]["median_abs_rel_error"].get<double>(), 1e-9);
+  EXPECT_TRUE(j["saving_model"].contains("leave_one_out"));
+  EXPECT_EQ(j["saving_model"]["resolved"]["groups"], 4);
+  EXPECT_TRUE(j["evaluate"][0].contains("saving_model"));
+  EXPECT_EQ(j["group_rows"][0]["saving_model_fitted"], false);
   DeviceProfile p = load_device_profile(out);
   EXPECT_TRUE(p.calibrated);
   EXPECT_NEAR(p.bandwidth(KernelClass::Conv), 20e9, 1e9);

@@ -57,6 +57,47 @@ TEST(Transpose, PermutesAndDefaultsToReverse) {
   EXPECT_THAT(z[0], FloatsNear(std::vector<float>{0, 1, 4, 5, 2, 3, 6, 7}));
 }
 
+// Reference: out[i] = in[sum of out index d times the input stride of perm[d]].
+std::vector<float> transposed(const std::vector<int64_t>& dims, const std::vector<int64_t>& perm) {
+  const std::size_t r = dims.size();
+  std::vector<int64_t> in_stride(r, 1), out_dims(r);
+  for (std::size_t d = r - 1; d-- > 0;) in_stride[d] = in_stride[d + 1] * dims[d + 1];
+  int64_t n = 1;
+  for (std::size_t d = 0; d < r; ++d) n *= (out_dims[d] = dims[static_cast<std::size_t>(perm[d])]);
+  std::vector<float> out(static_cast<std::size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rem = i, off = 0;
+    for (std::size_t d = r; d-- > 0;) {
+      off += rem % out_dims[d] * in_stride[static_cast<std::size_t>(perm[d])];
+      rem /= out_dims[d];
+    }
+    out[static_cast<std::size_t>(i)] = static_cast<float>(off);
+  }
+  return out;
+}
+
+// NCHW <-> NHWC and plain 2-D transposes: over 256 columns through 8x8 register tiles,
+// sizes that are and are not multiples of 8, one and several images.
+TEST(Transpose, TiledPermutesMatchTheIndexRule) {
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+      {{1, 96, 9, 9}, {0, 2, 3, 1}},
+      {{1, 9, 9, 96}, {0, 3, 1, 2}},
+      {{2, 19, 5, 7}, {0, 2, 3, 1}},
+      {{3, 5, 7, 19}, {0, 3, 1, 2}},
+      {{17, 33}, {1, 0}},
+      {{16, 8}, {1, 0}},
+      {{4, 8, 16}, {0, 2, 1}},
+      {{1, 300, 9}, {0, 2, 1}},
+      {{2, 300, 3, 5}, {0, 2, 3, 1}},
+      {{1, 257, 13}, {0, 2, 1}},
+      {{3, 511, 16}, {0, 2, 1}}};
+  for (const auto& [dims, perm] : cases) {
+    auto y = run_op("Transpose", {iota(dims)}, {{"perm", perm}});
+    EXPECT_THAT(y[0], FloatsNear(transposed(dims, perm)))
+        << dims_str(dims) << " " << dims_str(perm);
+  }
+}
+
 TEST(Concat, NegativeAxis) {
   auto y = run_op("Concat", {iota({2, 1}), floats({2, 2}, {9, 8, 7, 6})}, {{"axis", int64_t{-1}}});
   EXPECT_EQ(y[0].dims(), (std::vector<int64_t>{2, 3}));

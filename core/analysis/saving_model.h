@@ -1,0 +1,104 @@
+#pragma once
+// The saving model: a fused group's time saved, predicted directly from what fusion
+// changes, and calibrated against measured savings (`fxc calibrate --from`).
+//
+// The difference-of-times prediction (calibration_fit.h: predict_group_us) subtracts two
+// large predicted times (the unfused members, the fused kernel), so a 10% kernel error
+// becomes a 30-50% saving error. Here the saving is a sum of the terms fusion changes,
+// each timed on the (kernel-fitted) device profile, with one coefficient per term and
+// per fused-kernel class (the class of the kernel that runs the group: conv,
+// depthwise, matmul, reduction = row kernel, elementwise = loop nest):
+//
+//   saved = c0 x members      the unfused members other than the anchor (their launches
+//                             and traffic; members codegen left apart cancel)
+//         + c1 x traffic      the intermediates not written and read back
+//                             (bytes_saved / elementwise bandwidth)
+//         + c2 x launches     the launches avoided x launch overhead
+//         + c3 x anchor_mem   the anchor's traffic (bytes / its class's bandwidth): what
+//                             the fused anchor kernel moves differently (layouts kept
+//                             between fused kernels, weights reordered once)
+//         + c4 x anchor_flop  the anchor's compute time (flops / its class's FLOP/s): a
+//                             fused kernel of another quality (oneDNN post-ops, tiles)
+//         - c5 x fused_cost   what the fused kernel adds: the epilogue bytes at the
+//                             elementwise bandwidth (anchor groups), or the fused loop /
+//                             row kernel's own time on its class's rates
+//
+// Prior (what the uncalibrated cost model says): c = (1, 0, 0, 0, 0, 1). The fit is
+// weighted least squares on the measured savings, each group weighed by
+// 1 / (noise^2 + (rel_floor x measured)^2) (noisy groups count less; the floor makes the
+// fit aim at relative error), ridge towards the prior (`ridge` groups' worth per
+// coefficient), with c0, c1, c2, c5 kept >= 0 (those terms cannot change sign
+// physically; the anchor terms can: a fused anchor may be faster or slower). A class
+// needs at least `min_groups_per_class` groups (2 per coefficient by default); below
+// that, for classes the fit never saw, and for classes where the fit, judged leaving each
+// of its groups out, does no better than the difference of the profile's kernel times,
+// the prediction is that difference, and says so (SavingPrediction::fitted).
+//
+//   SavingModel m = fit_saving_model(groups, fitted_profile);
+//   double us = m.predict(fitted_profile, group).saved_us;
+
+#include <array>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "analysis/calibration_fit.h"
+
+namespace fx {
+
+inline constexpr int kSavingTerms = 6;
+// "members", "traffic", "launches", "anchor_memory", "anchor_compute", "fused_cost".
+const char* saving_term_name(int i);
+
+struct SavingFeatures {
+  KernelClass fused_class = KernelClass::Elementwise;  // of the kernel that runs it fused
+  std::array<double, kSavingTerms> us{};  // the terms above, in us (fused_cost negated)
+};
+SavingFeatures saving_features(const DeviceProfile& p, const GroupTermsSample& g);
+
+struct SavingModelOptions {
+  double ridge = 0.1;      // pull to the prior, in groups' worth per coefficient
+  double rel_floor = 0.2;  // relative error the weights assume beyond a group's noise
+  int min_groups_per_class = 2 * kSavingTerms;
+  // Keep a class's fit only when, each of its groups predicted by a fit to the class's
+  // other groups, its median relative error beats the difference of kernel times on
+  // the same groups (a choice made on the fitting data alone).
+  bool select_by_leave_one_out = true;
+};
+
+struct SavingClassFit {
+  int groups = 0;
+  bool fitted = false;  // false: the difference of times is used (see why)
+  std::string why;      // when not fitted: "too few groups" or "not better leaving groups out"
+  std::array<double, kSavingTerms> coefficients{1, 0, 0, 0, 0, 1};
+  // Median relative errors on the class's groups, each left out of its own fit, and of
+  // the difference of kernel times (NaN when not computed).
+  double leave_one_out_error = NAN, difference_error = NAN;
+};
+
+struct SavingPrediction {
+  double saved_us = 0;
+  bool fitted = false;  // false: fell back to the difference of kernel times
+};
+
+struct SavingModel {
+  std::array<SavingClassFit, kKernelClassCount> classes{};
+  SavingModelOptions options;
+  int groups = 0;
+  SavingPrediction predict(const DeviceProfile& p, const GroupTermsSample& g) const;
+};
+
+SavingModel fit_saving_model(const std::vector<GroupTermsSample>& groups, const DeviceProfile& p,
+                             const SavingModelOptions& o = {});
+
+// Savings of `groups` predicted by `m` on `p`, judged against the measured ones.
+PredictionError saving_error(const SavingModel& m, const DeviceProfile& p,
+                             const std::vector<GroupTermsSample>& groups);
+// Each group predicted by a model fitted to all the others (leave-one-group-out): how the
+// fit does on a group it has not seen. Judged over all groups, or only those whose
+// measured saving is >= 2x their noise (`resolved_only`).
+PredictionError leave_one_out_error(const std::vector<GroupTermsSample>& groups,
+                                    const DeviceProfile& p, const SavingModelOptions& o = {},
+                                    bool resolved_only = false);
+
+}  // namespace fx

@@ -1,0 +1,210 @@
+// The saving model (saving_model.h): per fused-kernel class, coefficients on the terms
+// fusion changes, fitted to measured group savings. On synthetic groups whose savings
+// are made from known coefficients, the fit recovers them; the physical constraints,
+// the prior, the fallback for small classes and the leave-one-out judgement behave as
+// documented.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "analysis/saving_model.h"
+
+namespace fx {
+namespace {
+
+DeviceProfile profile() {
+  DeviceProfile p;
+  p.name = "test";
+  p.memory_bandwidth_bytes_per_s = 20e9;
+  p.peak_flops = 100e9;
+  p.launch_overhead_s = 2e-6;
+  auto set = [&](KernelClass c, double bw, double fl) {
+    p.kernel_classes[static_cast<std::size_t>(c)] = {bw, fl};
+  };
+  set(KernelClass::Elementwise, 10e9, 5e9);
+  set(KernelClass::Conv, 30e9, 80e9);
+  set(KernelClass::Reduction, 5e9, 2e9);
+  return p;
+}
+
+// A conv + BN + Relu group of random, independent sizes (so that the terms are not
+// collinear): the anchor, two elementwise members, the fused conv with its epilogue.
+GroupTermsSample conv_group(std::mt19937& rng, int i) {
+  std::uniform_real_distribution<double> u(0.2, 5.0);
+  GroupTermsSample g;
+  g.id = "g" + std::to_string(i);
+  const double out = u(rng) * 1e6, w = u(rng) * 1e6, flops = u(rng) * 1e8;
+  g.unfused = {{KernelClass::Conv, out + w + u(rng) * 1e6, flops, 1},
+               {KernelClass::Elementwise, 2 * out, out / 4, 1},
+               {KernelClass::Elementwise, 2 * out * u(rng), out / 4, 1}};
+  g.fused = {KernelClass::Conv, out + w, flops, 1, out * u(rng), true};
+  g.bytes_saved = 4 * out * u(rng);
+  g.launches_saved = 1 + i % 3;
+  g.noise_us = 1;
+  return g;
+}
+
+double combine(const std::array<double, kSavingTerms>& c, const SavingFeatures& f) {
+  double s = 0;
+  for (int i = 0; i < kSavingTerms; ++i) s += c[i] * f.us[i];
+  return s;
+}
+
+TEST(SavingModel, FeaturesAreTheTermsFusionChanges) {
+  const DeviceProfile p = profile();
+  GroupTermsSample g;
+  g.unfused = {{KernelClass::Conv, 3e6, 6e8, 1}, {KernelClass::Elementwise, 2e6, 0, 1}};
+  g.fused = {KernelClass::Conv, 3e6, 6e8, 1, 1e6, true};
+  g.bytes_saved = 2e6;
+  g.launches_saved = 1;
+  SavingFeatures f = saving_features(p, g);
+  EXPECT_EQ(f.fused_class, KernelClass::Conv);
+  EXPECT_NEAR(f.us[0], 2 + 2e6 / 10e9 * 1e6, 1e-9);  // the Relu: launch + 2 MB at 10 GB/s
+  EXPECT_NEAR(f.us[1], 2e6 / 10e9 * 1e6, 1e-9);      // intermediates at elementwise bandwidth
+  EXPECT_NEAR(f.us[2], 2, 1e-9);                     // one launch avoided
+  EXPECT_NEAR(f.us[3], 3e6 / 30e9 * 1e6, 1e-9);      // the anchor's traffic
+  EXPECT_NEAR(f.us[4], 6e8 / 80e9 * 1e6, 1e-9);      // the anchor's compute
+  EXPECT_NEAR(f.us[5], -1e6 / 10e9 * 1e6, 1e-9);     // the epilogue, a cost
+  // A member that codegen left apart ran before and after: it cancels.
+  g.after_kernels = {g.fused, g.unfused[1]};
+  EXPECT_NEAR(saving_features(p, g).us[0], 0, 1e-9);
+  // A row kernel has no anchor; its cost is its own time on the reduction rates.
+  GroupTermsSample r;
+  r.unfused = {{KernelClass::Reduction, 4e6, 1e6, 1}, {KernelClass::Elementwise, 4e6, 1e6, 1}};
+  r.fused = {KernelClass::Reduction, 4e6, 2e6, 1, 0, true};
+  f = saving_features(p, r);
+  EXPECT_EQ(f.fused_class, KernelClass::Reduction);
+  EXPECT_EQ(f.us[3], 0);
+  EXPECT_EQ(f.us[4], 0);
+  EXPECT_NEAR(f.us[5], -(2 + std::max(4e6 / 5e9, 2e6 / 2e9) * 1e6), 1e-9);
+}
+
+TEST(SavingModel, RecoversKnownCoefficientsFromSyntheticGroups) {
+  const DeviceProfile p = profile();
+  const std::array<double, kSavingTerms> truth = {0.8, 0.5, 3.0, -0.2, 0.1, 1.5};
+  std::mt19937 rng(11);
+  std::normal_distribution<double> noise(0, 0.002);  // 0.2%: launches are a small term
+  std::vector<GroupTermsSample> groups;
+  for (int i = 0; i < 60; ++i) {
+    GroupTermsSample g = conv_group(rng, i);
+    g.measured_us = combine(truth, saving_features(p, g)) * (1 + noise(rng));
+    groups.push_back(g);
+  }
+  SavingModelOptions o;
+  o.ridge = 0.001;  // the data say it all
+  SavingModel m = fit_saving_model(groups, p, o);
+  const SavingClassFit& c = m.classes[static_cast<std::size_t>(KernelClass::Conv)];
+  EXPECT_EQ(c.groups, 60);
+  EXPECT_TRUE(c.fitted);  // and better than the difference of times, leaving groups out
+  EXPECT_LT(c.leave_one_out_error, c.difference_error);
+  for (int i = 0; i < kSavingTerms; ++i)
+    EXPECT_NEAR(c.coefficients[i], truth[i], 0.05 * std::max(1.0, std::fabs(truth[i])))
+        << saving_term_name(i);
+  PredictionError e = saving_error(m, p, groups);
+  EXPECT_LT(e.median_abs_rel_error, 0.02);
+  EXPECT_GT(e.spearman, 0.99);
+  // Each group predicted by a fit to the other 59 is nearly as good.
+  PredictionError loo = leave_one_out_error(groups, p, o);
+  EXPECT_EQ(loo.groups, 60);
+  EXPECT_LT(loo.median_abs_rel_error, 0.03);
+}
+
+TEST(SavingModel, TermsThatCannotChangeSignStayNonNegative) {
+  const DeviceProfile p = profile();
+  // Savings that would want a negative launch coefficient.
+  const std::array<double, kSavingTerms> truth = {1.0, 0.0, -5.0, 0.0, 0.0, 1.0};
+  std::mt19937 rng(3);
+  std::vector<GroupTermsSample> groups;
+  for (int i = 0; i < 40; ++i) {
+    GroupTermsSample g = conv_group(rng, i);
+    g.measured_us = combine(truth, saving_features(p, g));
+    groups.push_back(g);
+  }
+  SavingModel m = fit_saving_model(groups, p);
+  const auto& c = m.classes[static_cast<std::size_t>(KernelClass::Conv)].coefficients;
+  for (int i : {0, 1, 2, 5}) EXPECT_GE(c[i], 0.0) << saving_term_name(i);
+  EXPECT_EQ(c[2], 0.0);
+}
+
+TEST(SavingModel, SmallOrUnseenClassesFallBackToTheDifferenceOfTimes) {
+  const DeviceProfile p = profile();
+  std::mt19937 rng(5);
+  std::vector<GroupTermsSample> groups;
+  for (int i = 0; i < 5; ++i) {  // fewer than 2 per coefficient
+    GroupTermsSample g = conv_group(rng, i);
+    g.measured_us = 100 + i;
+    groups.push_back(g);
+  }
+  SavingModel m = fit_saving_model(groups, p);
+  EXPECT_EQ(m.classes[static_cast<std::size_t>(KernelClass::Conv)].groups, 5);
+  EXPECT_FALSE(m.classes[static_cast<std::size_t>(KernelClass::Conv)].fitted);
+  EXPECT_EQ(m.classes[static_cast<std::size_t>(KernelClass::Conv)].why, "too few groups");
+  SavingPrediction s = m.predict(p, groups[0]);
+  EXPECT_FALSE(s.fitted);
+  EXPECT_DOUBLE_EQ(s.saved_us, predict_group_us(p, groups[0]));
+  // A row-kernel group: no reduction group was fitted either.
+  GroupTermsSample r;
+  r.unfused = {{KernelClass::Reduction, 4e6, 1e6, 1}, {KernelClass::Elementwise, 4e6, 1e6, 1}};
+  r.fused = {KernelClass::Reduction, 4e6, 2e6, 1, 0, true};
+  EXPECT_FALSE(m.predict(p, r).fitted);
+  EXPECT_DOUBLE_EQ(m.predict(p, r).saved_us, predict_group_us(p, r));
+}
+
+TEST(SavingModel, KeepsTheDifferenceOfTimesWhereTheFitDoesNoBetterLeavingGroupsOut) {
+  const DeviceProfile p = profile();
+  std::mt19937 rng(13);
+  std::vector<GroupTermsSample> groups;
+  for (int i = 0; i < 20; ++i) {
+    GroupTermsSample g = conv_group(rng, i);
+    g.measured_us = predict_group_us(p, g);  // the difference of times is exact
+    groups.push_back(g);
+  }
+  SavingModel m = fit_saving_model(groups, p);
+  const SavingClassFit& c = m.classes[static_cast<std::size_t>(KernelClass::Conv)];
+  EXPECT_FALSE(c.fitted);
+  EXPECT_EQ(c.why, "not better leaving groups out");
+  EXPECT_NEAR(c.difference_error, 0.0, 1e-12);
+  EXPECT_GE(c.leave_one_out_error, c.difference_error);
+  EXPECT_DOUBLE_EQ(m.predict(p, groups[0]).saved_us, predict_group_us(p, groups[0]));
+  // Without the selection the fit is kept.
+  SavingModelOptions o;
+  o.select_by_leave_one_out = false;
+  EXPECT_TRUE(fit_saving_model(groups, p, o).classes[2].fitted);
+}
+
+TEST(SavingModel, TermsNoGroupHasKeepTheirPrior) {
+  const DeviceProfile p = profile();
+  // Row kernels: no anchor terms. Savings = 1.2 x members - 0.5 x fused cost.
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> u(0.5, 8.0);
+  std::vector<GroupTermsSample> groups;
+  for (int i = 0; i < 30; ++i) {
+    GroupTermsSample g;
+    const double b = u(rng) * 1e6;
+    g.unfused = {{KernelClass::Reduction, b, b / 4, 1},
+                 {KernelClass::Elementwise, b * u(rng), b / 4, 1},
+                 {KernelClass::Elementwise, b * u(rng), b / 4, 1}};
+    g.fused = {KernelClass::Reduction, b * u(rng), b / 2, 1, 0, true};
+    g.bytes_saved = 0;
+    g.launches_saved = 0;
+    SavingFeatures f = saving_features(p, g);
+    g.measured_us = 1.2 * f.us[0] + 0.5 * f.us[5];
+    g.noise_us = 0.5;
+    groups.push_back(g);
+  }
+  SavingModelOptions o;
+  o.ridge = 0.001;
+  SavingModel m = fit_saving_model(groups, p, o);
+  const auto& c = m.classes[static_cast<std::size_t>(KernelClass::Reduction)];
+  ASSERT_TRUE(c.fitted);
+  EXPECT_NEAR(c.coefficients[0], 1.2, 0.01);
+  EXPECT_NEAR(c.coefficients[5], 0.5, 0.01);
+  EXPECT_EQ(c.coefficients[1], 0.0);  // traffic: no group moves any, the prior (0) stays
+  EXPECT_EQ(c.coefficients[3], 0.0);  // anchor terms: no anchor
+  EXPECT_EQ(c.coefficients[4], 0.0);
+}
+
+}  // namespace
+}  // namespace fx
