@@ -316,6 +316,12 @@ std::string emit_cpp_function(const LoweredGroup& g) {
         return static_cast<int>(i);
     return -1;
   };
+  // Whether row var v is computed (by a row op) in pass p.
+  auto computed_in = [&](int v, int p) {
+    for (const KOp& op : g.ops)
+      if (op.result == v) return s.phase[v] == p && !is_reduction(op) && g.vars[v].row;
+    return false;
+  };
   auto output_index = [&](int v) {
     for (std::size_t k = 0; k < g.outputs.size(); ++k)
       if (g.outputs[k].var == v) return static_cast<int>(k);
@@ -415,14 +421,24 @@ std::string emit_cpp_function(const LoweredGroup& g) {
       }
       o << "#pragma omp simd" << clauses << "\n";
       o << "        for (int64_t j = jb; j < jb1; ++j) {\n  " << ind << "        }\n";
+      // Elementwise chains stream each block out as soon as it is computed, so that
+      // the stores interleave with the next blocks' loads instead of leaving as one
+      // 16 KiB burst per chunk while no load is issued (a 64 MiB stream copy, 2
+      // threads, interleaved: 44 -> 49.5 GB/s; the Sigmoid-gate chain 44 -> 50.5).
+      if (!g.has_reduction)
+        for (std::size_t k = 0; k < g.outputs.size(); ++k)
+          if (computed_in(g.outputs[k].var, p))
+            o << "        if (nt) fx_store_stream(q" << k << " + jb, d" << k
+              << " + (jb - j0), jb1 - jb);\n";
     } else {
       o << "#pragma omp simd" << clauses << "\n";
       o << "      for (int64_t j = j0; j < j1; ++j) {\n" << body.str();
     }
     o << "      }\n";
+    const bool stored_by_block = !streamed.empty() && !g.has_reduction;
     for (const KOp& op : g.ops) {
       if (s.phase[op.result] != p || is_reduction(op) || !g.vars[op.result].row) continue;
-      if (int k = output_index(op.result); k >= 0)
+      if (int k = output_index(op.result); k >= 0 && !stored_by_block)
         o << "      if (nt) fx_store_stream(q" << k << " + j0, d" << k << ", j1 - j0);\n";
     }
     for (const KOp* r : reds) {
