@@ -323,5 +323,55 @@ TEST_P(FusedConvResidual, WritesOverTheDyingResidualAndMatchesUnfused) {
   }
 }
 
+// 1x1 convolutions with stride 1 on a single image run as runs of pixels, not rows
+// (7x7: 25 and 24 pixels on two threads): a 7x7 chain of 1x1 expand + Clip -> 1x1
+// project + residual Add -> 1x1 + run-time per-channel Mul (a binary post-op) + Relu,
+// NHWC between them, against the unfused runtime on one to three threads, and on an
+// odd map (9x5: 22 and 23 pixels) where the pixel runs do not align with rows. The
+// expand and project convolutions are large enough (49K weights) to be cut in parts.
+TEST(FusedConvPointwise, PixelPartsMatchUnfused) {
+  for (int64_t h : {7, 9}) {
+    const int64_t w = h == 7 ? 7 : 5;
+    GraphBuilder b;
+    auto x = b.input("x", {1, 128, h, w});
+    auto chs = b.input("chs", {1, 128, 1, 1});
+    auto wt = [&](const std::string& name, Ints d, int seed) {
+      return b.constant(name, TensorData::from_floats(
+                                  d, random_floats(static_cast<std::size_t>(dims_numel(d)),
+                                                   static_cast<uint32_t>(seed), -0.3f, 0.3f)));
+    };
+    auto lo = b.constant("lo", TensorData::from_floats({}, {0.f}));
+    auto hi = b.constant("hi", TensorData::from_floats({}, {6.f}));
+    auto e = b.op("Conv", {x, wt("we", {384, 128, 1, 1}, 1), wt("be", {384}, 2)}, {}, "e");
+    auto ec = b.op("Clip", {e, lo, hi}, {}, "e_clip");
+    auto pj = b.op("Conv", {ec, wt("wp", {128, 384, 1, 1}, 3)}, {}, "p");
+    auto r = b.op("Add", {pj, x}, {}, "p_res");
+    auto c = b.op("Conv", {r, wt("wc", {128, 128, 1, 1}, 4), wt("bc", {128}, 5)}, {}, "c");
+    b.output(b.op("Relu", {b.op("Mul", {c, chs}, {}, "c_gate")}, {}, "c_relu"));
+    Graph g = b.build();
+    using testing::make_group;
+    std::vector<FusionGroup> groups{make_group("ge", {"e", "e_clip"}),
+                                    make_group("gp", {"p", "p_res"}),
+                                    make_group("gc", {"c", "c_gate", "c_relu"})};
+    std::map<std::string, Tensor> in{{"x", testing::random_tensor({1, 128, h, w}, 1)},
+                                     {"chs", testing::random_tensor({1, 128, 1, 1}, 2)}};
+    for (int threads : {1, 2, 3}) {
+      // A program per thread count: a kernel's parts are cut for the first run's.
+      CodegenOptions opt;
+      opt.compile = false;
+      FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
+      for (const auto& gb : p.groups)
+        EXPECT_EQ(gb.outcome, GroupOutcome::DnnlPostOps) << gb.id << ": " << gb.detail;
+      auto expected = Executor(g, ExecutorOptions{threads}).run(in);
+      Executor fused(g, p.steps, ExecutorOptions{threads});
+      for (int run = 0; run < 2; ++run) {
+        auto actual = fused.run(in);
+        auto diff = testing::compare(expected, actual);
+        EXPECT_LT(diff.max_rel, 1e-4) << h << "x" << w << " threads " << threads;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fx
