@@ -40,9 +40,12 @@ have_ort=0
   echo "Groups: those of the plan by outcome, plus the generated parts of groups that could not be"
   echo "generated whole (counted as compiled). \"max abs err / max |out|\" puts the largest"
   echo "difference against the output's scale (summation order differs between kernels)."
+  echo "\"fused alone\": after the interleaved rounds, the fused program run after run as ONNX"
+  echo "Runtime is timed (fxc's fused_alone; the interleaved unfused runs evict the fused"
+  echo "program's weights from the last-level cache); \"alone / ORT\" compares like with like."
   echo
-  echo "| model | groups (post-ops/compiled/runtime/excluded) | unfused ms | fused ms | fused speed-up | ORT all ms | fused / ORT | max abs err / max abs out | outputs (scaled allclose) | load |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|---|---|"
+  echo "| model | groups (post-ops/compiled/runtime/excluded) | unfused ms | fused ms | fused speed-up | ORT all ms | fused / ORT | fused alone ms | alone / ORT | max abs err / max abs out | outputs (scaled allclose) | load |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
 } > "$out"
 
 med() { median; }
@@ -71,23 +74,25 @@ while IFS=$'\t' read -r name path dims _; do
   fmin() { for r in $(seq 1 "$rounds"); do jq -r "$1" "$dir/$name.$r.json"; done | sort -g | head -1; }
   un=$(f .unfused.median_ms) fu=$(f .fused.median_ms)
   unmin=$(fmin .unfused.min_ms) fumin=$(fmin .fused.min_ms)
+  fa=$(f .fused_alone.median_ms)
   err=$(for r in $(seq 1 "$rounds"); do jq -r .max_abs_error "$dir/$name.$r.json"; done | sort -g | tail -1)
   scale=$(jq -r .max_abs_output "$dir/$name.1.json")
   err=$(awk -v e="$err" -v s="$scale" 'BEGIN {printf "%.2g / %.3g", e, s}')
   eq=$(for r in $(seq 1 "$rounds"); do jq -r .equivalent "$dir/$name.$r.json"; done | sort -u | tr '\n' ' ')
   [ "$eq" = "true " ] && eq=agree || eq="DISAGREE"
   groups=$(jq -r '"\(.groups) (\(.outcomes.dnnl_post_ops)/\(.outcomes.compiled)/\(.outcomes.runtime)/\(.outcomes.excluded))"' "$dir/$name.1.json")
-  ort="n/a" ortmin="" ratio="n/a"
+  ort="n/a" ortmin="" ratio="n/a" ratio_alone="n/a"
   if [ "$have_ort" = 1 ] && [ -s "$dir/$name.ort.1.json" ]; then
     ort=$(for r in $(seq 1 "$rounds"); do jq -r .median_ms "$dir/$name.ort.$r.json" 2>/dev/null; done | med)
     ortmin=$(for r in $(seq 1 "$rounds"); do jq -r .min_ms "$dir/$name.ort.$r.json" 2>/dev/null; done | sort -g | head -1)
     ratio=$(awk -v a="$fu" -v b="$ort" 'BEGIN {printf "%.2fx", a / b}')
+    ratio_alone=$(awk -v a="$fa" -v b="$ort" 'BEGIN {printf "%.2fx", a / b}')
     ort=$(awk -v a="$ort" -v b="$ortmin" 'BEGIN {printf "%.2f (%.2f)", a, b}')
   fi
-  printf '| %s | %s | %.2f (%.2f) | %.2f (%.2f) | %.2fx | %s | %s | %s | %s | %s |\n' "$name" \
+  printf '| %s | %s | %.2f (%.2f) | %.2f (%.2f) | %.2fx | %s | %s | %.2f | %s | %s | %s | %s |\n' "$name" \
     "$groups" "$un" "$unmin" "$fu" "$fumin" "$(awk -v a="$un" -v b="$fu" 'BEGIN {print a / b}')" \
-    "$ort" "$ratio" "$err" "$eq" "$load" >> "$out"
-  echo "fused $name: unfused $un ms, fused $fu ms, ORT $ort ms, outputs $eq" >&2
+    "$ort" "$ratio" "$fa" "$ratio_alone" "$err" "$eq" "$load" >> "$out"
+  echo "fused $name: unfused $un ms, fused $fu ms (alone $fa ms), ORT $ort ms, outputs $eq" >&2
 done < <(bench_models)
 
 {
