@@ -33,6 +33,30 @@ inline float lane_sum(const float* x, int64_t n) {
   return acc;
 }
 
+// Sum of (x[i] - mu)^2, in the same lanes (a variance's second pass).
+inline float lane_sum_sq_centered(const float* x, int64_t n, float mu) {
+  using lane_detail::v8;
+  v8 a0{}, a1{}, a2{}, a3{};
+  const v8 m = v8{} + mu;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const v8 d0 = FX_LANE_LOAD8(x + i) - m, d1 = FX_LANE_LOAD8(x + i + 8) - m,
+             d2 = FX_LANE_LOAD8(x + i + 16) - m, d3 = FX_LANE_LOAD8(x + i + 24) - m;
+    a0 += d0 * d0;
+    a1 += d1 * d1;
+    a2 += d2 * d2;
+    a3 += d3 * d3;
+  }
+  for (; i + 8 <= n; i += 8) {
+    const v8 d = FX_LANE_LOAD8(x + i) - m;
+    a0 += d * d;
+  }
+  const v8 s = (a0 + a1) + (a2 + a3);
+  float acc = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+  for (; i < n; ++i) acc += (x[i] - mu) * (x[i] - mu);
+  return acc;
+}
+
 // Largest element, at least `init`; a NaN anywhere gives NaN (the reduce kernels' rule).
 inline float lane_max(const float* x, int64_t n, float init) {
   using lane_detail::v8;
