@@ -341,6 +341,7 @@ int run_codegen(const CodegenCmd& o) {
   if (o.bench > 0) {
     fx::CodegenOptions co;
     co.stem = std::filesystem::path(o.model).stem().string();
+    co.threads = o.threads;
     fx::FusedProgram p = fx::build_fused_program(m.graph, accepted, co);
     fx::ExecutorOptions eo;
     eo.threads = o.threads;

@@ -373,29 +373,6 @@ std::vector<DnnlPart> layout_reorders(const std::vector<int64_t>& d, bool to_nhw
   return parts;
 }
 
-// oneDNN runs every part on one OpenMP thread (the pool provides the parallelism);
-// pool workers are set so already, the calling thread is for this scope.
-struct OneOmpThread {
-#ifdef _OPENMP
-  int saved = omp_get_max_threads();
-  OneOmpThread() {
-    omp_set_num_threads(1);
-  }
-  ~OneOmpThread() {
-    omp_set_num_threads(saved);
-  }
-#endif
-};
-
-void run_part(DnnlPart& p, const std::vector<void*>& tensors) {
-  for (const auto& b : p.binds) {
-    char* base = static_cast<char*>(tensors[static_cast<std::size_t>(b.tensor)]);
-    p.args[b.arg].set_data_handle(base + b.byte_offset);
-  }
-  p.prim.execute(dnnl_stream(), p.args);
-  dnnl_stream().wait();
-}
-
 // A float buffer owned by the kernel (layout conversions), grown on demand.
 float* scratch(std::vector<float>& v, int64_t n) {
   if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<std::size_t>(n));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <thread>
 #include <unordered_map>
 
 #include "codegen/cpp_emitter.h"
@@ -209,6 +210,9 @@ FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionG
   FusedProgram p;
   std::vector<Pending> pending;
   std::vector<std::pair<GroupBuild, Pending>> parts;
+  const int threads = options.threads > 0
+                          ? options.threads
+                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   std::vector<std::vector<NodeId>> group_nodes(groups.size());
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const FusionGroup& fg = *groups[i];
@@ -252,6 +256,10 @@ FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionG
           why = e.what();
         }
       }
+    }
+    if (std::string loss = matmul_fusion_loss(g, nodes, threads); !loss.empty()) {
+      gb.detail = loss;  // excluded: its members run as unfused steps
+      continue;
     }
     if (options.dnnl_post_ops && try_matmul_post_ops(g, nodes, gb, &why)) continue;
     std::string reason;

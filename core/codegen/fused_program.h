@@ -41,7 +41,11 @@ struct CodegenOptions {
   bool emit_cuda = false;  // also emit the generated groups as CUDA (FusedProgram::cuda_source)
   CompilerOptions compiler;
   std::string stem = "model";  // file name stem of the generated source in the cache
-  int64_t opset = 0;           // the model's default-domain opset
+  // Threads the program will run on (0: every hardware thread, the executor's default):
+  // a MatMul group whose fused kernel would re-read its weights on each of them more
+  // than fusion saves is left unfused (matmul_fusion_loss, codegen/matmul_post_ops.h).
+  int threads = 0;
+  int64_t opset = 0;  // the model's default-domain opset
 };
 
 enum class GroupOutcome { DnnlPostOps, Compiled, Runtime, Excluded };

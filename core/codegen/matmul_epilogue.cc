@@ -115,15 +115,8 @@ class MatMulEpilogueKernel final : public Kernel {
       else
         build(a, b, threads);
     }
-#ifdef _OPENMP
-    // As runtime/dnnl_parts.cc: every part on one OpenMP thread (pool workers are
-    // set to 1 already).
-    struct OneOmpThread {
-      int saved = omp_get_max_threads();
-      OneOmpThread() { omp_set_num_threads(1); }
-      ~OneOmpThread() { omp_set_num_threads(saved); }
-    } one;
-#endif
+    // As runtime/dnnl_parts.cc: every part on one OpenMP thread.
+    OneOmpThread one;
     float* ap = const_cast<float*>(a.data<float>());
     float* yp = y->data<float>();
     float* bp = const_cast<float*>(b.data<float>());

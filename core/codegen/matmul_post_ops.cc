@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <iterator>
 #include <set>
 
 #include "analysis/fusion_pattern.h"
@@ -289,6 +290,47 @@ NodeId next_of(const Graph& g, const std::set<NodeId>& left, ValueId v) {
 }
 
 }  // namespace
+
+std::string matmul_fusion_loss(const Graph& g, const std::vector<NodeId>& nodes, int threads) {
+  if (threads <= 1) return {};
+  auto mm = std::find_if(nodes.begin(), nodes.end(), [&](NodeId n) {
+    return g.node(n).op_type == "MatMul" && g.node(n).domain.empty();
+  });
+  if (mm == nodes.end()) return {};
+  const Node& node = g.node(*mm);
+  if (node.inputs.size() != 2) return {};
+  const auto w = constant_weights(g, node.inputs[1]);
+  const Shape& as = g.value(node.inputs[0]).shape;
+  if (!w || w->rank() != 2 || !as.is_static()) return {};
+  const int64_t k = w->dims()[0], n = w->dims()[1];
+  const int64_t m = k > 0 ? as.numel().value_or(0) / k : 0;
+  // The epilogue: members after the MatMul (Identity moves nothing); whether one of
+  // them reads a tensor from outside the group, which makes the fused kernels split rows.
+  const std::set<NodeId> members(nodes.begin(), nodes.end());
+  std::set<ValueId> produced;
+  for (NodeId x : nodes)
+    for (ValueId v : g.node(x).outputs) produced.insert(v);
+  int64_t ops = 0;
+  bool reads_tensor = false;
+  for (auto it = std::next(mm); it != nodes.end(); ++it) {
+    const Node& e = g.node(*it);
+    if (e.op_type == "Identity") continue;
+    ++ops;
+    for (ValueId v : e.inputs)
+      if (v != kNoValue && !produced.count(v) && !scalar_const(g, v)) reads_tensor = true;
+  }
+  // Fewer rows than threads are not split by rows (one row: the generated epilogue
+  // splits the columns and follows each part).
+  if (ops == 0 || !reads_tensor || m < threads) return {};
+  const int64_t extra = (threads - 1) * k * n, saved = 2 * m * n * ops;
+  if (extra <= saved) return {};
+  return "fusing would cost more than it saves: the fused MatMul splits its " + std::to_string(m) +
+         " rows over " + std::to_string(threads) + " threads, so each reads all " +
+         std::to_string(k) + "x" + std::to_string(n) + " weights (" +
+         std::to_string(extra * 4 / 1024) + " KiB more) against " +
+         std::to_string(saved * 4 / 1024) + " KiB of output traffic its " + std::to_string(ops) +
+         " epilogue op(s) save";
+}
 
 std::optional<MatMulPostOpPlan> plan_matmul_post_ops(const Graph& g,
                                                      const std::vector<NodeId>& nodes,

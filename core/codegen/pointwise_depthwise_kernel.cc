@@ -36,15 +36,6 @@ std::vector<float> floats_of(const Graph& g, ValueId v, int64_t fill_n) {
   return d->to_floats();
 }
 
-void run_one(DnnlPart& p, const std::vector<void*>& tensors) {
-  for (const auto& b : p.binds) {
-    char* base = static_cast<char*>(tensors[static_cast<std::size_t>(b.tensor)]);
-    p.args[b.arg].set_data_handle(base + b.byte_offset);
-  }
-  p.prim.execute(dnnl_stream(), p.args);
-  dnnl_stream().wait();
-}
-
 // One chunk of a band: output rows [o0, o1) of the depthwise, which read expanded rows
 // [e0, e1). The buffer then holds rows [e0, e1): the first `keep` of them are the
 // previous chunk's last rows (moved from buffer row `keep_from`), the rest come from
@@ -91,14 +82,8 @@ class PointwiseDepthwiseKernel final : public Kernel {
       ybuf_.resize(static_cast<std::size_t>(y.numel()));
       out = ybuf_.data();
     }
-#ifdef _OPENMP
     // oneDNN on one OpenMP thread: the bands are the parallelism (runtime/dnnl_parts.h).
-    struct OneOmpThread {
-      int saved = omp_get_max_threads();
-      OneOmpThread() { omp_set_num_threads(1); }
-      ~OneOmpThread() { omp_set_num_threads(saved); }
-    } one;
-#endif
+    OneOmpThread one;
     for (int64_t i = 0; i < n; ++i) {
       const float* xi = xin + i * h * w * ci;
       float* yi = out + i * oh * ow * ce;
@@ -118,7 +103,7 @@ class PointwiseDepthwiseKernel final : public Kernel {
     for (Chunk& c : b.chunks) {
       if (c.keep > 0 && c.keep_from > 0)
         std::memmove(buf, buf + c.keep_from * row, static_cast<std::size_t>(c.keep * row) * 4);
-      if (c.has_part) run_one(c.part, {const_cast<float*>(x), nullptr, nullptr, buf});
+      if (c.has_part) run_part(c.part, {const_cast<float*>(x), nullptr, nullptr, buf});
       dw_->run_rows(buf, c.e0, y, dw_ep_ ? &*dw_ep_ : nullptr, c.o0, c.o1);
     }
   }

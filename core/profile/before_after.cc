@@ -220,6 +220,7 @@ BeforeAfterResult run_before_after(const Graph& g, const std::vector<const Fusio
 
   CodegenOptions co = o.codegen;
   co.opset = opset;
+  if (co.threads == 0) co.threads = o.profile.threads;  // the threads both programs run on
   std::map<std::string, std::string> excluded = o.excluded;
   // A fresh program (kernels included) for each use: the compile is cached, and a
   // kernel is then never shared between executors.

@@ -39,8 +39,7 @@ dnnl::memory reorder_weights(const dnnl::memory::desc& user, const void* data,
   return dst;
 }
 
-namespace {
-void run_one(DnnlPart& p, const std::vector<void*>& tensors) {
+void run_part(DnnlPart& p, const std::vector<void*>& tensors) {
   for (const auto& b : p.binds) {
     char* base = static_cast<char*>(tensors[static_cast<std::size_t>(b.tensor)]);
     p.args[b.arg].set_data_handle(base + b.byte_offset);
@@ -48,24 +47,17 @@ void run_one(DnnlPart& p, const std::vector<void*>& tensors) {
   p.prim.execute(dnnl_stream(), p.args);
   dnnl_stream().wait();
 }
-}  // namespace
 
 void run_parts(std::vector<DnnlPart>& parts, const std::vector<void*>& tensors, int threads) {
-#ifdef _OPENMP
   // One OpenMP thread for every part, a lone one included: an OpenMP team's barrier
   // stalls for a time slice whenever one of its threads is descheduled.
-  struct OneOmpThread {  // for the caller; pool workers are set to 1 already
-    int saved = omp_get_max_threads();
-    OneOmpThread() { omp_set_num_threads(1); }
-    ~OneOmpThread() { omp_set_num_threads(saved); }
-  } one;
-#endif
+  OneOmpThread one;
   if (parts.size() == 1) {
-    run_one(parts[0], tensors);
+    run_part(parts[0], tensors);
     return;
   }
   pool_run(static_cast<int64_t>(parts.size()), threads,
-           [&](int64_t i) { run_one(parts[static_cast<std::size_t>(i)], tensors); });
+           [&](int64_t i) { run_part(parts[static_cast<std::size_t>(i)], tensors); });
 }
 
 std::vector<std::pair<int64_t, int64_t>> split_range(int64_t n, int parts, int64_t min_size) {

@@ -190,3 +190,34 @@ TEST(MatMulPostOps, SwitchedOffKeepsTheGeneratedEpilogue) {
 
 }  // namespace
 }  // namespace fx
+
+namespace fx {
+namespace {
+
+// A projection on few rows with a bias (ViT's and GPT-2's shape, scaled down): fused,
+// each thread would read all the weights; the saving of one epilogue op is smaller.
+// With one thread, many rows, or an epilogue without a tensor operand (a GELU on
+// scalars only), fusing is worth it.
+TEST(MatMulFusionLoss, WeightsReReadPerThreadAgainstEpilogueTraffic) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 16, 256});
+  auto mm = b.op("MatMul", {x, weights(b, "w", 256, 64, 1)}, {}, "mm", Shape::of({1, 16, 64}));
+  b.output(b.op("Add", {mm, vec(b, "bias", 64, 2)}, {}, "bias_add"));
+  auto xl = b.input("xl", {1, 512, 256});
+  auto mml = b.op("MatMul", {xl, weights(b, "wl", 256, 64, 3)}, {}, "mml", Shape::of({1, 512, 64}));
+  b.output(b.op("Add", {mml, vec(b, "biasl", 64, 4)}, {}, "bias_addl"));
+  auto xs = b.input("xs", {1, 16, 256});
+  auto mms = b.op("MatMul", {xs, weights(b, "ws", 256, 64, 5)}, {}, "mms", Shape::of({1, 16, 64}));
+  b.output(b.op("Mul", {mms, scalar(b, "half", 0.5f)}, {}, "scale"));
+  Graph g = b.build();
+  const std::vector<NodeId> small = {g.find_node("mm"), g.find_node("bias_add")};
+  // 2 threads: 256x64 extra weight floats against 2 x 16 x 64 of output traffic.
+  const std::string why = matmul_fusion_loss(g, small, 2);
+  EXPECT_NE(why.find("16 rows over 2 threads"), std::string::npos) << why;
+  EXPECT_EQ(matmul_fusion_loss(g, small, 1), "");
+  EXPECT_EQ(matmul_fusion_loss(g, {g.find_node("mml"), g.find_node("bias_addl")}, 2), "");
+  EXPECT_EQ(matmul_fusion_loss(g, {g.find_node("mms"), g.find_node("scale")}, 2), "");
+}
+
+}  // namespace
+}  // namespace fx
