@@ -118,6 +118,7 @@ BeforeAfterResult read_before_after(const QByteArray& text, const QString& origi
   if (auto tol = doc.find("tolerance"); tol != doc.end() && tol->is_object()) {
     r.rtol = tol->value("rtol", double(NAN));
     r.atol = tol->value("atol", double(NAN));
+    r.tolerance_mode = QString::fromStdString(tol->value("mode", std::string()));
   }
   for (auto [key, out] : {std::pair{"mismatch", &r.mismatch}, {"codegen_note", &r.codegen_note}})
     if (auto it = doc.find(key); it != doc.end() && it->is_string())

@@ -28,6 +28,7 @@ struct BeforeAfterResult {
   // The equivalence check's tolerance ("tolerance": {"rtol", "atol"}), NaN when absent,
   // and the profiler's notes on a mismatch or on code generation, when it gave any.
   double rtol = NAN, atol = NAN;
+  QString tolerance_mode;  // "scaled" (atol times the output's scale) or "absolute"
   QString mismatch, codegen_note;
 
   // Sum of the kernel times of a lane, in microseconds.

@@ -138,8 +138,12 @@ void ProfileSummary::set_result(const BeforeAfterResult& r) {
   max_abs_->setText(error_text(in.max_abs_error));
   max_rel_->setText(error_text(in.max_rel_error));
   const QString tolerance =
-      std::isnan(r.rtol) ? QString()
-                         : tr(" (rtol %1, atol %2)").arg(r.rtol, 0, 'g', 3).arg(r.atol, 0, 'g', 3);
+      std::isnan(r.rtol)
+          ? QString()
+          : tr(" (rtol %1, atol %2%3)")
+                .arg(r.rtol, 0, 'g', 3)
+                .arg(r.atol, 0, 'g', 3)
+                .arg(r.tolerance_mode.isEmpty() ? QString() : QLatin1Char(' ') + r.tolerance_mode);
   if (!in.outputs_match)
     match_->setText(tr("not checked"));
   else if (*in.outputs_match)

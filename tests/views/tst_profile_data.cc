@@ -142,6 +142,14 @@ class TestProfileData : public QObject {
     QCOMPARE(s.value(QStringLiteral("max_abs_error")), QString::number(f.max_abs_error, 'g', 3));
     QCOMPARE(s.value(QStringLiteral("max_rel_error")), QString::number(f.max_rel_error, 'g', 3));
     QVERIFY(s.value(QStringLiteral("outputs_match")).contains(QStringLiteral("match")));
+    // The tolerance as fxc profile reports it, its mode included.
+    auto with_tol = f.json();
+    with_tol["tolerance"] = {{"rtol", 1e-3}, {"atol", 1e-5}, {"mode", "scaled"}};
+    ProfileSummary st;
+    st.set_result(read_before_after(dump(with_tol), QStringLiteral("fixture")));
+    QVERIFY2(
+        st.value(QStringLiteral("outputs_match")).contains(QStringLiteral("atol 1e-05 scaled")),
+        qPrintable(st.value(QStringLiteral("outputs_match"))));
     const QString excluded = s.value(QStringLiteral("excluded"));
     QVERIFY(excluded.contains(QStringLiteral("fg-1c9df8f9")));
     QVERIFY(excluded.contains(QStringLiteral("max abs error 0.31")));
