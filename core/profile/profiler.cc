@@ -98,6 +98,13 @@ void capture(StepRecord& rec, const Step& step, const Graph& g, const StepEvent&
   if (step.nodes.size() == 1) {
     const Node& n = g.node(step.nodes[0]);
     rec.flops = count_flops(n.op_type, n.attrs, dims_of(e.inputs), dims_of(e.outputs));
+    // A kernel that holds operands itself (weights baked in when it was built, as the
+    // fused program's channels-last Conv) is given fewer tensors than its node reads:
+    // count from the graph's shapes, as for a fused step.
+    if (e.inputs.size() < n.inputs.size()) {
+      if (const int64_t from_graph = node_flops_from_graph(g, n); from_graph > 0)
+        rec.flops = from_graph;
+    }
   } else {
     for (NodeId id : step.nodes) rec.flops += node_flops_from_graph(g, g.node(id));
   }

@@ -39,6 +39,37 @@ ProfileOptions options(int runs, int warmup) {
   return o;
 }
 
+// A Conv step whose kernel holds its weights (it is given x alone): its FLOPs still
+// come out, from the graph's shapes, not 0 because the weight tensor is not among the
+// step's inputs.
+class BakedWeightsConv final : public Kernel {
+ public:
+  void run(KernelContext& ctx) override {
+    const Tensor& x = ctx.in(0);
+    Tensor& y = ctx.output(0, DType::Float32, {x.dims()[0], 8, x.dims()[2], x.dims()[3]});
+    std::fill(y.data<float>(), y.data<float>() + y.numel(), 0.f);
+  }
+};
+
+TEST(Profiler, StepWithBakedWeightsCountsItsNodesFlops) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 4, 10, 10});
+  auto w = b.constant("w", TensorData::from_floats({8, 4, 3, 3}, std::vector<float>(288, 0.1f)));
+  b.output(b.op("Conv", {x, w}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}, "conv",
+                Shape::of({1, 8, 10, 10})));
+  Graph g = b.build();
+  Step s;
+  s.name = "conv";
+  s.op_type = "Conv";
+  s.nodes = {g.find_node("conv")};
+  s.inputs = {x};
+  s.outputs = {g.node(g.find_node("conv")).outputs[0]};
+  s.kernel = std::make_shared<BakedWeightsConv>();
+  ProfileResult r = Profiler(options(1, 0)).profile(g, {s});
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.kernels[0].flops, int64_t{2} * 8 * 10 * 10 * 4 * 3 * 3);
+}
+
 TEST(Profiler, OneEventPerStepPerRunWithPositiveDurations) {
   Graph g = small_graph();
   ProfileResult r = Profiler(options(5, 1)).profile(g);
