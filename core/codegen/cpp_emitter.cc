@@ -28,8 +28,9 @@ constexpr int kPrefetchRow = 16384, kPrefetchRows = 2;
 // covered ~60 ns. A standalone Sigmoid-gate chain at 64 MiB, 2 threads, best of 60 runs
 // interleaved with the copy, six trials: 45-60 -> 52-63 GB/s (copy 49-68).
 constexpr int kBlock = 256, kAhead = 2048;
-// Independent accumulators of a row kernel's reduction (see reduce_loop).
-constexpr int kLanes = 64;
+// Independent accumulators of a row kernel's reduction (see reduce_loop): FX_LANES,
+// defined in the prelude by the target's vector width.
+const char* const kLanes = "FX_LANES";
 
 bool is_reduction(const KOp& op) {
   return op.op.rfind("Reduce", 0) == 0;
@@ -189,6 +190,15 @@ static inline void fx_fence() {
   _mm_sfence();
 #endif
 }
+
+// Independent accumulators of a row kernel's reduction: four registers of each with
+// AVX-512 (64 floats in 32 zmm) and with AVX2 (32 floats: 8 ymm per accumulator would
+// leave none of the 16 for LayerNorm's second sum and the constants).
+#if defined(__AVX512F__)
+#define FX_LANES 64
+#else
+#define FX_LANES 32
+#endif
 
 // Element strides of a tensor over the reference axes; 0 along broadcast axes.
 static inline void fx_strides(const int64_t* dims, int rank, const unsigned char* bcast,
@@ -405,8 +415,8 @@ std::string emit_cpp_function(const LoweredGroup& lowered) {
       return body.str();
     };
     const std::string body = make_body(false);
-    // A reduction pass of a row kernel: kLanes independent accumulators (four AVX-512
-    // or eight AVX2 registers) over kLanes-element steps, then the rest of the range
+    // A reduction pass of a row kernel: FX_LANES independent accumulators (four AVX-512
+    // or AVX2 registers) over FX_LANES-element steps, then the rest of the range
     // into the scalar accumulator. One `omp simd reduction` accumulator is one vector
     // register: every add waits for the previous one (4 cycles), which bounded a
     // 1024-float row's reduction pass at 64 x 4 cycles, below the speed of L2.
@@ -430,7 +440,7 @@ std::string emit_cpp_function(const LoweredGroup& lowered) {
       o << ind << "      }\n";
       o << "#pragma omp simd" << clauses << "\n";
       o << ind << "      for (int64_t j = " << a << " + ((" << b << " - " << a << ") & ~int64_t("
-        << kLanes - 1 << ")); j < " << b << "; ++j) {\n"
+        << kLanes << " - 1)); j < " << b << "; ++j) {\n"
         << ind << ti;
     };
     // Elementwise chains stream through blocks of kBlock elements and prefetch their

@@ -1,0 +1,182 @@
+// Generated LayerNorm and Softmax row kernels against a double reference, after the
+// row-kernel rewrites (codegen/row_rewrite.h: LayerNorm's mean and variance in one pass
+// as sums shifted by the row's first value; every reduction in 64 lane accumulators):
+// rows shorter than one lane step, rows with a tail after the lane loop, rows whose
+// mean is 1e4 with a spread of 1 (where E[x^2] - E[x]^2 unshifted cancels to noise in
+// float), a first value far from the rest (the shift's worst case), and Softmax rows
+// holding -inf and values near float's maximum.
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "codegen_test_util.h"
+#include "ir/graph_builder.h"
+
+namespace fx {
+namespace {
+
+constexpr float kEps = 1e-5f;
+
+// LayerNormalization (scale 1, bias 0: the output's own mean and variance are checked)
+// and Softmax of x, one group each, run with 2 threads.
+struct RowRun {
+  std::vector<float> ln, sm;
+};
+
+RowRun run_rows(const std::vector<int64_t>& dims, const std::vector<float>& xs) {
+  GraphBuilder b;
+  auto x = b.input("x", dims);
+  const int64_t row = dims.back();
+  std::vector<float> ones(static_cast<std::size_t>(row), 1.f), zeros(ones.size(), 0.f);
+  auto gamma = b.constant("gamma", TensorData::from_floats({row}, ones));
+  auto beta = b.constant("beta", TensorData::from_floats({row}, zeros));
+  b.output(b.op("LayerNormalization", {x, gamma, beta}, {{"axis", int64_t{-1}}, {"epsilon", kEps}},
+                "ln"));
+  b.output(b.op("Softmax", {x}, {{"axis", int64_t{-1}}}, "sm"));
+  Graph g = b.build();
+  std::vector<FusionGroup> groups{testing::make_group("fg-ln", {"ln"}),
+                                  testing::make_group("fg-sm", {"sm"})};
+  CodegenOptions opt;
+  opt.compiler.cache_dir = testing::test_cache_dir("row_accuracy");
+  opt.stem = "row_accuracy_test";
+  FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
+  EXPECT_TRUE(p.note.empty()) << p.note;
+  for (const auto& gb : p.groups)
+    EXPECT_EQ(gb.outcome, GroupOutcome::Compiled) << gb.id << ": " << gb.detail;
+  ExecutorOptions eo;
+  eo.threads = 2;
+  auto out = Executor(g, p.steps, eo).run({{"x", Tensor::from_floats(dims, xs)}});
+  return {out.at(0).to_floats(), out.at(1).to_floats()};
+}
+
+// max over elements of |a - e| / max(|e|, floor).
+template <class Ref>
+double max_err(const std::vector<float>& a, const Ref& e, double floor) {
+  double m = 0;
+  for (std::size_t k = 0; k < a.size(); ++k)
+    m = std::max(m, std::fabs(double(a[k]) - e[k]) / std::max(std::fabs(e[k]), floor));
+  return m;
+}
+
+std::vector<double> layernorm_ref(const std::vector<float>& x, std::size_t row) {
+  std::vector<double> y(x.size());
+  for (std::size_t r = 0; r < x.size(); r += row) {
+    double mu = 0, var = 0;
+    for (std::size_t j = 0; j < row; ++j) mu += x[r + j];
+    mu /= double(row);
+    for (std::size_t j = 0; j < row; ++j) var += (x[r + j] - mu) * (x[r + j] - mu);
+    const double inv = 1 / std::sqrt(var / double(row) + double(kEps));
+    for (std::size_t j = 0; j < row; ++j) y[r + j] = (x[r + j] - mu) * inv;
+  }
+  return y;
+}
+
+std::vector<double> softmax_ref(const std::vector<float>& x, std::size_t row) {
+  std::vector<double> y(x.size());
+  for (std::size_t r = 0; r < x.size(); r += row) {
+    double m = -INFINITY, s = 0;
+    for (std::size_t j = 0; j < row; ++j) m = std::max(m, double(x[r + j]));
+    for (std::size_t j = 0; j < row; ++j) s += y[r + j] = std::exp(double(x[r + j]) - m);
+    for (std::size_t j = 0; j < row; ++j) y[r + j] /= s;
+  }
+  return y;
+}
+
+// The variance of each output row (LayerNorm with scale 1: var / (var + eps)) against
+// the double reference's: a lost variance shows here even where x - mean's own
+// rounding (the float mean of values near 1e4) dominates the elementwise error.
+double max_row_variance_err(const std::vector<float>& y, const std::vector<double>& ref,
+                            std::size_t row) {
+  double m = 0;
+  for (std::size_t r = 0; r < y.size(); r += row) {
+    double ma = 0, me = 0, va = 0, ve = 0;
+    for (std::size_t j = 0; j < row; ++j) ma += y[r + j], me += ref[r + j];
+    ma /= double(row), me /= double(row);
+    for (std::size_t j = 0; j < row; ++j)
+      va += (y[r + j] - ma) * (y[r + j] - ma), ve += (ref[r + j] - me) * (ref[r + j] - me);
+    m = std::max(m, std::fabs(va - ve) / double(row));
+  }
+  return m;
+}
+
+TEST(RowAccuracy, LayerNormAndSoftmaxMatchDoubleOnEveryRowLength) {
+  for (int64_t row : {1, 7, 33, 768, 1000, 4099}) {
+    SCOPED_TRACE("row " + std::to_string(row));
+    const std::vector<int64_t> dims{5, row};
+    auto xs = testing::random_floats(static_cast<std::size_t>(5 * row), 11, -4, 4);
+    RowRun r = run_rows(dims, xs);
+    const auto ln = layernorm_ref(xs, static_cast<std::size_t>(row));
+    const auto sm = softmax_ref(xs, static_cast<std::size_t>(row));
+    EXPECT_LT(max_err(r.ln, ln, 0.1), 2e-5);
+    EXPECT_LT(max_err(r.sm, sm, 1e-3 / double(row)), 2e-5);
+    if (row > 1) {
+      EXPECT_LT(max_row_variance_err(r.ln, ln, static_cast<std::size_t>(row)), 1e-5);
+    }
+  }
+}
+
+TEST(RowAccuracy, LayerNormKeepsTheVarianceOfRowsFarFromZero) {
+  // Mean 1e4, spread 1 (variance 1/12): E[x^2] - E[x]^2 in float would be 1e8 - 1e8.
+  // Row 0 starts at the row's low end, row 1 with a first value 50 above the rest
+  // (about 170 standard deviations: the shifted sums' worst case here), rows 2-3 plain.
+  for (int64_t row : {33, 768, 4099}) {
+    SCOPED_TRACE("row " + std::to_string(row));
+    const std::size_t n = static_cast<std::size_t>(row);
+    auto xs = testing::random_floats(4 * n, 12, 1e4f - 0.5f, 1e4f + 0.5f);
+    xs[0] = 1e4f - 0.5f;
+    xs[n] = 1e4f + 50.f;
+    RowRun r = run_rows({4, row}, xs);
+    const auto ln = layernorm_ref(xs, n);
+    for (float y : r.ln) ASSERT_TRUE(std::isfinite(y));
+    // x - mean cannot be better than the float mean's rounding (4.9e-4 at 1e4) over the
+    // standard deviation (0.29): about 2e-3 of an output of 1.
+    EXPECT_LT(max_err(r.ln, ln, 1.0), 5e-3);
+    // The variance itself (unshifted E[x^2] - E[x]^2 would be off by O(1) or NaN).
+    EXPECT_LT(max_row_variance_err(r.ln, ln, n), 1e-4);
+  }
+}
+
+TEST(RowAccuracy, SoftmaxWithInfinitiesAndHugeValues) {
+  constexpr float big = std::numeric_limits<float>::max();
+  const int64_t row = 37;
+  const std::size_t n = static_cast<std::size_t>(row);
+  auto xs = testing::random_floats(6 * n, 13, -3, 3);
+  for (std::size_t j = 0; j < n; ++j) {
+    if (j % 3 == 0) xs[j] = -INFINITY;       // row 0: a third masked
+    xs[n + j] = j == 20 ? 0.f : -INFINITY;   // row 1: one open position, after a lane step
+    xs[2 * n + j] = j % 2 ? big : -big;      // row 2: near float's maximum, both signs
+    xs[3 * n + j] = 80.f + float(j % 5);     // row 3: exp overflows without the max
+    if (j % 4 == 1) xs[4 * n + j] = -1e30f;  // row 4: far below the rest
+  }
+  RowRun r = run_rows({6, row}, xs);
+  const auto ref = softmax_ref(xs, n);
+  for (std::size_t k = 0; k < r.sm.size(); ++k) {
+    ASSERT_TRUE(std::isfinite(r.sm[k])) << "element " << k;
+    if (std::isinf(xs[k])) EXPECT_LT(r.sm[k], 1e-37f) << "masked element " << k;
+  }
+  EXPECT_LT(max_err(r.sm, ref, 1e-3), 2e-5);
+  for (std::size_t rr = 0; rr < 6; ++rr) {
+    double sum = 0;
+    for (std::size_t j = 0; j < n; ++j) sum += r.sm[rr * n + j];
+    EXPECT_NEAR(sum, 1.0, 1e-5) << "row " << rr;
+  }
+  EXPECT_NEAR(r.sm[n + 20], 1.f, 1e-6);
+}
+
+TEST(RowAccuracy, LayerNormIsTwoPassesWithLaneAccumulators) {
+  GraphBuilder b;
+  auto x = b.input("x", {64, 768});
+  auto gamma = b.constant("gamma", TensorData::from_floats({768}, std::vector<float>(768, 1.f)));
+  auto beta = b.constant("beta", TensorData::from_floats({768}, std::vector<float>(768, 0.f)));
+  b.output(b.op("LayerNormalization", {x, gamma, beta}, {{"axis", int64_t{-1}}}, "ln"));
+  Graph g = b.build();
+  const std::string src = generate_group_source(g, testing::make_group("fg-ln", {"ln"}));
+  EXPECT_NE(src.find("reduced in 2 passes"), std::string::npos) << src;
+  EXPECT_NE(src.find("(RowFirst)"), std::string::npos) << src;
+  EXPECT_NE(src.find("[FX_LANES];  // lane accumulators"), std::string::npos) << src;
+  EXPECT_EQ(src.find("scratch"), std::string::npos) << "no row buffer\n" << src;
+}
+
+}  // namespace
+}  // namespace fx
