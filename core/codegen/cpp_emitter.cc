@@ -200,6 +200,18 @@ static inline void fx_fence() {
 #define FX_LANES 32
 #endif
 
+// The shift of LayerNorm's one-pass sums (row_rewrite.h): the mean of the row's first
+// FX_HEAD values. Any value near the mean will do; an average of 64 bounds how far it
+// can be from the mean to sqrt(row / 64) standard deviations.
+#define FX_HEAD 64
+static inline float fx_head_mean(const float* __restrict x, int64_t n) {
+  n = n < FX_HEAD ? n : FX_HEAD;
+  float s = 0.f;
+#pragma omp simd reduction(+ : s)
+  for (int64_t j = 0; j < n; ++j) s += x[j];
+  return s / (float)n;
+}
+
 // Element strides of a tensor over the reference axes; 0 along broadcast axes.
 static inline void fx_strides(const int64_t* dims, int rank, const unsigned char* bcast,
                               int64_t* strides) {
@@ -347,9 +359,13 @@ std::string emit_cpp_function(const LoweredGroup& lowered) {
       if (r.row || is_reduction(op) || s.ready[op.result] != ready) continue;
       std::vector<std::string> args;
       for (int a : op.args) args.push_back(ref(a, -1));
-      // RowFirst (row_rewrite.h): the first element of this row of an input.
-      const std::string e = op.op == "RowFirst" ? args.at(0).substr(0, args[0].size() - 3) + "[j0]"
-                                                : c_expression(op, args);
+      // RowHeadMean (row_rewrite.h): the mean of the first FX_HEAD elements of this row
+      // of an input.
+      std::string e = op.op == "RowHeadMean" ? "" : c_expression(op, args);
+      if (op.op == "RowHeadMean") {
+        const std::string& x = args.at(0);  // "p<i>[j]"
+        e = "fx_head_mean(" + x.substr(0, x.size() - 3) + " + j0, j1 - j0)";
+      }
       o << "      const float " << r.c_name << " = " << e << ";  // " << op.node << " (" << op.op
         << ")\n";
       if (int k = output_index(op.result); k >= 0)

@@ -66,7 +66,7 @@ LoweredGroup one_pass_variance(LoweredGroup g) {
       stats.push_back(k);
       return result;
     };
-    const int sh = op("RowFirst", {x}, new_var(false, "shift: the row's first value"));
+    const int sh = op("RowHeadMean", {x}, new_var(false, "shift: mean of the row's head"));
     const int e = op("Sub", {x, sh}, new_var(true, ""));
     const int m1 = op("ReduceSum", {e}, new_var(false, "mean - shift"), true);
     const int e2 = op("Mul", {e, e}, new_var(true, ""));

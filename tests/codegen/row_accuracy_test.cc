@@ -1,9 +1,10 @@
 // Generated LayerNorm and Softmax row kernels against a double reference, after the
 // row-kernel rewrites (codegen/row_rewrite.h: LayerNorm's mean and variance in one pass
-// as sums shifted by the row's first value; every reduction in 64 lane accumulators):
-// rows shorter than one lane step, rows with a tail after the lane loop, rows whose
+// as sums shifted by the mean of the row's first 64 values; every reduction in 64 lane
+// accumulators): rows shorter than one lane step, rows with a tail after the lane loop, rows whose
 // mean is 1e4 with a spread of 1 (where E[x^2] - E[x]^2 unshifted cancels to noise in
-// float), a first value far from the rest (the shift's worst case), and Softmax rows
+// float), a first value or first 64 values far from the rest (the shift's worst
+// cases), and Softmax rows
 // holding -inf and values near float's maximum.
 
 #include <gtest/gtest.h>
@@ -119,14 +120,16 @@ TEST(RowAccuracy, LayerNormAndSoftmaxMatchDoubleOnEveryRowLength) {
 TEST(RowAccuracy, LayerNormKeepsTheVarianceOfRowsFarFromZero) {
   // Mean 1e4, spread 1 (variance 1/12): E[x^2] - E[x]^2 in float would be 1e8 - 1e8.
   // Row 0 starts at the row's low end, row 1 with a first value 50 above the rest
-  // (about 170 standard deviations: the shifted sums' worst case here), rows 2-3 plain.
+  // (about 170 standard deviations), row 2 with its first 64 values 50 above the rest
+  // (the head the shift averages), rows 3-4 plain.
   for (int64_t row : {33, 768, 4099}) {
     SCOPED_TRACE("row " + std::to_string(row));
     const std::size_t n = static_cast<std::size_t>(row);
-    auto xs = testing::random_floats(4 * n, 12, 1e4f - 0.5f, 1e4f + 0.5f);
+    auto xs = testing::random_floats(5 * n, 12, 1e4f - 0.5f, 1e4f + 0.5f);
     xs[0] = 1e4f - 0.5f;
     xs[n] = 1e4f + 50.f;
-    RowRun r = run_rows({4, row}, xs);
+    for (std::size_t j = 0; j < std::min<std::size_t>(64, n); ++j) xs[2 * n + j] += 50.f;
+    RowRun r = run_rows({5, row}, xs);
     const auto ln = layernorm_ref(xs, n);
     for (float y : r.ln) ASSERT_TRUE(std::isfinite(y));
     // x - mean cannot be better than the float mean's rounding (4.9e-4 at 1e4) over the
@@ -173,7 +176,7 @@ TEST(RowAccuracy, LayerNormIsTwoPassesWithLaneAccumulators) {
   Graph g = b.build();
   const std::string src = generate_group_source(g, testing::make_group("fg-ln", {"ln"}));
   EXPECT_NE(src.find("reduced in 2 passes"), std::string::npos) << src;
-  EXPECT_NE(src.find("(RowFirst)"), std::string::npos) << src;
+  EXPECT_NE(src.find("(RowHeadMean)"), std::string::npos) << src;
   EXPECT_NE(src.find("[FX_LANES];  // lane accumulators"), std::string::npos) << src;
   EXPECT_EQ(src.find("scratch"), std::string::npos) << "no row buffer\n" << src;
 }
