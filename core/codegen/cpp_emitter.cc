@@ -185,6 +185,21 @@ static inline void fx_store_stream(float* __restrict q, const float* __restrict 
 #endif
   for (; j < n; ++j) q[j] = w[j];
 }
+// fx_store_stream of w * c (Softmax's normalization done while streaming the row out).
+static inline void fx_store_stream_scaled(float* __restrict q, const float* __restrict w,
+                                          int64_t n, float c) {
+  int64_t j = 0;
+#if defined(__AVX512F__)
+  for (; j < n && ((uintptr_t)(q + j) & 63); ++j) q[j] = w[j] * c;
+  const __m512 c16 = _mm512_set1_ps(c);
+  for (; j + 16 <= n; j += 16) _mm512_stream_ps(q + j, _mm512_mul_ps(_mm512_loadu_ps(w + j), c16));
+#elif defined(__AVX__)
+  for (; j < n && ((uintptr_t)(q + j) & 31); ++j) q[j] = w[j] * c;
+  const __m256 c8 = _mm256_set1_ps(c);
+  for (; j + 8 <= n; j += 8) _mm256_stream_ps(q + j, _mm256_mul_ps(_mm256_loadu_ps(w + j), c8));
+#endif
+  for (; j < n; ++j) q[j] = w[j] * c;
+}
 static inline void fx_fence() {
 #if defined(__AVX__)
   _mm_sfence();
@@ -464,6 +479,7 @@ std::string emit_cpp_function(const LoweredGroup& lowered) {
       return body.str();
     };
     const std::string body = make_body(false);
+    int scaled_out = -1;  // the output streamed by fx_store_stream_scaled in this pass
     // A reduction pass of a row kernel: FX_LANES independent accumulators (four AVX-512
     // or AVX2 registers) over FX_LANES-element steps, then the rest of the range
     // into the scalar accumulator. One `omp simd reduction` accumulator is one vector
@@ -542,8 +558,29 @@ std::string emit_cpp_function(const LoweredGroup& lowered) {
     } else if (!reds.empty() && g.has_reduction) {
       reduce_loop("j0", "j1", "");
     } else {
+      // A pass that only divides a value kept in its output row by a row scalar
+      // (Softmax's normalization, see `alias`): with streaming stores the division is
+      // done while streaming the row out, one pass over the row instead of two.
+      int only = -1, nrow = 0;
+      for (std::size_t i = 0; i < g.ops.size(); ++i) {
+        const KOp& op = g.ops[i];
+        if (s.phase[op.result] != p || is_reduction(op) || !g.vars[op.result].row) continue;
+        ++nrow;
+        only = static_cast<int>(i);
+      }
+      if (nrow == 1) {
+        const KOp& op = g.ops[static_cast<std::size_t>(only)];
+        const int k = output_index(op.result);
+        const KVar& dv = g.vars[static_cast<std::size_t>(op.args.back())];
+        if (op.op == "Div" && k >= 0 && alias[op.args[0]] == k && !dv.row && !dv.literal) {
+          o << "      if (nt) {\n        fx_store_stream_scaled(q" << k << " + j0, d" << k
+            << ", j1 - j0, 1.f / " << dv.c_name << ");\n      } else {\n";
+          scaled_out = k;
+        }
+      }
       o << "#pragma omp simd" << clauses << "\n";
       o << "      for (int64_t j = j0; j < j1; ++j) {\n" << body;
+      if (scaled_out >= 0) o << "      }\n";  // the loop; the else's brace follows
     }
     o << "      }\n";
     for (const KOp* r : reds) {
@@ -562,7 +599,7 @@ std::string emit_cpp_function(const LoweredGroup& lowered) {
     const bool stored_by_block = !streamed.empty() && !g.has_reduction;
     for (const KOp& op : g.ops) {
       if (s.phase[op.result] != p || is_reduction(op) || !g.vars[op.result].row) continue;
-      if (int k = output_index(op.result); k >= 0 && !stored_by_block)
+      if (int k = output_index(op.result); k >= 0 && !stored_by_block && k != scaled_out)
         o << "      if (nt) fx_store_stream(q" << k << " + j0, d" << k << ", j1 - j0);\n";
     }
     for (const KOp* r : reds) {
