@@ -28,6 +28,15 @@ std::string c_identifier(const std::string& name) {
   return s;
 }
 
+int add_var(LoweredGroup& g, bool row, const std::string& comment) {
+  KVar v;
+  v.row = row;
+  v.c_name = "v" + std::to_string(g.vars.size());
+  v.comment = comment;
+  g.vars.push_back(v);
+  return static_cast<int>(g.vars.size()) - 1;
+}
+
 std::vector<ValueId> group_external_inputs(const Graph& g, const std::vector<NodeId>& nodes) {
   std::set<ValueId> produced;
   for (NodeId n : nodes)
@@ -256,14 +265,7 @@ class Lowerer {
     return {};
   }
 
-  int new_var(bool row, const std::string& comment) {
-    KVar v;
-    v.row = row;
-    v.c_name = "v" + std::to_string(lg_.vars.size());
-    v.comment = comment;
-    lg_.vars.push_back(v);
-    return static_cast<int>(lg_.vars.size()) - 1;
-  }
+  int new_var(bool row, const std::string& comment) { return add_var(lg_, row, comment); }
 
   int literal(float x) {
     KVar v;

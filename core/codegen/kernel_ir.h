@@ -74,6 +74,9 @@ struct LowerResult {
   std::string reason;  // why not, when group is empty
 };
 
+// Adds a variable (a row value or a per-row scalar) to `g`; returns its index.
+int add_var(LoweredGroup& g, bool row, const std::string& comment);
+
 // Lowers `nodes` (topological order) of `g`; `entry` names the C function. Group
 // outputs are the values read outside the nodes or graph outputs.
 LowerResult lower_group(const Graph& g, const std::vector<NodeId>& nodes, const std::string& id,

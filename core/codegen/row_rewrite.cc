@@ -28,14 +28,7 @@ LoweredGroup one_pass_variance(LoweredGroup g) {
       return in.var == v && g.vars[static_cast<std::size_t>(v)].row;
     });
   };
-  auto new_var = [&](bool row, const std::string& comment) {
-    KVar v;
-    v.row = row;
-    v.c_name = "v" + std::to_string(g.vars.size());
-    v.comment = comment;
-    g.vars.push_back(v);
-    return static_cast<int>(g.vars.size()) - 1;
-  };
+  auto new_var = [&](bool row, const std::string& comment) { return add_var(g, row, comment); };
   for (std::size_t a = 0; a < g.ops.size(); ++a) {
     if (!is_mean_sum(g.ops[a]) || !is_input(g.ops[a].args.at(0))) continue;
     const int x = g.ops[a].args[0], mu = g.ops[a].result;

@@ -2,6 +2,7 @@
 // Helpers shared by the codegen tests: seeded inputs, tensor comparison, a private
 // kernel cache folder, groups made by hand.
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -24,6 +25,18 @@ inline std::vector<float> random_floats(std::size_t n, uint32_t seed, float lo =
   std::vector<float> v(n);
   for (auto& x : v) x = d(rng);
   return v;
+}
+
+// Softmax of each row of `row` values, in double (the reference of the row kernel tests).
+inline std::vector<double> softmax_ref(const std::vector<float>& x, std::size_t row) {
+  std::vector<double> y(x.size());
+  for (std::size_t r = 0; r < x.size(); r += row) {
+    double m = -INFINITY, s = 0;
+    for (std::size_t j = 0; j < row; ++j) m = std::max(m, double(x[r + j]));
+    for (std::size_t j = 0; j < row; ++j) s += y[r + j] = std::exp(double(x[r + j]) - m);
+    for (std::size_t j = 0; j < row; ++j) y[r + j] /= s;
+  }
+  return y;
 }
 
 inline Tensor random_tensor(const std::vector<int64_t>& dims, uint32_t seed) {

@@ -17,6 +17,8 @@
 namespace fx {
 namespace {
 
+using testing::softmax_ref;
+
 constexpr float kEps = 1e-5f;
 
 // LayerNormalization (scale 1, bias 0: the output's own mean and variance are checked)
@@ -69,17 +71,6 @@ std::vector<double> layernorm_ref(const std::vector<float>& x, std::size_t row) 
     for (std::size_t j = 0; j < row; ++j) var += (x[r + j] - mu) * (x[r + j] - mu);
     const double inv = 1 / std::sqrt(var / double(row) + double(kEps));
     for (std::size_t j = 0; j < row; ++j) y[r + j] = (x[r + j] - mu) * inv;
-  }
-  return y;
-}
-
-std::vector<double> softmax_ref(const std::vector<float>& x, std::size_t row) {
-  std::vector<double> y(x.size());
-  for (std::size_t r = 0; r < x.size(); r += row) {
-    double m = -INFINITY, s = 0;
-    for (std::size_t j = 0; j < row; ++j) m = std::max(m, double(x[r + j]));
-    for (std::size_t j = 0; j < row; ++j) s += y[r + j] = std::exp(double(x[r + j]) - m);
-    for (std::size_t j = 0; j < row; ++j) y[r + j] /= s;
   }
   return y;
 }

@@ -13,6 +13,8 @@
 namespace fx {
 namespace {
 
+using testing::softmax_ref;
+
 using testing::random_floats;
 
 struct RowCase {
@@ -23,18 +25,7 @@ struct RowCase {
   double runtime_tol = 5e-5;  // against the unfused runtime; 0: not compared
 };
 
-// Softmax and LayerNormalization of each row, in double.
-std::vector<double> softmax_ref(const std::vector<float>& x, std::size_t row) {
-  std::vector<double> y(x.size());
-  for (std::size_t r = 0; r < x.size(); r += row) {
-    double m = -INFINITY, s = 0;
-    for (std::size_t j = 0; j < row; ++j) m = std::max(m, double(x[r + j]));
-    for (std::size_t j = 0; j < row; ++j) s += y[r + j] = std::exp(double(x[r + j]) - m);
-    for (std::size_t j = 0; j < row; ++j) y[r + j] /= s;
-  }
-  return y;
-}
-
+// LayerNormalization of each row, in double (Softmax's: testing::softmax_ref).
 std::vector<double> layernorm_ref(const std::vector<float>& x, const std::vector<float>& gamma,
                                   const std::vector<float>& beta) {
   const std::size_t row = gamma.size();
