@@ -10,10 +10,6 @@
 #include "runtime/thread_pool.h"
 #include "util/error.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 namespace fx {
 
 namespace {

@@ -14,10 +14,6 @@
 #include "runtime/parallel.h"
 #include "util/error.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 namespace fx {
 namespace {
 

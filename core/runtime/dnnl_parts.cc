@@ -5,10 +5,6 @@
 #include "runtime/dnnl_util.h"
 #include "runtime/thread_pool.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 namespace fx {
 
 dnnl::primitive_attr part_attr() {

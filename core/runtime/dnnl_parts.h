@@ -10,9 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "runtime/thread_pool.h"  // OneOmpThread
 
 namespace fx {
 
@@ -46,26 +44,6 @@ void run_parts(std::vector<DnnlPart>& parts, const std::vector<void*>& tensors, 
 // Runs one part on the calling thread (its arguments bound from `tensors`); for kernels
 // that schedule their parts themselves.
 void run_part(DnnlPart& part, const std::vector<void*>& tensors);
-
-// oneDNN on one OpenMP thread for this scope, restored after: the pool is the
-// parallelism. Pool workers are set so for good (runtime/thread_pool.cc); a scope is
-// for the calling thread.
-class OneOmpThread {
- public:
-#ifdef _OPENMP
-  OneOmpThread() : saved_(omp_get_max_threads()) {
-    omp_set_num_threads(1);
-  }
-  ~OneOmpThread() {
-    omp_set_num_threads(saved_);
-  }
-#endif
-  OneOmpThread(const OneOmpThread&) = delete;
-  OneOmpThread& operator=(const OneOmpThread&) = delete;
-
- private:
-  [[maybe_unused]] int saved_ = 1;
-};
 // Splits [0, n) into at most `parts` ranges of at least `min_size` (one range when
 // n < 2 * min_size).
 std::vector<std::pair<int64_t, int64_t>> split_range(int64_t n, int parts, int64_t min_size);

@@ -11,10 +11,6 @@
 #include "runtime/overwrite_input.h"
 #include "runtime/parallel.h"
 #include "runtime/thread_pool.h"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include "util/error.h"
 
 namespace fx {
@@ -264,13 +260,7 @@ std::vector<Tensor> Executor::run(const std::map<std::string, Tensor>& inputs) {
   // pool's, which made whole processes run at one thread's speed (bimodal timings,
   // docs/benchmarks.md, "bimodal per process").
   ScopedThreads pool_threads(threads_);
-#ifdef _OPENMP
-  struct RestoreOmp {
-    int n = omp_get_max_threads();
-    ~RestoreOmp() { omp_set_num_threads(n); }
-  } restore_omp;
-  omp_set_num_threads(1);
-#endif
+  OneOmpThread one_omp;
   for (std::size_t s = 0; s < steps_.size(); ++s) {
     const Step& step = steps_[s];
     StepContext ctx(step, st.values, st.plan, st.slots, st.private_buffers, st.step_inputs[s],

@@ -14,6 +14,10 @@
 #include <cstdint>
 #include <functional>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace fx {
 
 // Threads (caller included) that parallel_for on this thread may use; set by the
@@ -36,5 +40,25 @@ class ScopedThreads {
 // threads - 1 pool workers. Runs everything inline when threads <= 1, when called
 // from a pool worker (no nesting), or when another caller is using the pool.
 void pool_run(int64_t chunks, int threads, const std::function<void(int64_t)>& chunk);
+
+// oneDNN (OpenMP) on one thread for this scope, restored after: the pool is the
+// parallelism. Pool workers are set so for good (runtime/thread_pool.cc); a scope is
+// for the calling thread.
+class OneOmpThread {
+ public:
+#ifdef _OPENMP
+  OneOmpThread() : saved_(omp_get_max_threads()) {
+    omp_set_num_threads(1);
+  }
+  ~OneOmpThread() {
+    omp_set_num_threads(saved_);
+  }
+#endif
+  OneOmpThread(const OneOmpThread&) = delete;
+  OneOmpThread& operator=(const OneOmpThread&) = delete;
+
+ private:
+  [[maybe_unused]] int saved_ = 1;
+};
 
 }  // namespace fx
