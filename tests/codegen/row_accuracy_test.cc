@@ -213,11 +213,18 @@ TEST(RowAccuracySource, SoftmaxPassesAreRowPrimitives) {
   b.output(b.op("Softmax", {x}, {{"axis", int64_t{-1}}}, "sm"));
   Graph g = b.build();
   const std::string src = generate_group_source(g, testing::make_group("fg-sm", {"sm"}));
-  EXPECT_NE(src.find("fx_row_max(p0 + j0, j1 - j0)"), std::string::npos) << src;
-  // exp(x - max) kept in the output row, summed, the next rows prefetched.
-  EXPECT_NE(src.find("fx_exp_sum(p0 + j0, v1, d0, j1 - j0, pf ? p0 + 2 * row + j0 : nullptr)"),
+  // The row max, unless the previous row's exp pass computed it.
+  EXPECT_NE(src.find("t == carried_t ? carried_max : fx_row_max(p0 + j0, j1 - j0)"),
             std::string::npos)
       << src;
+  // exp(x - max) kept in the output row, summed, the next rows prefetched; the next
+  // row's max in the same loop (the last row of all without it).
+  const std::string args = "p0 + j0, v1, d0, j1 - j0, pf ? p0 + 2 * row + j0 : nullptr";
+  EXPECT_NE(src.find("fx_exp_sum_max(" + args + ", p0 + row + j0, &carried_max)"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("fx_exp_sum(" + args + ")"), std::string::npos) << src;
+  EXPECT_NE(src.find("carried_t = t + 1;"), std::string::npos) << src;
 }
 
 }  // namespace
