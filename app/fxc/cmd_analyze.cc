@@ -377,7 +377,12 @@ int run_calibrate_from(const CalibrateOptions& o) {
     nlohmann::json ev = nlohmann::json::array();
     for (const auto& h : held_out) ev.push_back(judged_json(h));
     nlohmann::json gj = nlohmann::json::array();
-    for (const auto& g : groups)
+    for (const auto& g : groups) {
+      // The saving model's terms of the group on the fitted profile (us), so that a
+      // reader can check a prediction by hand.
+      const fx::SavingFeatures sf = fx::saving_features(p, g);
+      nlohmann::json terms = nlohmann::json::object();
+      for (int i = 0; i < fx::kSavingTerms; ++i) terms[fx::saving_term_name(i)] = sf.us[i];
       gj.push_back({{"id", g.id},
                     {"pattern", g.pattern},
                     {"measured_us", g.measured_us},
@@ -385,7 +390,10 @@ int run_calibrate_from(const CalibrateOptions& o) {
                     {"predicted_us_before", g.predicted_us},
                     {"predicted_us_after", fx::predict_group_us(p, g)},
                     {"predicted_us_saving_model", saving.predict(p, g).saved_us},
-                    {"saving_model_fitted", saving.predict(p, g).fitted}});
+                    {"saving_model_fitted", saving.predict(p, g).fitted},
+                    {"saving_model_class", fx::kernel_class_name(sf.fused_class)},
+                    {"saving_model_terms_us", terms}});
+    }
     nlohmann::json j = {
         {"from", o.from.size() == 1 ? nlohmann::json(o.from[0]) : nlohmann::json(o.from)},
         {"method",
@@ -420,7 +428,7 @@ int run_calibrate_from(const CalibrateOptions& o) {
         {"saving_model",
          {{"method",
            "saved = sum of c_i x term_i per fused-kernel class (terms: members, traffic, "
-           "launches, anchor_memory, anchor_compute, -fused_cost, timed on the fitted "
+           "launches, anchor_relayout, anchor_compute, -fused_cost, timed on the fitted "
            "profile); weighted least squares on the measured savings (1 / (noise^2 + "
            "(0.2 x measured)^2)), ridge to the prior (1,0,0,0,0,1); classes with fewer than " +
                std::to_string(saving.options.min_groups_per_class) +

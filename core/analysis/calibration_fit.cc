@@ -184,8 +184,15 @@ std::optional<KernelTerms> terms_from_json(const nlohmann::json& j) {
   double b = num(j, "bytes"), f = num(j, "flops");
   if (!c || !std::isfinite(b) || !std::isfinite(f)) return std::nullopt;
   double e = j.contains("epilogue_bytes") ? num(j, "epilogue_bytes") : 0.0;
-  return KernelTerms{
-      *c, b, f, j.value("launches", 1), std::isfinite(e) ? e : 0.0, j.value("fused", false)};
+  // Results written before "relayout_bytes" was: 0 (no relayout term).
+  double k = j.contains("relayout_bytes") ? num(j, "relayout_bytes") : 0.0;
+  return KernelTerms{*c,
+                     b,
+                     f,
+                     j.value("launches", 1),
+                     std::isfinite(e) ? e : 0.0,
+                     j.value("fused", false),
+                     std::isfinite(k) ? std::clamp(k, 0.0, b) : 0.0};
 }
 
 // A kernel row's terms; results written before "fused" was: a row of several nodes.

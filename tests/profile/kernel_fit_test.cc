@@ -236,7 +236,7 @@ json result_fixture() {
   json groups = json::array();
   for (int i = 1; i <= 4; ++i) {
     GroupTermsSample g;
-    g.unfused = {{KernelClass::Conv, i * 1e6, i * 8e6, 1},
+    g.unfused = {{KernelClass::Conv, i * 1e6, i * 8e6, 1, 0, false, i * 0.4e6},
                  {KernelClass::Elementwise, i * 0.5e6, 0, 1}};
     g.fused = {KernelClass::Conv, i * 1e6, i * 8e6, 1, i * 0.6e6, true};
     json unfused = json::array();
@@ -285,6 +285,12 @@ TEST(KernelFit, SamplesFromAResult) {
   EXPECT_NEAR(groups[0].noise_us, std::sqrt(3.0) * per_kernel, 1e-9);
   EXPECT_TRUE(groups[0].after_kernels.empty());  // one fused kernel: the group's own terms
   EXPECT_TRUE(groups[0].fused.fused);
+  // The conv's relayout bytes come back from the result; results without them read 0.
+  EXPECT_DOUBLE_EQ(groups[0].unfused[0].relayout_bytes, 0.4e6);
+  EXPECT_DOUBLE_EQ(groups[0].unfused[1].relayout_bytes, 0);
+  json older = doc;
+  older["groups"][0]["cost_terms"]["unfused"][0].erase("relayout_bytes");
+  EXPECT_DOUBLE_EQ(group_terms_samples(older, "r.json")[0].unfused[0].relayout_bytes, 0);
   // Fastest runs: each kernel 8 us below its median, so the saving is 8 us less.
   auto fastest = group_terms_samples(doc, "r.json", TimingStat::Min);
   EXPECT_NEAR(fastest[0].measured_us, groups[0].measured_us - 8, 1e-9);
@@ -335,6 +341,13 @@ TEST(CalibrateCli, KernelFitWritesPerClassRatesAndJudgesGroups) {
   EXPECT_EQ(j["saving_model"]["resolved"]["groups"], 4);
   EXPECT_TRUE(j["evaluate"][0].contains("saving_model"));
   EXPECT_EQ(j["group_rows"][0]["saving_model_fitted"], false);
+  // Each row carries the saving model's terms on the fitted profile, to check by hand:
+  // the conv's relayout (0.4 MB) at the fitted elementwise bandwidth.
+  EXPECT_EQ(j["group_rows"][0]["saving_model_class"], "conv");
+  const auto& terms = j["group_rows"][0]["saving_model_terms_us"];
+  ASSERT_TRUE(terms.contains("anchor_relayout")) << terms.dump();
+  EXPECT_NEAR(terms["anchor_relayout"].get<double>(),
+              0.4e6 / j["bandwidth_bytes_per_s"].get<double>() * 1e6, 1e-6);
   DeviceProfile p = load_device_profile(out);
   EXPECT_TRUE(p.calibrated);
   EXPECT_NEAR(p.bandwidth(KernelClass::Conv), 20e9, 1e9);
