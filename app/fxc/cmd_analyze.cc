@@ -242,6 +242,36 @@ int run_calibrate_groups(const CalibrateOptions& o, const nlohmann::json& doc) {
   return 0;
 }
 
+// Results of the same model (its "model" path) are repeats, measured by separate
+// processes: their groups are merged (fx::merge_repeats). Returns, per model in the
+// order first seen, the files and the merged groups.
+struct ModelGroups {
+  std::vector<std::string> files;
+  std::vector<fx::GroupTermsSample> groups;
+};
+std::vector<ModelGroups> groups_by_model(const std::vector<nlohmann::json>& docs,
+                                         const std::vector<std::string>& files,
+                                         fx::TimingStat stat) {
+  std::vector<std::string> keys;
+  std::vector<ModelGroups> out;
+  std::vector<std::vector<std::vector<fx::GroupTermsSample>>> repeats;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const std::string key = docs[i].value("model", files[i]);
+    auto it = std::find(keys.begin(), keys.end(), key);
+    if (it == keys.end()) {
+      keys.push_back(key);
+      out.emplace_back();
+      repeats.emplace_back();
+      it = keys.end() - 1;
+    }
+    const auto k = static_cast<std::size_t>(it - keys.begin());
+    out[k].files.push_back(files[i]);
+    repeats[k].push_back(fx::group_terms_samples(docs[i], files[i], stat));
+  }
+  for (std::size_t k = 0; k < out.size(); ++k) out[k].groups = fx::merge_repeats(repeats[k]);
+  return out;
+}
+
 // fxc calibrate --from RESULT.json...: the per-kernel fit (calibration_fit.h), judged on
 // the group savings of the same results and of --evaluate results.
 int run_calibrate_from(const CalibrateOptions& o) {
@@ -263,9 +293,10 @@ int run_calibrate_from(const CalibrateOptions& o) {
       throw;
     }
     kernels.insert(kernels.end(), k.begin(), k.end());
-    auto g = fx::group_terms_samples(docs[i], o.from[i], stat);
-    groups.insert(groups.end(), g.begin(), g.end());
   }
+  // Every repeat's kernels are fitted; a model's repeats give one merged group each.
+  for (const auto& m : groups_by_model(docs, o.from, stat))
+    groups.insert(groups.end(), m.groups.begin(), m.groups.end());
   (void)any_terms;
   const fx::DeviceProfile base = fx::resolve_device(o.device);
   const std::string what =
@@ -316,12 +347,14 @@ int run_calibrate_from(const CalibrateOptions& o) {
   const fx::PredictionError loo_resolved = fx::leave_one_out_error(groups, p, {}, true);
   std::vector<Judged> held_out;
   std::vector<fx::GroupTermsSample> held_all;
-  for (const auto& e : o.evaluate) {
-    auto g = fx::group_terms_samples(read_result(e), e, stat);
-    held_out.push_back(judge(e, g));
-    held_all.insert(held_all.end(), g.begin(), g.end());
+  std::vector<nlohmann::json> evaluated;
+  for (const auto& e : o.evaluate) evaluated.push_back(read_result(e));
+  const auto by_model = groups_by_model(evaluated, o.evaluate, stat);
+  for (const auto& m : by_model) {
+    held_out.push_back(judge(join(m.files), m.groups));
+    held_all.insert(held_all.end(), m.groups.begin(), m.groups.end());
   }
-  if (o.evaluate.size() > 1) held_out.push_back(judge("all --evaluate results", held_all));
+  if (by_model.size() > 1) held_out.push_back(judge("all --evaluate results", held_all));
   const std::string estimated = docs[0].value("estimate_profile", "?");
 
   if (o.json) {
@@ -387,6 +420,7 @@ int run_calibrate_from(const CalibrateOptions& o) {
                     {"pattern", g.pattern},
                     {"measured_us", g.measured_us},
                     {"noise_us", num_or_null(g.noise_us)},
+                    {"repeats", g.repeats},
                     {"predicted_us_before", g.predicted_us},
                     {"predicted_us_after", fx::predict_group_us(p, g)},
                     {"predicted_us_saving_model", saving.predict(p, g).saved_us},
