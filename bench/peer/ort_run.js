@@ -14,6 +14,10 @@ function usage() {
   --threads N          intra-op threads (default 2)
   --opt LEVEL          graph optimizations: disabled|basic|extended|all (default all)
   --runs N             timed runs (default 20); --warmup N untimed runs first (default 3)
+  --cold-runs N        after the timed runs, N runs each after a read-modify-write walk over
+                       a buffer larger than the last-level cache (result: "cold"; fxc
+                       codegen --bench --json times its fused program the same way)
+  --evict-mb N         size of that buffer in MiB (default 64)
   --dim NAME=N         bind a symbolic input dim (repeatable)
   --seed S             seed of the random inputs (default 1)
   --int-max N          integer inputs are drawn from [0, N) (default 100)
@@ -27,7 +31,7 @@ Example: node ort_run.js bench/cache/gpt2_small.onnx --dim batch=1 --dim seq=128
 }
 
 function parseArgs(argv) {
-  const o = { threads: 2, opt: 'all', runs: 20, warmup: 3, dims: {}, seed: 1, intMax: 100 };
+  const o = { threads: 2, opt: 'all', runs: 20, warmup: 3, coldRuns: 0, evictMb: 64, dims: {}, seed: 1, intMax: 100 };
   const num = (s, flag) => {
     const v = Number(s);
     if (!Number.isInteger(v) || v < 0) throw new Error(`${flag} wants a whole number, got '${s}'`);
@@ -43,6 +47,8 @@ function parseArgs(argv) {
     else if (a === '--runs') o.runs = num(v(), a);
     else if (a === '--warmup') o.warmup = num(v(), a);
     else if (a === '--seed') o.seed = num(v(), a);
+    else if (a === '--cold-runs') o.coldRuns = num(v(), a);
+    else if (a === '--evict-mb') o.evictMb = num(v(), a);
     else if (a === '--int-max') o.intMax = num(v(), a);
     else if (a === '--inputs') o.inputs = v();
     else if (a === '--save-inputs') o.saveInputs = v();
@@ -96,6 +102,17 @@ function randomInput(meta, o, next) {
   return new ort.Tensor(meta.type, data, dims);
 }
 
+// Pushes the session's weights out of the caches: one increment per 64-byte line of a
+// buffer larger than the last-level cache (a fill could use streaming stores, which
+// bypass the caches; an increment has to bring every line in). The same walk as fxc's
+// CacheEvictor (core/profile/cache_evictor.h).
+function makeEvictor(mb) {
+  const words = new Int32Array((mb * 1048576) / 4);
+  return () => {
+    for (let i = 0; i < words.length; i += 16) words[i] += 1;
+  };
+}
+
 function stats(ms) {
   const s = [...ms].sort((a, b) => a - b);
   const q = (p) => s[Math.min(s.length - 1, Math.floor(p * (s.length - 1) + 0.5))];
@@ -137,11 +154,22 @@ async function main() {
     out = await session.run(feeds);
     ms.push(performance.now() - t0);
   }
+  const cold = [];
+  if (o.coldRuns) {
+    const evict = makeEvictor(o.evictMb);
+    for (let i = 0; i < o.coldRuns; i++) {
+      evict();
+      t0 = performance.now();
+      out = await session.run(feeds);
+      cold.push(performance.now() - t0);
+    }
+  }
   if (!out) out = await session.run(feeds);
   const result = {
     model: o.model, runtime: `onnxruntime-node ${require('onnxruntime-node/package.json').version}`,
     threads: o.threads, opt: o.opt, runs: o.runs, warmup: o.warmup, load_ms: loadMs,
     ...(o.runs ? stats(ms) : {}),
+    ...(o.coldRuns ? { cold: { ...stats(cold), runs: o.coldRuns, evict_mb: o.evictMb } } : {}),
   };
   if (o.outputs) {
     fs.mkdirSync(o.outputs, { recursive: true });

@@ -42,10 +42,14 @@ have_ort=0
   echo "difference against the output's scale (summation order differs between kernels)."
   echo "\"fused alone\": after the interleaved rounds, the fused program run after run as ONNX"
   echo "Runtime is timed (fxc's fused_alone; the interleaved unfused runs evict the fused"
-  echo "program's weights from the last-level cache); \"alone / ORT\" compares like with like."
+  echo "program's weights from the last-level cache); \"alone / ORT\" compares both warm."
+  echo "\"cold\": each run after a read-modify-write walk over a 64 MiB buffer (larger than"
+  echo "the last-level cache), fxc's fused program (fused_cold) and ONNX Runtime (ort_run.js"
+  echo "--cold-runs $runs) alike; \"cold / ORT cold\" compares both cold. \"fused / ORT\" puts"
+  echo "the interleaved (cold-ish) fused run against ORT warm: not like for like."
   echo
-  echo "| model | groups (post-ops/compiled/runtime/excluded) | unfused ms | fused ms | fused speed-up | ORT all ms | fused / ORT | fused alone ms | alone / ORT | max abs err / max abs out | outputs (scaled allclose) | load |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
+  echo "| model | groups (post-ops/compiled/runtime/excluded) | unfused ms | fused ms | fused speed-up | ORT all ms | fused / ORT | fused alone ms | alone / ORT | fused cold ms | ORT cold ms | cold / ORT cold | max abs err / max abs out | outputs (scaled allclose) | load |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
 } > "$out"
 
 med() { median; }
@@ -63,11 +67,11 @@ while IFS=$'\t' read -r name path dims _; do
     if [ "$have_ort" = 1 ]; then
       # shellcheck disable=SC2046
       node "$ORT_RUN" "$path" --threads "$threads" --opt all --runs "$runs" \
-        $(dims_args "$dims") > "$dir/$name.ort.$r.json" || true
+        --cold-runs "$runs" $(dims_args "$dims") > "$dir/$name.ort.$r.json" || true
     fi
   done
   if [ "$ok" = 0 ]; then
-    echo "| $name | fxc codegen --bench failed (see $dir/$name.*.json) | | | | | | | | $load |" >> "$out"
+    echo "| $name | fxc codegen --bench failed (see $dir/$name.*.json) | | | | | | | | | | | | $load |" >> "$out"
     continue
   fi
   f() { for r in $(seq 1 "$rounds"); do jq -r "$1" "$dir/$name.$r.json"; done | med; }
@@ -75,26 +79,32 @@ while IFS=$'\t' read -r name path dims _; do
   un=$(f .unfused.median_ms) fu=$(f .fused.median_ms)
   unmin=$(fmin .unfused.min_ms) fumin=$(fmin .fused.min_ms)
   fa=$(f .fused_alone.median_ms)
+  fc=$(f '.fused_cold.median_ms // 0')
   err=$(for r in $(seq 1 "$rounds"); do jq -r .max_abs_error "$dir/$name.$r.json"; done | sort -g | tail -1)
   scale=$(jq -r .max_abs_output "$dir/$name.1.json")
   err=$(awk -v e="$err" -v s="$scale" 'BEGIN {printf "%.2g / %.3g", e, s}')
   eq=$(for r in $(seq 1 "$rounds"); do jq -r .equivalent "$dir/$name.$r.json"; done | sort -u | tr '\n' ' ')
   [ "$eq" = "true " ] && eq=agree || eq="DISAGREE"
   groups=$(jq -r '"\(.groups) (\(.outcomes.dnnl_post_ops)/\(.outcomes.compiled)/\(.outcomes.runtime)/\(.outcomes.excluded))"' "$dir/$name.1.json")
-  ort="n/a" ortmin="" ratio="n/a" ratio_alone="n/a"
+  ort="n/a" ortmin="" ratio="n/a" ratio_alone="n/a" ortc="n/a" ratio_cold="n/a"
   if [ "$have_ort" = 1 ] && [ -s "$dir/$name.ort.1.json" ]; then
     ort=$(for r in $(seq 1 "$rounds"); do jq -r .median_ms "$dir/$name.ort.$r.json" 2>/dev/null; done | med)
     ortmin=$(for r in $(seq 1 "$rounds"); do jq -r .min_ms "$dir/$name.ort.$r.json" 2>/dev/null; done | sort -g | head -1)
     ratio=$(awk -v a="$fu" -v b="$ort" 'BEGIN {printf "%.2fx", a / b}')
     ratio_alone=$(awk -v a="$fa" -v b="$ort" 'BEGIN {printf "%.2fx", a / b}')
+    ortc=$(for r in $(seq 1 "$rounds"); do jq -r '.cold.median_ms // empty' "$dir/$name.ort.$r.json" 2>/dev/null; done | med)
+    ratio_cold=$(awk -v a="$fc" -v b="$ortc" 'BEGIN {if (b > 0 && a > 0) printf "%.2fx", a / b; else print "n/a"}')
+    ortc=$(awk -v a="$ortc" 'BEGIN {printf "%.2f", a}')
     ort=$(awk -v a="$ort" -v b="$ortmin" 'BEGIN {printf "%.2f (%.2f)", a, b}')
   fi
-  printf '| %s | %s | %.2f (%.2f) | %.2f (%.2f) | %.2fx | %s | %s | %.2f | %s | %s | %s | %s |\n' "$name" \
+  printf '| %s | %s | %.2f (%.2f) | %.2f (%.2f) | %.2fx | %s | %s | %.2f | %s | %.2f | %s | %s | %s | %s | %s |\n' "$name" \
     "$groups" "$un" "$unmin" "$fu" "$fumin" "$(awk -v a="$un" -v b="$fu" 'BEGIN {print a / b}')" \
-    "$ort" "$ratio" "$fa" "$ratio_alone" "$err" "$eq" "$load" >> "$out"
-  echo "fused $name: unfused $un ms, fused $fu ms (alone $fa ms), ORT $ort ms, outputs $eq" >&2
+    "$ort" "$ratio" "$fa" "$ratio_alone" "$fc" "$ortc" "$ratio_cold" "$err" "$eq" "$load" >> "$out"
+  echo "fused $name: unfused $un ms, fused $fu ms (alone $fa ms, cold $fc ms), ORT $ort ms (cold $ortc ms), outputs $eq" >&2
 done < <(bench_models)
 
+# FUSED_BW_MB=0 leaves the bandwidth section out (a run about the models only).
+[ "$bw_mb" != 0 ] || exit 0
 {
   echo
   echo "### Memory-bound generated kernels vs stream bandwidth"
