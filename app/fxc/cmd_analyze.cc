@@ -670,12 +670,15 @@ void register_analyze(CLI::App& app, Runner& run) {
       "kernels to the fused kernels of the 'after' timeline, saves that profile, and says\n"
       "how far the group savings predicted\n"
       "with it are from the measured ones (and with --evaluate, on results it never saw).\n"
+      "Results of the same model are repeats (each its own fxc profile process): a group's\n"
+      "saving is the median over them, its noise their spread.\n"
       "Examples:\n"
       "  fxc calibrate && fxc analyze model.onnx --device cpu-host\n"
       "  fxc calibrate --out my-host.json && fxc analyze model.onnx --device my-host.json\n"
       "  fxc calibrate --from before_after.json --out fitted-host.json\n"
       "  fxc calibrate --from resnet18.json --from gpt2.json --evaluate mobilenet.json --out "
-      "f.json");
+      "f.json\n"
+      "  fxc calibrate --from r18.json --from r18.r2.json --from r18.r3.json --stat min");
   cal->callback([co, &run] { run = [co] { return run_calibrate(*co); }; });
 
   auto s = std::make_shared<AnalyzeOptions>();
