@@ -215,6 +215,197 @@ static inline void fx_fence() {
 #define FX_LANES 32
 #endif
 
+// The lane accumulators of a row kernel's reduction combined into one value. An
+// `omp simd reduction` over them added the lanes one by one from the stack after its
+// vector adds (16 dependent scalar adds per reduction and row); with AVX-512 the four
+// registers are combined and reduced in a tree.
+#if defined(__AVX512F__)
+static inline __mmask16 fx_mask16(int64_t left) {  // the first min(left, 16) lanes
+  return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u);
+}
+static inline __m512 fx_load4(const float* la, __m512 (*op)(__m512, __m512)) {
+  return op(op(_mm512_loadu_ps(la), _mm512_loadu_ps(la + 16)),
+            op(_mm512_loadu_ps(la + 32), _mm512_loadu_ps(la + 48)));
+}
+static inline __m512 fx_add16(__m512 a, __m512 b) { return _mm512_add_ps(a, b); }
+static inline __m512 fx_max16(__m512 a, __m512 b) { return _mm512_max_ps(a, b); }
+static inline __m512 fx_min16(__m512 a, __m512 b) { return _mm512_min_ps(a, b); }
+static inline float fx_lanes_sum(const float* la) { return _mm512_reduce_add_ps(fx_load4(la, fx_add16)); }
+static inline float fx_lanes_max(const float* la) { return _mm512_reduce_max_ps(fx_load4(la, fx_max16)); }
+static inline float fx_lanes_min(const float* la) { return _mm512_reduce_min_ps(fx_load4(la, fx_min16)); }
+#else
+static inline float fx_lanes_sum(const float* la) {
+  float s = 0.f;
+#pragma omp simd reduction(+ : s)
+  for (int l = 0; l < FX_LANES; ++l) s += la[l];
+  return s;
+}
+static inline float fx_lanes_max(const float* la) {
+  float m = -INFINITY;
+#pragma omp simd reduction(max : m)
+  for (int l = 0; l < FX_LANES; ++l) m = m > la[l] ? m : la[l];
+  return m;
+}
+static inline float fx_lanes_min(const float* la) {
+  float m = INFINITY;
+#pragma omp simd reduction(min : m)
+  for (int l = 0; l < FX_LANES; ++l) m = m < la[l] ? m : la[l];
+  return m;
+}
+#endif
+
+// Softmax's passes as row primitives (the emitter calls them for a pass that is
+// exactly a row max, or exactly exp(x - max) stored and summed; see cpp_emitter.cc).
+// With AVX-512 they are written with intrinsics: the exp pass is bound by its
+// multiply-adds (one 512-bit FMA per cycle on the bench machine), and the generic
+// loop's exp costs 9 of them per 16 floats against 7 here.
+#if defined(__AVX512F__)
+// exp(x) for 16 floats x <= 0 (x - rowmax), NaN passing through: x = (16 m + i) ln2/16
+// + t, |t| <= ln2/32; 2^(i/16) from a 16-entry table held in one register (vpermd on
+// the low 4 bits of the magic-biased k = 16 m + i), 2^m added to its exponent field,
+// e^t = 1 + t + t^2/2 + t^3/6 (truncation <= 1e-8). ln2/16 in two parts, the first
+// with 12 significant bits so that k times it is exact (|k| <= 2016). Relative error
+// <= 2e-7 and 2.5 ulp like fx_expf_le0 (tests/codegen/expf_accuracy_test.cc; measured
+// 1.6e-7, 1.64 ulp); -inf and anything below -87.3 give ~1.2e-38 as fx_expf_le0 does.
+static inline __m512 fx_exp16_le0(__m512 x) {
+  // The mantissa bits of 2^(i/16), i = 0..15 (exponent field 0).
+  const __m512i tbl = _mm512_setr_epi32(0x0, 0x5aac3, 0xb95c2, 0x11c3d3, 0x1837f0, 0x1ef532,
+                                        0x25fed7, 0x2d583f, 0x3504f3, 0x3d08a4, 0x45672a,
+                                        0x4e248c, 0x5744fd, 0x60ccdf, 0x6ac0c7, 0x75257d);
+  // 1.5 * 2^23 rounds x * 16/ln2 to an integer in the low bits; + 127 * 16 biases m.
+  const __m512 magic = _mm512_set1_ps(12582912.f + 2032.f);
+  x = _mm512_max_ps(_mm512_set1_ps(-87.3f), x);  // the second operand (x) if NaN
+  const __m512 z = _mm512_fmadd_ps(x, _mm512_set1_ps(0x1.715476p+4f), magic);
+  const __m512 k = _mm512_sub_ps(z, magic);
+  __m512 t = _mm512_fnmadd_ps(k, _mm512_set1_ps(0x1.62ep-5f), x);
+  t = _mm512_fnmadd_ps(k, _mm512_set1_ps(0x1.0bfbe8p-19f), t);
+  const __m512i zi = _mm512_castps_si512(z);
+  // (m + 127) << 23 is (16 (m + 127) + i) with i cleared, shifted left by 19.
+  const __m512i s = _mm512_add_epi32(
+      _mm512_permutexvar_epi32(zi, tbl),
+      _mm512_slli_epi32(_mm512_andnot_si512(_mm512_set1_epi32(15), zi), 19));
+  __m512 p = _mm512_fmadd_ps(t, _mm512_set1_ps(0x1.555556p-3f), _mm512_set1_ps(0.5f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.f));
+  return _mm512_mul_ps(p, _mm512_castsi512_ps(s));
+}
+#endif
+// The largest of x[0, n) (NaN as the generic pass: a later larger value replaces it).
+static inline float fx_row_max(const float* __restrict x, int64_t n) {
+#if defined(__AVX512F__)
+  const __m512 lo = _mm512_set1_ps(-INFINITY);
+  __m512 a0 = lo, a1 = lo, a2 = lo, a3 = lo;
+  int64_t j = 0;
+  for (; j + 64 <= n; j += 64) {
+    a0 = _mm512_max_ps(a0, _mm512_loadu_ps(x + j));
+    a1 = _mm512_max_ps(a1, _mm512_loadu_ps(x + j + 16));
+    a2 = _mm512_max_ps(a2, _mm512_loadu_ps(x + j + 32));
+    a3 = _mm512_max_ps(a3, _mm512_loadu_ps(x + j + 48));
+  }
+  for (; j < n; j += 16) a0 = _mm512_max_ps(a0, _mm512_mask_loadu_ps(lo, fx_mask16(n - j), x + j));
+  return _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(a0, a1), _mm512_max_ps(a2, a3)));
+#else
+  float la[FX_LANES];
+  for (int l = 0; l < FX_LANES; ++l) la[l] = -INFINITY;
+  int64_t j = 0;
+  for (; j + FX_LANES <= n; j += FX_LANES)
+#pragma omp simd
+    for (int l = 0; l < FX_LANES; ++l) la[l] = la[l] > x[j + l] ? la[l] : x[j + l];
+  for (int l = 0; j + l < n; ++l) la[l] = la[l] > x[j + l] ? la[l] : x[j + l];
+  return fx_lanes_max(la);
+#endif
+}
+// d[j] = exp(x[j] - m) for j < n (x[j] <= m), returning their sum; pf: a later row to
+// prefetch, one cache line per 16 floats, or null.
+static inline float fx_exp_sum(const float* __restrict x, float m, float* __restrict d, int64_t n,
+                               const float* pf) {
+#if defined(__AVX512F__)
+  const __m512 mv = _mm512_set1_ps(m);
+  __m512 s0 = _mm512_setzero_ps(), s1 = s0;
+  int64_t j = 0;
+  for (; j + 32 <= n; j += 32) {
+    if (pf) {
+      __builtin_prefetch(pf + j);
+      __builtin_prefetch(pf + j + 16);
+    }
+    const __m512 e0 = fx_exp16_le0(_mm512_sub_ps(_mm512_loadu_ps(x + j), mv));
+    const __m512 e1 = fx_exp16_le0(_mm512_sub_ps(_mm512_loadu_ps(x + j + 16), mv));
+    _mm512_storeu_ps(d + j, e0);
+    _mm512_storeu_ps(d + j + 16, e1);
+    s0 = _mm512_add_ps(s0, e0);
+    s1 = _mm512_add_ps(s1, e1);
+  }
+  for (; j < n; j += 16) {
+    const __mmask16 k = fx_mask16(n - j);
+    const __m512 e = fx_exp16_le0(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + j), mv));
+    _mm512_mask_storeu_ps(d + j, k, e);
+    s0 = _mm512_add_ps(s0, _mm512_maskz_mov_ps(k, e));
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+#else
+  float la[FX_LANES];
+  for (int l = 0; l < FX_LANES; ++l) la[l] = 0.f;
+  int64_t j = 0;
+  for (; j + FX_LANES <= n; j += FX_LANES) {
+    if (pf)
+      for (int l = 0; l < FX_LANES; l += 16) __builtin_prefetch(pf + j + l);
+#pragma omp simd
+    for (int l = 0; l < FX_LANES; ++l) {
+      const float e = fx_expf_le0(x[j + l] - m);
+      d[j + l] = e;
+      la[l] += e;
+    }
+  }
+  for (int l = 0; j + l < n; ++l) {
+    const float e = fx_expf_le0(x[j + l] - m);
+    d[j + l] = e;
+    la[l] += e;
+  }
+  return fx_lanes_sum(la);
+#endif
+}
+
+// fx_exp_sum of this row and, in the same loop, the max of the next row nx[0, n)
+// (stored to *nmax): Softmax's max pass of row t + 1 done while row t's exp pass
+// keeps the FMA units busy (the max needs none), and the next row's loads overlap
+// that arithmetic instead of waiting in a pass of their own. 7% of a 1024-float row
+// in cache, one core.
+static inline float fx_exp_sum_max(const float* __restrict x, float m, float* __restrict d,
+                                   int64_t n, const float* pf, const float* __restrict nx,
+                                   float* nmax) {
+#if defined(__AVX512F__)
+  const __m512 mv = _mm512_set1_ps(m), lo = _mm512_set1_ps(-INFINITY);
+  __m512 s0 = _mm512_setzero_ps(), s1 = s0, a0 = lo, a1 = lo;
+  int64_t j = 0;
+  for (; j + 32 <= n; j += 32) {
+    if (pf) {
+      __builtin_prefetch(pf + j);
+      __builtin_prefetch(pf + j + 16);
+    }
+    a0 = _mm512_max_ps(a0, _mm512_loadu_ps(nx + j));
+    a1 = _mm512_max_ps(a1, _mm512_loadu_ps(nx + j + 16));
+    const __m512 e0 = fx_exp16_le0(_mm512_sub_ps(_mm512_loadu_ps(x + j), mv));
+    const __m512 e1 = fx_exp16_le0(_mm512_sub_ps(_mm512_loadu_ps(x + j + 16), mv));
+    _mm512_storeu_ps(d + j, e0);
+    _mm512_storeu_ps(d + j + 16, e1);
+    s0 = _mm512_add_ps(s0, e0);
+    s1 = _mm512_add_ps(s1, e1);
+  }
+  for (; j < n; j += 16) {
+    const __mmask16 k = fx_mask16(n - j);
+    a0 = _mm512_max_ps(a0, _mm512_mask_loadu_ps(lo, k, nx + j));
+    const __m512 e = fx_exp16_le0(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + j), mv));
+    _mm512_mask_storeu_ps(d + j, k, e);
+    s0 = _mm512_add_ps(s0, _mm512_maskz_mov_ps(k, e));
+  }
+  *nmax = _mm512_reduce_max_ps(_mm512_max_ps(a0, a1));
+  return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+#else
+  *nmax = fx_row_max(nx, n);
+  return fx_exp_sum(x, m, d, n, pf);
+#endif
+}
+
 // The shift of LayerNorm's one-pass sums (row_rewrite.h): the mean of the row's first
 // FX_HEAD values. Any value near the mean will do; an average of 64 bounds how far it
 // can be from the mean to sqrt(row / 64) standard deviations.
@@ -222,8 +413,17 @@ static inline void fx_fence() {
 static inline float fx_head_mean(const float* __restrict x, int64_t n) {
   n = n < FX_HEAD ? n : FX_HEAD;
   float s = 0.f;
+#if defined(__AVX512F__)
+  // Four masked loads and one horizontal sum (the omp simd reduction added its lanes
+  // one by one, a serial chain on every row).
+  __m512 a = _mm512_setzero_ps();
+  for (int64_t j = 0; j < n; j += 16)
+    a = _mm512_add_ps(a, _mm512_maskz_loadu_ps(fx_mask16(n - j), x + j));
+  s = _mm512_reduce_add_ps(a);
+#else
 #pragma omp simd reduction(+ : s)
   for (int64_t j = 0; j < n; ++j) s += x[j];
+#endif
   return s / (float)n;
 }
 
@@ -317,6 +517,8 @@ std::string emit_cpp_function(const LoweredGroup& lowered) {
   if (nstream > 0)
     o << "    std::vector<float> stream_buf(nt ? " << nstream
       << " * chunk : 0);  // output blocks before streaming\n";
+  const std::string carry_mark = "@FX_CARRY@";  // replaced by the carried max's state, if any
+  o << carry_mark;
   o << "#pragma omp for schedule(static)\n";
   o << "    for (int64_t t = 0; t < outer * nchunks; ++t) {\n";
   o << "      const int64_t o = t / nchunks, j0 = (t % nchunks) * chunk;\n";
@@ -398,6 +600,81 @@ std::string emit_cpp_function(const LoweredGroup& lowered) {
       if (g.outputs[k].var == v) return static_cast<int>(k);
     return -1;
   };
+  // A pointer to row var v's values from j0 on (v at j is ptr[j - j0]): a row input, or
+  // a value kept from an earlier pass; "" otherwise.
+  auto row_ptr = [&](int v) -> std::string {
+    const KVar& kv = g.vars[static_cast<std::size_t>(v)];
+    if (kv.literal || !kv.row) return "";
+    for (std::size_t i = 0; i < g.inputs.size(); ++i)
+      if (g.inputs[i].var == v) return "p" + std::to_string(i) + " + j0";
+    if (alias[v] >= 0) return "d" + std::to_string(alias[v]);
+    if (slot[v] >= 0) return "b" + std::to_string(v) + " + j0";
+    return "";
+  };
+  // Pass p as one call of a prelude row primitive, when it is exactly one (else ""):
+  // a row max (fx_row_max), or Softmax's exp pass, e = exp(x - max) kept for a later
+  // pass and summed (fx_exp_sum). With AVX-512 these are written with intrinsics,
+  // their exp in 7 multiply-adds per 16 floats instead of 9 (the pass's bound), and
+  // without the generic loop's per-row overheads.
+  int carry_input = -1;  // the input whose row max is carried from the previous row
+  bool carried = false;  // an exp pass computes it
+  auto row_primitive = [&](int p, const std::vector<const KOp*>& reds) -> std::string {
+    if (reds.size() != 1) return "";
+    const KOp& r = *reds[0];
+    std::vector<const KOp*> row_ops;
+    for (const KOp& op : g.ops)
+      if (s.phase[op.result] == p && !is_reduction(op) && g.vars[op.result].row)
+        row_ops.push_back(&op);
+    const std::string acc = "      const float acc" + std::to_string(r.result) + " = ";
+    const std::string note = ";  // " + r.node + " (";
+    if (row_ops.empty() && r.op == "ReduceMax" && p != pf_pass) {
+      const std::string x = row_ptr(r.args.at(0));
+      if (x.empty()) return "";
+      // The max of an input read whole (row t + 1 is p + row) may come from the
+      // previous row's exp pass (fx_exp_sum_max), with the static schedule's rows
+      // consecutive on each thread.
+      for (std::size_t i = 0; i < g.inputs.size(); ++i)
+        if (g.inputs[i].var == r.args[0] && carry_input < 0 &&
+            std::none_of(g.inputs[i].bcast.begin(), g.inputs[i].bcast.end(),
+                         [](bool b) { return b; })) {
+          carry_input = static_cast<int>(i);
+          return acc + "t == carried_t ? carried_max : fx_row_max(" + x + ", j1 - j0)" + note +
+                 "ReduceMax; of row t + 1 computed in row t's exp pass)\n";
+        }
+      return acc + "fx_row_max(" + x + ", j1 - j0)" + note + "ReduceMax)\n";
+    }
+    if (row_ops.size() != 2 || r.op != "ReduceSum" || r.mean) return "";
+    const KOp &sub = *row_ops[0], &ex = *row_ops[1];
+    if (sub.op != "Sub" || ex.op != "Exp" || !ex.nonpositive || ex.args.at(0) != sub.result ||
+        r.args.at(0) != ex.result || g.vars[static_cast<std::size_t>(sub.args.at(1))].row)
+      return "";
+    int sub_readers = 0;  // the Exp only, and no group output
+    for (const KOp& op : g.ops)
+      sub_readers += static_cast<int>(std::count(op.args.begin(), op.args.end(), sub.result));
+    if (sub_readers != 1 || output_index(sub.result) >= 0) return "";
+    const std::string x = row_ptr(sub.args[0]);
+    std::vector<std::string> dst;  // where e is kept: exactly one place
+    if (alias[ex.result] >= 0) dst.push_back("d" + std::to_string(alias[ex.result]));
+    if (slot[ex.result] >= 0) dst.push_back("b" + std::to_string(ex.result) + " + j0");
+    if (int k = output_index(ex.result); k >= 0) dst.push_back("d" + std::to_string(k));
+    if (x.empty() || dst.size() != 1) return "";
+    std::string pf = "nullptr";
+    if (p == pf_pass) {
+      if (row_pf.size() != 1) return "";
+      pf = "pf ? p" + std::to_string(row_pf[0]) + " + " + std::to_string(kPrefetchRows) +
+           " * row + j0 : nullptr";
+    }
+    const std::string args = x + ", " + ref(sub.args[1], p) + ", " + dst[0] + ", j1 - j0, " + pf;
+    if (carry_input < 0 || carried)
+      return acc + "fx_exp_sum(" + args + ")" + note + "Sub, Exp, ReduceSum)\n";
+    carried = true;
+    const std::string a = "acc" + std::to_string(r.result);
+    return "      float " + a + ";  // " + r.node + " (Sub, Exp, ReduceSum; the next row's max)\n" +
+           "      if (t + 1 < outer * nchunks) {\n        " + a + " = fx_exp_sum_max(" + args +
+           ", p" + std::to_string(carry_input) + " + row + j0, &carried_max);\n" +
+           "        carried_t = t + 1;\n      } else {\n        " + a + " = fx_exp_sum(" + args +
+           ");\n      }\n";
+  };
   auto emit_scalars = [&](int ready) {
     for (const KOp& op : g.ops) {
       const KVar& r = g.vars[static_cast<std::size_t>(op.result)];
@@ -423,8 +700,10 @@ std::string emit_cpp_function(const LoweredGroup& lowered) {
     for (const KOp& op : g.ops)
       if (is_reduction(op) && s.phase[op.result] == p) reds.push_back(&op);
     o << "      // pass " << p << "\n";
+    const std::string special = row_primitive(p, reds);
+    o << special;
     std::string clauses;
-    for (const KOp* r : reds) {
+    for (const KOp* r : special.empty() ? reds : std::vector<const KOp*>{}) {
       std::string acc = "acc" + std::to_string(r->result);
       bool mx = r->op == "ReduceMax", mn = r->op == "ReduceMin";
       const char* init = mx ? "-INFINITY" : mn ? "INFINITY" : "0.f";
@@ -491,11 +770,6 @@ std::string emit_cpp_function(const LoweredGroup& lowered) {
         li += lb[q];
         if (lb[q] == '\n' && q + 1 < lb.size()) li += ind + "    ";
       }
-      std::string tb = body, ti;
-      for (std::size_t q = 0; q < tb.size(); ++q) {
-        ti += tb[q];
-        if (tb[q] == '\n' && q + 1 < tb.size()) ti += ind;
-      }
       o << ind << "      for (int64_t jv = " << a << "; jv + " << kLanes << " <= " << b
         << "; jv += " << kLanes << ") {\n";
       o << "#pragma omp simd\n";
@@ -503,10 +777,13 @@ std::string emit_cpp_function(const LoweredGroup& lowered) {
       o << ind << "          const int64_t j = jv + l;\n  " << ind << "    " << li << ind
         << "        }\n";
       o << ind << "      }\n";
-      o << "#pragma omp simd" << clauses << "\n";
-      o << ind << "      for (int64_t j = " << a << " + ((" << b << " - " << a << ") & ~int64_t("
-        << kLanes << " - 1)); j < " << b << "; ++j) {\n"
-        << ind << ti;
+      // The rest of the range (fewer than FX_LANES) goes into the first lanes, so that
+      // no scalar accumulator needs its own horizontal reduction.
+      o << ind << "      const int64_t jt = " << a << " + ((" << b << " - " << a << ") & ~int64_t("
+        << kLanes << " - 1));\n";
+      o << "#pragma omp simd\n";
+      o << ind << "      for (int64_t j = jt; j < " << b << "; ++j) {\n";
+      o << ind << "        const int64_t l = j - jt;\n  " << ind << "    " << li;
     };
     // Elementwise chains stream through blocks of kBlock elements and prefetch their
     // inputs kAhead elements ahead (the hardware prefetcher stops at 4 KiB pages, and
@@ -518,7 +795,9 @@ std::string emit_cpp_function(const LoweredGroup& lowered) {
         if (g.vars[static_cast<std::size_t>(g.inputs[i].var)].row) streamed.push_back(i);
     const bool next_row = p == pf_pass;
     if (next_row) streamed = row_pf;
-    if (!streamed.empty()) {
+    if (!special.empty()) {
+      // the row primitive above is the whole pass
+    } else if (!streamed.empty()) {
       std::string b = body, ind;
       for (std::size_t q = 0; q < b.size(); ++q) {
         ind += b[q];
@@ -582,20 +861,19 @@ std::string emit_cpp_function(const LoweredGroup& lowered) {
       o << "      for (int64_t j = j0; j < j1; ++j) {\n" << body;
       if (scaled_out >= 0) o << "      }\n";  // the loop; the else's brace follows
     }
-    o << "      }\n";
-    for (const KOp* r : reds) {
-      const std::string acc = "acc" + std::to_string(r->result),
-                        la = "la" + std::to_string(r->result) + "[l]";
-      if (r->op == "ReduceSum") {
-        o << "#pragma omp simd reduction(+:" << acc << ")\n";
-        o << "      for (int l = 0; l < " << kLanes << "; ++l) " << acc << " += " << la << ";\n";
-      } else {  // a vectorized combination: as a serial cmov chain it took 40% of Softmax
-        o << "#pragma omp simd reduction(" << (r->op == "ReduceMax" ? "max" : "min") << ":" << acc
-          << ")\n";
-        o << "      for (int l = 0; l < " << kLanes << "; ++l) " << acc << " = " << acc
-          << (r->op == "ReduceMax" ? " > " : " < ") << la << " ? " << acc << " : " << la << ";\n";
+    if (special.empty()) o << "      }\n";
+    // The lanes combined (fx_lanes_*: a tree of vector ops, where an omp simd
+    // reduction over them ended in a serial chain of scalar adds on every row).
+    if (special.empty())
+      for (const KOp* r : reds) {
+        const std::string acc = "acc" + std::to_string(r->result),
+                          la = "la" + std::to_string(r->result);
+        o << "      " << acc << " = "
+          << (r->op == "ReduceSum"   ? "fx_lanes_sum("
+              : r->op == "ReduceMax" ? "fx_lanes_max("
+                                     : "fx_lanes_min(")
+          << la << ");\n";
       }
-    }
     const bool stored_by_block = !streamed.empty() && !g.has_reduction;
     for (const KOp& op : g.ops) {
       if (s.phase[op.result] != p || is_reduction(op) || !g.vars[op.result].row) continue;
@@ -616,7 +894,19 @@ std::string emit_cpp_function(const LoweredGroup& lowered) {
   o << "    }\n";
   if (nstream > 0) o << "    if (nt) fx_fence();\n";
   o << "  }\n}\n";
-  return o.str();
+  std::string src = o.str();
+  // A carried max no exp pass computes is not carried: its max pass reads its own row.
+  if (carry_input >= 0 && !carried) {
+    const std::string c = "t == carried_t ? carried_max : ";
+    for (std::size_t q; (q = src.find(c)) != std::string::npos;) src.erase(q, c.size());
+    const std::string n = "; of row t + 1 computed in row t's exp pass";
+    for (std::size_t q; (q = src.find(n)) != std::string::npos;) src.erase(q, n.size());
+  }
+  src.replace(src.find(carry_mark), carry_mark.size(),
+              carried ? "    int64_t carried_t = -1;  // the row whose max carried_max holds\n"
+                        "    float carried_max = 0.f;\n"
+                      : "");
+  return src;
 }
 
 std::string emit_cpp_source(const std::vector<LoweredGroup>& groups) {

@@ -25,34 +25,40 @@ using tag = dnnl::memory::format_tag;
 // How a Binary operand broadcasts to the MatMul's output.
 enum class Bcast { Full, Vector, Scalar };
 
+// The data of a constant, also behind Identity nodes (how exporters share a weight or
+// a bias: ViT-B/16's attention in-projection bias is an Identity of an initializer).
+std::shared_ptr<TensorData> constant_behind_identity(const Graph& g, ValueId v) {
+  for (int hop = 0; hop < 8 && v != kNoValue; ++hop) {
+    const Value& val = g.value(v);
+    if (val.producer == kNoNode || g.node(val.producer).op_type != "Identity" ||
+        !g.node(val.producer).domain.empty())
+      return constant_data(g, v);
+    const Node& id = g.node(val.producer);
+    if (id.inputs.empty()) return nullptr;
+    v = id.inputs[0];
+  }
+  return nullptr;
+}
+
 std::optional<float> scalar_const(const Graph& g, ValueId v) {
-  auto d = constant_data(g, v);
+  auto d = constant_behind_identity(g, v);
   if (!d || d->dtype() != DType::Float32 || d->numel() != 1) return {};
   return d->to_floats().at(0);
 }
 
 // A float32 constant with N elements, all of them along the last axis.
 bool vector_constant(const Graph& g, ValueId v, const Dim& n) {
-  auto d = constant_data(g, v);
+  auto d = constant_behind_identity(g, v);
   if (!d || d->dtype() != DType::Float32 || d->dims().empty()) return false;
   const auto& dims = d->dims();
   return (!n.is_static() || dims.back() == n.value) && d->numel() == dims.back();
 }
 
-// Constant weights, also behind Identity nodes (how exporters share a weight).
+// Constant weights, also behind Identity nodes.
 std::optional<Tensor> constant_weights(const Graph& g, ValueId v) {
-  for (int hop = 0; hop < 8 && v != kNoValue; ++hop) {
-    const Value& val = g.value(v);
-    if (val.producer == kNoNode || g.node(val.producer).op_type != "Identity") {
-      auto d = constant_data(g, v);
-      if (!d) return std::nullopt;
-      return Tensor::from_data(d);
-    }
-    const Node& id = g.node(val.producer);
-    if (id.inputs.empty()) return std::nullopt;
-    v = id.inputs[0];
-  }
-  return std::nullopt;
+  auto d = constant_behind_identity(g, v);
+  if (!d) return std::nullopt;
+  return Tensor::from_data(d);
 }
 
 std::optional<Bcast> broadcast_of(const Shape& s, const Shape& out) {
@@ -472,7 +478,7 @@ std::shared_ptr<Kernel> make_matmul_post_op_kernel(const Graph& g, const MatMulP
     if (!w) throw Error("MatMul + post-ops: the weights of '" + mm.name + "' are not constant");
   }
   std::vector<float> bias;
-  if (plan.bias != kNoValue) bias = constant_data(g, plan.bias)->to_floats();
+  if (plan.bias != kNoValue) bias = constant_behind_identity(g, plan.bias)->to_floats();
   auto k = std::make_shared<MatMulPostOpKernel>(plan.post_ops, std::move(bcasts), std::move(w),
                                                 std::move(bias), plan.batched);
   // With static shapes, the parts of one and two threads are made now, so that a

@@ -65,7 +65,8 @@ std::optional<MatMulPostOpPlan> plan_matmul_post_ops(const Graph& g,
 // K N floats more. Each epilogue op saves about one write and one read of the M x N
 // output. On ViT-B/16 and GPT-2 (M 128-197, K 768-3072, 2 threads) the projections
 // with a bias or residual measured 0.1-0.25 ms slower fused; the MLP's MatMul + GELU
-// (ten ops) gains.
+// (ten ops) gains. build_fused_program applies it to a group and to each generated part
+// of a group that is not generated whole.
 std::string matmul_fusion_loss(const Graph& g, const std::vector<NodeId>& nodes, int threads);
 
 // The kernel of a plan: step inputs plan.step_inputs, output {plan.output}.

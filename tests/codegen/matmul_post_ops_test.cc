@@ -113,6 +113,13 @@ Case make_case() {
   auto hf = b.op("Add", {vec(b, "f_b", 48, 52), mf}, {}, "f_bias");
   b.output(b.op("Tanh", {hf}, {}, "f_tanh"));
   c.groups.push_back(make_group("fg-f", {"f_mm", "f_bias", "f_tanh"}));
+  // G: the bias behind an Identity (ViT-B/16's attention in-projection): still the
+  // matmul's own bias, not a binary operand.
+  auto xg = b.input("xg", {1, 20, 32});
+  auto bg = b.op("Identity", {vec(b, "g_b", 48, 62)}, {}, "g_id", Shape::of({48}));
+  auto mg = b.op("MatMul", {xg, weights(b, "g_w", 32, 48, 61)}, {}, "g_mm", Shape::of({1, 20, 48}));
+  b.output(b.op("Tanh", {b.op("Add", {mg, bg}, {}, "g_bias")}, {}, "g_tanh"));
+  c.groups.push_back(make_group("fg-g", {"g_mm", "g_bias", "g_tanh"}));
   c.g = b.build();
   c.inputs = {{"xa", testing::random_tensor({1, 50, 96}, 1)},
               {"xb", testing::random_tensor({1, 32, 64}, 2)},
@@ -123,7 +130,8 @@ Case make_case() {
               {"xe", testing::random_tensor({40, 128}, 7)},
               {"fe", testing::random_tensor({40, 512}, 8)},
               {"se", Tensor::from_floats({1, 1}, {1.5f})},
-              {"xf", testing::random_tensor({1, 20, 32}, 9)}};
+              {"xf", testing::random_tensor({1, 20, 32}, 9)},
+              {"xg", testing::random_tensor({1, 20, 32}, 10)}};
   return c;
 }
 
@@ -138,6 +146,7 @@ TEST(MatMulPostOps, OneDnnPrimitiveMatchesTheUnfusedRuntime) {
   EXPECT_EQ(p.find("fg-c")->detail, "oneDNN matmul with 1 post-op(s) and its bias");
   EXPECT_EQ(p.find("fg-e")->detail, "oneDNN matmul with 4 post-op(s)");
   EXPECT_EQ(p.find("fg-f")->detail, "oneDNN matmul with 1 post-op(s) and its bias");
+  EXPECT_EQ(p.find("fg-g")->detail, "oneDNN matmul with 1 post-op(s) and its bias");
   testing::expect_steps_match_unfused(c.g, p.steps, c.inputs);
 }
 
@@ -205,6 +214,37 @@ TEST(MatMulFusionLoss, WeightsReReadPerThreadAgainstEpilogueTraffic) {
   EXPECT_EQ(matmul_fusion_loss(g, small, 1), "");
   EXPECT_EQ(matmul_fusion_loss(g, {g.find_node("mml"), g.find_node("bias_addl")}, 2), "");
   EXPECT_EQ(matmul_fusion_loss(g, {g.find_node("mms"), g.find_node("scale")}, 2), "");
+}
+
+// ViT-B/16's in-projection group: [Identity of the bias, MatMul, Add]. The whole group
+// is not generated (its anchor is not first); its part [MatMul, Add] is held to the
+// same loss rule as a group (it was fused with a row split, each thread reading all
+// the weights: 0.2-0.3 ms slower per layer), so everything runs unfused here.
+TEST(MatMulFusionLoss, AppliesToTheGeneratedPartsOfAGroup) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 16, 256});
+  auto bias = b.op("Identity", {vec(b, "bias", 64, 2)}, {}, "bias_id", Shape::of({64}));
+  auto mm = b.op("MatMul", {x, weights(b, "w", 256, 64, 1)}, {}, "mm", Shape::of({1, 16, 64}));
+  b.output(b.op("Add", {mm, bias}, {}, "bias_add"));
+  Graph g = b.build();
+  std::vector<FusionGroup> groups{testing::make_group("fg-p", {"bias_id", "mm", "bias_add"})};
+  CodegenOptions opt;
+  opt.compiler.cache_dir = testing::test_cache_dir("matmul_fusion_loss");
+  opt.threads = 2;
+  FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
+  ASSERT_NE(p.find("fg-p.1"), nullptr);
+  EXPECT_EQ(p.find("fg-p.1")->outcome, GroupOutcome::Excluded);
+  EXPECT_NE(p.find("fg-p.1")->detail.find("16 rows over 2 threads"), std::string::npos)
+      << p.find("fg-p.1")->detail;
+  for (const auto& gb : p.groups) EXPECT_EQ(gb.outcome, GroupOutcome::Excluded) << gb.id;
+  testing::expect_steps_match_unfused(g, p.steps, {{"x", testing::random_tensor({1, 16, 256}, 3)}});
+  // One thread: the part is fused, the bias (behind its Identity) as the matmul's own.
+  opt.threads = 1;
+  FusedProgram one = build_fused_program(g, testing::ptrs(groups), opt);
+  ASSERT_NE(one.find("fg-p.1"), nullptr);
+  EXPECT_EQ(one.find("fg-p.1")->outcome, GroupOutcome::DnnlPostOps) << one.find("fg-p.1")->detail;
+  testing::expect_steps_match_unfused(g, one.steps,
+                                      {{"x", testing::random_tensor({1, 16, 256}, 3)}});
 }
 
 }  // namespace

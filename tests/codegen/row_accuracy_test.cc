@@ -5,7 +5,10 @@
 // mean is 1e4 with a spread of 1 (where E[x^2] - E[x]^2 unshifted cancels to noise in
 // float), a first value or first 64 values far from the rest (the shift's worst
 // cases), and Softmax rows
-// holding -inf and values near float's maximum.
+// holding -inf and values near float's maximum. Each case runs twice: built with the
+// kernels' own flags (-march=native: the AVX-512 row primitives fx_row_max and
+// fx_exp_sum on the bench machine) and for AVX2 without AVX-512 (their generic loops,
+// what a machine without AVX-512 runs).
 
 #include <gtest/gtest.h>
 
@@ -27,7 +30,21 @@ struct RowRun {
   std::vector<float> ln, sm;
 };
 
-RowRun run_rows(const std::vector<int64_t>& dims, const std::vector<float>& xs) {
+// The kernel flags of a parameter: "native" (the defaults) or "avx2".
+std::vector<std::string> flags_of(const std::string& which) {
+  if (which == "native") return CompilerOptions{}.flags;
+  return {"-O3",
+          "-march=x86-64-v3",
+          "-fopenmp",
+          "-fno-math-errno",
+          "-fno-trapping-math",
+          "-mprefer-vector-width=256",
+          "-shared",
+          "-fPIC"};
+}
+
+RowRun run_rows(const std::vector<int64_t>& dims, const std::vector<float>& xs,
+                const std::string& which) {
   GraphBuilder b;
   auto x = b.input("x", dims);
   const int64_t row = dims.back();
@@ -43,6 +60,7 @@ RowRun run_rows(const std::vector<int64_t>& dims, const std::vector<float>& xs) 
   CodegenOptions opt;
   opt.compiler.cache_dir = testing::test_cache_dir("row_accuracy");
   opt.stem = "row_accuracy_test";
+  opt.compiler.flags = flags_of(which);
   FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
   EXPECT_TRUE(p.note.empty()) << p.note;
   for (const auto& gb : p.groups)
@@ -92,12 +110,21 @@ double max_row_variance_err(const std::vector<float>& y, const std::vector<doubl
   return m;
 }
 
-TEST(RowAccuracy, LayerNormAndSoftmaxMatchDoubleOnEveryRowLength) {
+class RowAccuracy : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+#if !defined(__x86_64__)
+    if (GetParam() != "native") GTEST_SKIP() << "x86-64 only";
+#endif
+  }
+};
+
+TEST_P(RowAccuracy, LayerNormAndSoftmaxMatchDoubleOnEveryRowLength) {
   for (int64_t row : {1, 7, 33, 768, 1000, 4099}) {
     SCOPED_TRACE("row " + std::to_string(row));
     const std::vector<int64_t> dims{5, row};
     auto xs = testing::random_floats(static_cast<std::size_t>(5 * row), 11, -4, 4);
-    RowRun r = run_rows(dims, xs);
+    RowRun r = run_rows(dims, xs, GetParam());
     const auto ln = layernorm_ref(xs, static_cast<std::size_t>(row));
     const auto sm = softmax_ref(xs, static_cast<std::size_t>(row));
     EXPECT_LT(max_err(r.ln, ln, 0.1), 2e-5);
@@ -108,7 +135,7 @@ TEST(RowAccuracy, LayerNormAndSoftmaxMatchDoubleOnEveryRowLength) {
   }
 }
 
-TEST(RowAccuracy, LayerNormKeepsTheVarianceOfRowsFarFromZero) {
+TEST_P(RowAccuracy, LayerNormKeepsTheVarianceOfRowsFarFromZero) {
   // Mean 1e4, spread 1 (variance 1/12): E[x^2] - E[x]^2 in float would be 1e8 - 1e8.
   // Row 0 starts at the row's low end, row 1 with a first value 50 above the rest
   // (about 170 standard deviations), row 2 with its first 64 values 50 above the rest
@@ -120,7 +147,7 @@ TEST(RowAccuracy, LayerNormKeepsTheVarianceOfRowsFarFromZero) {
     xs[0] = 1e4f - 0.5f;
     xs[n] = 1e4f + 50.f;
     for (std::size_t j = 0; j < std::min<std::size_t>(64, n); ++j) xs[2 * n + j] += 50.f;
-    RowRun r = run_rows({5, row}, xs);
+    RowRun r = run_rows({5, row}, xs, GetParam());
     const auto ln = layernorm_ref(xs, n);
     for (float y : r.ln) ASSERT_TRUE(std::isfinite(y));
     // x - mean cannot be better than the float mean's rounding (4.9e-4 at 1e4) over the
@@ -131,7 +158,7 @@ TEST(RowAccuracy, LayerNormKeepsTheVarianceOfRowsFarFromZero) {
   }
 }
 
-TEST(RowAccuracy, SoftmaxWithInfinitiesAndHugeValues) {
+TEST_P(RowAccuracy, SoftmaxWithInfinitiesAndHugeValues) {
   constexpr float big = std::numeric_limits<float>::max();
   const int64_t row = 37;
   const std::size_t n = static_cast<std::size_t>(row);
@@ -143,7 +170,7 @@ TEST(RowAccuracy, SoftmaxWithInfinitiesAndHugeValues) {
     xs[3 * n + j] = 80.f + float(j % 5);     // row 3: exp overflows without the max
     if (j % 4 == 1) xs[4 * n + j] = -1e30f;  // row 4: far below the rest
   }
-  RowRun r = run_rows({6, row}, xs);
+  RowRun r = run_rows({6, row}, xs, GetParam());
   const auto ref = softmax_ref(xs, n);
   for (std::size_t k = 0; k < r.sm.size(); ++k) {
     ASSERT_TRUE(std::isfinite(r.sm[k])) << "element " << k;
@@ -158,7 +185,10 @@ TEST(RowAccuracy, SoftmaxWithInfinitiesAndHugeValues) {
   EXPECT_NEAR(r.sm[n + 20], 1.f, 1e-6);
 }
 
-TEST(RowAccuracy, LayerNormIsTwoPassesWithLaneAccumulators) {
+INSTANTIATE_TEST_SUITE_P(Flags, RowAccuracy, ::testing::Values("native", "avx2"),
+                         [](const auto& info) { return info.param; });
+
+TEST(RowAccuracySource, LayerNormIsTwoPassesWithLaneAccumulators) {
   GraphBuilder b;
   auto x = b.input("x", {64, 768});
   auto gamma = b.constant("gamma", TensorData::from_floats({768}, std::vector<float>(768, 1.f)));
@@ -170,6 +200,31 @@ TEST(RowAccuracy, LayerNormIsTwoPassesWithLaneAccumulators) {
   EXPECT_NE(src.find("(RowHeadMean)"), std::string::npos) << src;
   EXPECT_NE(src.find("[FX_LANES];  // lane accumulators"), std::string::npos) << src;
   EXPECT_EQ(src.find("scratch"), std::string::npos) << "no row buffer\n" << src;
+  // The lanes are combined by fx_lanes_sum, the rest of a row goes into the lanes: no
+  // omp simd reduction (a serial chain of scalar adds per row) in the kernel.
+  const std::string kernel = src.substr(src.find("// ---- fused group"));
+  EXPECT_NE(kernel.find("fx_lanes_sum(la"), std::string::npos) << kernel;
+  EXPECT_EQ(kernel.find("reduction("), std::string::npos) << kernel;
+}
+
+TEST(RowAccuracySource, SoftmaxPassesAreRowPrimitives) {
+  GraphBuilder b;
+  auto x = b.input("x", {64, 1000});
+  b.output(b.op("Softmax", {x}, {{"axis", int64_t{-1}}}, "sm"));
+  Graph g = b.build();
+  const std::string src = generate_group_source(g, testing::make_group("fg-sm", {"sm"}));
+  // The row max, unless the previous row's exp pass computed it.
+  EXPECT_NE(src.find("t == carried_t ? carried_max : fx_row_max(p0 + j0, j1 - j0)"),
+            std::string::npos)
+      << src;
+  // exp(x - max) kept in the output row, summed, the next rows prefetched; the next
+  // row's max in the same loop (the last row of all without it).
+  const std::string args = "p0 + j0, v1, d0, j1 - j0, pf ? p0 + 2 * row + j0 : nullptr";
+  EXPECT_NE(src.find("fx_exp_sum_max(" + args + ", p0 + row + j0, &carried_max)"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("fx_exp_sum(" + args + ")"), std::string::npos) << src;
+  EXPECT_NE(src.find("carried_t = t + 1;"), std::string::npos) << src;
 }
 
 }  // namespace
