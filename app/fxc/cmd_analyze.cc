@@ -242,6 +242,36 @@ int run_calibrate_groups(const CalibrateOptions& o, const nlohmann::json& doc) {
   return 0;
 }
 
+// Results of the same model (its "model" path) are repeats, measured by separate
+// processes: their groups are merged (fx::merge_repeats). Returns, per model in the
+// order first seen, the files and the merged groups.
+struct ModelGroups {
+  std::vector<std::string> files;
+  std::vector<fx::GroupTermsSample> groups;
+};
+std::vector<ModelGroups> groups_by_model(const std::vector<nlohmann::json>& docs,
+                                         const std::vector<std::string>& files,
+                                         fx::TimingStat stat) {
+  std::vector<std::string> keys;
+  std::vector<ModelGroups> out;
+  std::vector<std::vector<std::vector<fx::GroupTermsSample>>> repeats;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const std::string key = docs[i].value("model", files[i]);
+    auto it = std::find(keys.begin(), keys.end(), key);
+    if (it == keys.end()) {
+      keys.push_back(key);
+      out.emplace_back();
+      repeats.emplace_back();
+      it = keys.end() - 1;
+    }
+    const auto k = static_cast<std::size_t>(it - keys.begin());
+    out[k].files.push_back(files[i]);
+    repeats[k].push_back(fx::group_terms_samples(docs[i], files[i], stat));
+  }
+  for (std::size_t k = 0; k < out.size(); ++k) out[k].groups = fx::merge_repeats(repeats[k]);
+  return out;
+}
+
 // fxc calibrate --from RESULT.json...: the per-kernel fit (calibration_fit.h), judged on
 // the group savings of the same results and of --evaluate results.
 int run_calibrate_from(const CalibrateOptions& o) {
@@ -263,9 +293,10 @@ int run_calibrate_from(const CalibrateOptions& o) {
       throw;
     }
     kernels.insert(kernels.end(), k.begin(), k.end());
-    auto g = fx::group_terms_samples(docs[i], o.from[i], stat);
-    groups.insert(groups.end(), g.begin(), g.end());
   }
+  // Every repeat's kernels are fitted; a model's repeats give one merged group each.
+  for (const auto& m : groups_by_model(docs, o.from, stat))
+    groups.insert(groups.end(), m.groups.begin(), m.groups.end());
   (void)any_terms;
   const fx::DeviceProfile base = fx::resolve_device(o.device);
   const std::string what =
@@ -316,12 +347,14 @@ int run_calibrate_from(const CalibrateOptions& o) {
   const fx::PredictionError loo_resolved = fx::leave_one_out_error(groups, p, {}, true);
   std::vector<Judged> held_out;
   std::vector<fx::GroupTermsSample> held_all;
-  for (const auto& e : o.evaluate) {
-    auto g = fx::group_terms_samples(read_result(e), e, stat);
-    held_out.push_back(judge(e, g));
-    held_all.insert(held_all.end(), g.begin(), g.end());
+  std::vector<nlohmann::json> evaluated;
+  for (const auto& e : o.evaluate) evaluated.push_back(read_result(e));
+  const auto by_model = groups_by_model(evaluated, o.evaluate, stat);
+  for (const auto& m : by_model) {
+    held_out.push_back(judge(join(m.files), m.groups));
+    held_all.insert(held_all.end(), m.groups.begin(), m.groups.end());
   }
-  if (o.evaluate.size() > 1) held_out.push_back(judge("all --evaluate results", held_all));
+  if (by_model.size() > 1) held_out.push_back(judge("all --evaluate results", held_all));
   const std::string estimated = docs[0].value("estimate_profile", "?");
 
   if (o.json) {
@@ -377,15 +410,24 @@ int run_calibrate_from(const CalibrateOptions& o) {
     nlohmann::json ev = nlohmann::json::array();
     for (const auto& h : held_out) ev.push_back(judged_json(h));
     nlohmann::json gj = nlohmann::json::array();
-    for (const auto& g : groups)
+    for (const auto& g : groups) {
+      // The saving model's terms of the group on the fitted profile (us), so that a
+      // reader can check a prediction by hand.
+      const fx::SavingFeatures sf = fx::saving_features(p, g);
+      nlohmann::json terms = nlohmann::json::object();
+      for (int i = 0; i < fx::kSavingTerms; ++i) terms[fx::saving_term_name(i)] = sf.us[i];
       gj.push_back({{"id", g.id},
                     {"pattern", g.pattern},
                     {"measured_us", g.measured_us},
                     {"noise_us", num_or_null(g.noise_us)},
+                    {"repeats", g.repeats},
                     {"predicted_us_before", g.predicted_us},
                     {"predicted_us_after", fx::predict_group_us(p, g)},
                     {"predicted_us_saving_model", saving.predict(p, g).saved_us},
-                    {"saving_model_fitted", saving.predict(p, g).fitted}});
+                    {"saving_model_fitted", saving.predict(p, g).fitted},
+                    {"saving_model_class", fx::kernel_class_name(sf.fused_class)},
+                    {"saving_model_terms_us", terms}});
+    }
     nlohmann::json j = {
         {"from", o.from.size() == 1 ? nlohmann::json(o.from[0]) : nlohmann::json(o.from)},
         {"method",
@@ -420,7 +462,7 @@ int run_calibrate_from(const CalibrateOptions& o) {
         {"saving_model",
          {{"method",
            "saved = sum of c_i x term_i per fused-kernel class (terms: members, traffic, "
-           "launches, anchor_memory, anchor_compute, -fused_cost, timed on the fitted "
+           "launches, anchor_relayout, anchor_compute, -fused_cost, timed on the fitted "
            "profile); weighted least squares on the measured savings (1 / (noise^2 + "
            "(0.2 x measured)^2)), ridge to the prior (1,0,0,0,0,1); classes with fewer than " +
                std::to_string(saving.options.min_groups_per_class) +
@@ -628,12 +670,15 @@ void register_analyze(CLI::App& app, Runner& run) {
       "kernels to the fused kernels of the 'after' timeline, saves that profile, and says\n"
       "how far the group savings predicted\n"
       "with it are from the measured ones (and with --evaluate, on results it never saw).\n"
+      "Results of the same model are repeats (each its own fxc profile process): a group's\n"
+      "saving is the median over them, its noise their spread.\n"
       "Examples:\n"
       "  fxc calibrate && fxc analyze model.onnx --device cpu-host\n"
       "  fxc calibrate --out my-host.json && fxc analyze model.onnx --device my-host.json\n"
       "  fxc calibrate --from before_after.json --out fitted-host.json\n"
       "  fxc calibrate --from resnet18.json --from gpt2.json --evaluate mobilenet.json --out "
-      "f.json");
+      "f.json\n"
+      "  fxc calibrate --from r18.json --from r18.r2.json --from r18.r3.json --stat min");
   cal->callback([co, &run] { run = [co] { return run_calibrate(*co); }; });
 
   auto s = std::make_shared<AnalyzeOptions>();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <set>
@@ -184,8 +185,15 @@ std::optional<KernelTerms> terms_from_json(const nlohmann::json& j) {
   double b = num(j, "bytes"), f = num(j, "flops");
   if (!c || !std::isfinite(b) || !std::isfinite(f)) return std::nullopt;
   double e = j.contains("epilogue_bytes") ? num(j, "epilogue_bytes") : 0.0;
-  return KernelTerms{
-      *c, b, f, j.value("launches", 1), std::isfinite(e) ? e : 0.0, j.value("fused", false)};
+  // Results written before "relayout_bytes" was: 0 (no relayout term).
+  double k = j.contains("relayout_bytes") ? num(j, "relayout_bytes") : 0.0;
+  return KernelTerms{*c,
+                     b,
+                     f,
+                     j.value("launches", 1),
+                     std::isfinite(e) ? e : 0.0,
+                     j.value("fused", false),
+                     std::isfinite(k) ? std::clamp(k, 0.0, b) : 0.0};
 }
 
 // A kernel row's terms; results written before "fused" was: a row of several nodes.
@@ -386,6 +394,41 @@ std::vector<GroupTermsSample> group_terms_samples(const nlohmann::json& doc,
     }
     if (ok && std::isfinite(s.predicted_us) && std::isfinite(s.measured_us))
       out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<GroupTermsSample> merge_repeats(
+    const std::vector<std::vector<GroupTermsSample>>& repeats) {
+  std::vector<GroupTermsSample> out;
+  std::map<std::string, std::size_t> index;
+  std::vector<std::vector<const GroupTermsSample*>> seen;
+  for (const auto& rep : repeats)
+    for (const auto& g : rep) {
+      auto [it, fresh] = index.emplace(g.id, out.size());
+      if (fresh) out.push_back(g), seen.emplace_back();
+      seen[it->second].push_back(&g);
+    }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const auto& all = seen[i];
+    const double n = double(all.size());
+    out[i].repeats = static_cast<int>(all.size());
+    if (all.size() < 2) continue;
+    std::vector<double> v;
+    double within = 0;  // mean within-run variance
+    bool within_known = true;
+    for (const auto* g : all) {
+      v.push_back(g->measured_us);
+      within_known = within_known && std::isfinite(g->noise_us);
+      within += std::isfinite(g->noise_us) ? g->noise_us * g->noise_us / n : 0;
+    }
+    const double mean = std::accumulate(v.begin(), v.end(), 0.0) / n;
+    double ss = 0;
+    for (double x : v) ss += (x - mean) * (x - mean);
+    const double between_se = 1.2533 * std::sqrt(ss / (n - 1)) / std::sqrt(n);
+    const double within_se = std::sqrt(within / n);
+    out[i].measured_us = median(v);
+    out[i].noise_us = within_known ? std::max(between_se, within_se) : between_se;
   }
   return out;
 }

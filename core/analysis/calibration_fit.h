@@ -126,9 +126,23 @@ struct GroupTermsSample {
   // back, kernel launches (0 when the result does not say).
   double bytes_saved = 0, launches_saved = 0;
   // Standard error of measured_us from the run-to-run spread of its kernels (quartiles
-  // over runs, in quadrature); NaN when the result has no quartiles.
+  // over runs, in quadrature); NaN when the result has no quartiles. After
+  // merge_repeats: of the median over the repeats.
   double noise_us = NAN;
+  int repeats = 1;  // results (separate processes) the measured saving is the median of
 };
+
+// Repeats: results of one model and plan, each measured by its own process. A group's
+// measured saving differs between processes more than its kernels' spread within one
+// run says (on the 2-core bench machine 5-12% of the saving against 1-3%: memory
+// placement, load that changes over seconds), so one run's saving carries that error
+// whatever the statistic. Merged, a group's saving is the median over the repeats, and
+// its noise the standard error of that median from the repeats' spread (1.2533 x sample
+// standard deviation / sqrt(n)), never below the within-run noise / sqrt(n). Groups are
+// matched by id, in the first repeat's order; one missing from a repeat is merged over
+// the repeats that have it. The first repeat's terms are kept (they are the same).
+std::vector<GroupTermsSample> merge_repeats(
+    const std::vector<std::vector<GroupTermsSample>>& repeats);
 
 // Which per-kernel statistic of the timed runs the fit and the judgement use: the
 // median (`median_us`, what measured_saved_us is made of) or the fastest run (`min_us`:

@@ -126,6 +126,15 @@ KernelClass CostModel::node_class(const Graph& g, const Node& n, OpKind kind) {
   }
 }
 
+int64_t CostModel::node_relayout_bytes(const Graph& g, const Node& n, const Cost& c) {
+  if (n.op_type != "Conv" || n.attrs.get_int("group", 1) != 1) return 0;
+  auto w = dims_of(g, input(n, 1));
+  if (w.size() < 3) return 0;
+  int64_t window = 1;
+  for (std::size_t i = 2; i < w.size(); ++i) window *= w[i];
+  return window > 1 ? std::max<int64_t>(0, c.bytes() - c.constant_bytes) : 0;
+}
+
 int64_t CostModel::node_tile_bytes(const Graph& g, const Node& n, OpKind kind) {
   const int64_t es = elem_size(g, n);
   const std::string& op = n.op_type;
@@ -188,6 +197,7 @@ CostModel::CostModel(const Graph& g, DeviceProfile profile) : g_(g), profile_(st
         break;
       }
       cost.bytes_read += *b;
+      if (g.value(v).is_constant()) cost.constant_bytes += *b;
     }
     for (ValueId v : n.outputs) {
       if (v == kNoValue || !cost.known) continue;
@@ -201,11 +211,12 @@ CostModel::CostModel(const Graph& g, DeviceProfile profile) : g_(g), profile_(st
       cost.bytes_written += *b;
     }
     if (!cost.known) {
-      cost.bytes_read = cost.bytes_written = 0;
+      cost.bytes_read = cost.bytes_written = cost.constant_bytes = 0;
       continue;
     }
     cost.flops = node_flops(g, n, c.kind);
     cost.footprint_bytes = node_tile_bytes(g, n, c.kind);
+    cost.relayout_bytes = node_relayout_bytes(g, n, cost);
     cost.time_s = time(double(cost.bytes()), cost.flops, cost.launches, cost.kernel_class);
   }
 }
@@ -229,6 +240,8 @@ Cost CostModel::unfused(std::span<const NodeId> members) const {
     if (!c.known && sum.known) sum.known = false, sum.unknown_reason = c.unknown_reason;
     sum.bytes_read += c.bytes_read;
     sum.bytes_written += c.bytes_written;
+    sum.constant_bytes += c.constant_bytes;
+    sum.relayout_bytes += c.relayout_bytes;
     sum.flops += c.flops;
     sum.launches += c.launches;
     sum.time_s += c.time_s;
@@ -308,7 +321,10 @@ Cost CostModel::group(std::span<const NodeId> members) const {
       else if (!val.consumers.empty())
         ++internal;  // kept on chip, one tile
     }
-  for (ValueId v : inputs) c.bytes_read += value_bytes_[static_cast<std::size_t>(v)];
+  for (ValueId v : inputs) {
+    c.bytes_read += value_bytes_[static_cast<std::size_t>(v)];
+    if (g_.value(v).is_constant()) c.constant_bytes += value_bytes_[static_cast<std::size_t>(v)];
+  }
   if (anchor) {
     c.flops = anchor_flops;
   } else {
@@ -322,7 +338,7 @@ Cost CostModel::group(std::span<const NodeId> members) const {
   }
   c.fused = kernels > 1;
   if (!c.known) {
-    c.bytes_read = c.bytes_written = 0;
+    c.bytes_read = c.bytes_written = c.constant_bytes = 0;
     return c;
   }
   c.footprint_bytes = tile + internal * kElementTile * es;
@@ -334,6 +350,7 @@ Cost CostModel::group(std::span<const NodeId> members) const {
     c.anchor_bytes = a.bytes();
     c.epilogue_bytes = c.fused ? std::max<int64_t>(0, c.bytes() - a.bytes_read) : 0;
     if (!c.fused) {
+      c.relayout_bytes = a.relayout_bytes;
       c.time_s = a.time_s;
       return c;
     }

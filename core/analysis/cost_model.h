@@ -52,6 +52,16 @@ struct Cost {
   std::string unknown_reason;  // e.g. "value 'x' has shape [batch,3]" when !known
   int64_t bytes_read = 0;
   int64_t bytes_written = 0;
+  // Of bytes_read, what constant inputs (weights, biases, folded parameters) account for:
+  // the rest is activations, which layouts and reorders act on (weights are reordered
+  // once and kept).
+  int64_t constant_bytes = 0;
+  // Activation bytes (input and output) that the runtime's unfused kernel converts
+  // between NCHW and the layout its primitive wants on every call: a Conv with a
+  // spatial kernel larger than 1x1 and one group (runtime/dnnl_kernels.cc reorders
+  // its input to NHWC and its output back; 1x1 and depthwise convs run on NCHW). 0 for
+  // other nodes and for fused groups, whose layouts the codegen's layout plan decides.
+  int64_t relayout_bytes = 0;
   double flops = 0;
   int launches = 1;
   int64_t footprint_bytes = 0;  // on-chip working set of the largest tile
@@ -75,6 +85,7 @@ struct KernelTerms {
   int launches = 1;
   double epilogue_bytes = 0;  // moved by an anchor's fused epilogue
   bool fused = false;         // a kernel of several nodes: the profile's fused rates apply
+  double relayout_bytes = 0;  // Cost::relayout_bytes (0: none, or a result written before it)
 };
 inline KernelTerms terms_of(const Cost& c) {
   return {c.kernel_class,
@@ -82,7 +93,8 @@ inline KernelTerms terms_of(const Cost& c) {
           c.flops,
           c.launches,
           double(c.epilogue_bytes),
-          c.fused};
+          c.fused,
+          double(c.relayout_bytes)};
 }
 inline double kernel_time(const DeviceProfile& p, const KernelTerms& t);
 
@@ -111,6 +123,8 @@ class CostModel {
   // FLOPs and tile footprint of one node (exposed for tests); nullopt-free: 0 when unknown.
   static double node_flops(const Graph& g, const Node& n, OpKind kind);
   static int64_t node_tile_bytes(const Graph& g, const Node& n, OpKind kind);
+  // Cost::relayout_bytes of one node whose cost (bytes, constant_bytes) is `c`.
+  static int64_t node_relayout_bytes(const Graph& g, const Node& n, const Cost& c);
 
   static constexpr int64_t kElementTile = 1024;
   static constexpr int64_t kAnchorTile = 128;

@@ -106,8 +106,8 @@ std::array<double, kSavingTerms> constrained_fit(const std::vector<SavingFeature
 }  // namespace
 
 const char* saving_term_name(int i) {
-  static const char* names[kSavingTerms] = {"members",       "traffic",        "launches",
-                                            "anchor_memory", "anchor_compute", "fused_cost"};
+  static const char* names[kSavingTerms] = {"members",         "traffic",        "launches",
+                                            "anchor_relayout", "anchor_compute", "fused_cost"};
   return i >= 0 && i < kSavingTerms ? names[i] : "?";
 }
 
@@ -135,7 +135,9 @@ SavingFeatures saving_features(const DeviceProfile& p, const GroupTermsSample& g
   f.us[1] = g.bytes_saved / p.bandwidth(KernelClass::Elementwise) * 1e6;
   f.us[2] = g.launches_saved * p.launch_overhead_s * 1e6;
   if (anchor) {
-    f.us[3] = anchor->bytes / p.bandwidth(anchor->kernel_class) * 1e6;
+    // The activations the unfused anchor converts between layouts on every call, at the
+    // elementwise (copy) bandwidth: the fused conv chain keeps NHWC between fused convs.
+    f.us[3] = anchor->relayout_bytes / p.bandwidth(KernelClass::Elementwise) * 1e6;
     f.us[4] = anchor->flops / p.flops(anchor->kernel_class) * 1e6;
     f.us[5] = -fused->epilogue_bytes / p.bandwidth(KernelClass::Elementwise) * 1e6;
   } else {

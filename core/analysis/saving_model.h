@@ -14,9 +14,11 @@
 //         + c1 x traffic      the intermediates not written and read back
 //                             (bytes_saved / elementwise bandwidth)
 //         + c2 x launches     the launches avoided x launch overhead
-//         + c3 x anchor_mem   the anchor's traffic (bytes / its class's bandwidth): what
-//                             the fused anchor kernel moves differently (layouts kept
-//                             between fused kernels, weights reordered once)
+//         + c3 x relayout     the activations the unfused anchor converts between
+//                             layouts on every call (a spatial conv: input to NHWC,
+//                             output back; cost_model.h: relayout_bytes) at the
+//                             elementwise bandwidth: the fused conv chain keeps NHWC
+//                             between fused convs (codegen's layout plan)
 //         + c4 x anchor_flop  the anchor's compute time (flops / its class's FLOP/s): a
 //                             fused kernel of another quality (oneDNN post-ops, tiles)
 //         - c5 x fused_cost   what the fused kernel adds: the epilogue bytes at the
@@ -47,7 +49,7 @@
 namespace fx {
 
 inline constexpr int kSavingTerms = 6;
-// "members", "traffic", "launches", "anchor_memory", "anchor_compute", "fused_cost".
+// "members", "traffic", "launches", "anchor_relayout", "anchor_compute", "fused_cost".
 const char* saving_term_name(int i);
 
 struct SavingFeatures {

@@ -14,6 +14,7 @@ json kernel_terms_json(const KernelTerms& t) {
           {"flops", t.flops},
           {"launches", t.launches},
           {"epilogue_bytes", t.epilogue_bytes},
+          {"relayout_bytes", t.relayout_bytes},
           {"fused", t.fused}};
 }
 

@@ -104,6 +104,38 @@ TEST(CostModel, TimeIsMaxOfMemoryAndComputePlusLaunches) {
   EXPECT_DOUBLE_EQ(cm.time(1e9, 3e9, 0), 3.0);
 }
 
+TEST(CostModel, RelayoutBytesAreASpatialConvsActivations) {
+  // The runtime's unfused spatial conv reorders its input to NHWC and its output back on
+  // every call; a 1x1 conv, a depthwise conv and other ops run on NCHW as they are.
+  GraphBuilder b;
+  auto x = b.input("x", {1, 8, 8, 8});
+  auto c = testing::conv(b, x, 8, 8, 8, "conv");  // 3x3
+  auto w1 = b.constant("w1", testing::zeros({16, 8, 1, 1}));
+  auto pw = b.op("Conv", {c, w1}, {}, "pw", Shape::of({1, 16, 8, 8}));
+  auto dw_w = b.constant("dw_w", testing::zeros({16, 1, 3, 3}));
+  auto dw =
+      b.op("Conv", {pw, dw_w}, {{"group", int64_t{16}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}},
+           "dw", Shape::of({1, 16, 8, 8}));
+  b.output(b.op("Relu", {dw}, {}, "relu"));
+  Graph g = b.build();
+  CostModel cm(g, test_profile());
+  const Cost& conv = cm.node(g.find_node("conv"));
+  EXPECT_EQ(conv.constant_bytes, 8 * 8 * 3 * 3 * 4);  // the weights
+  EXPECT_EQ(conv.relayout_bytes, 2 * 8 * 8 * 8 * 4);  // input and output, not the weights
+  EXPECT_EQ(terms_of(conv).relayout_bytes, double(conv.relayout_bytes));
+  EXPECT_EQ(cm.node(g.find_node("pw")).relayout_bytes, 0);
+  EXPECT_EQ(cm.node(g.find_node("pw")).constant_bytes, 16 * 8 * 4);
+  EXPECT_EQ(cm.node(g.find_node("dw")).relayout_bytes, 0);
+  EXPECT_EQ(cm.node(g.find_node("relu")).relayout_bytes, 0);
+  EXPECT_EQ(cm.node(g.find_node("relu")).constant_bytes, 0);
+  // Fused, the layout is the codegen's layout plan's: no relayout charged to the group.
+  Cost f = cm.group(std::vector<NodeId>{g.find_node("conv"), g.find_node("pw")});
+  EXPECT_EQ(f.relayout_bytes, 0);
+  EXPECT_EQ(cm.group(std::vector<NodeId>{g.find_node("conv")}).relayout_bytes, conv.relayout_bytes);
+  EXPECT_EQ(cm.unfused(std::vector<NodeId>{g.find_node("conv"), g.find_node("pw")}).relayout_bytes,
+            conv.relayout_bytes);
+}
+
 TEST(CostModel, KernelClassesOfNodes) {
   GraphBuilder b;
   auto x = b.input("x", {1, 8, 8, 8});

@@ -35,8 +35,9 @@ GroupTermsSample conv_group(std::mt19937& rng, int i) {
   std::uniform_real_distribution<double> u(0.2, 5.0);
   GroupTermsSample g;
   g.id = "g" + std::to_string(i);
-  const double out = u(rng) * 1e6, w = u(rng) * 1e6, flops = u(rng) * 1e8;
-  g.unfused = {{KernelClass::Conv, out + w + u(rng) * 1e6, flops, 1},
+  const double out = u(rng) * 1e6, w = u(rng) * 1e6, flops = u(rng) * 1e8, in = u(rng) * 1e6;
+  // Every fourth conv is 1x1: nothing to relayout.
+  g.unfused = {{KernelClass::Conv, out + w + in, flops, 1, 0, false, i % 4 ? out + in : 0.0},
                {KernelClass::Elementwise, 2 * out, out / 4, 1},
                {KernelClass::Elementwise, 2 * out * u(rng), out / 4, 1}};
   g.fused = {KernelClass::Conv, out + w, flops, 1, out * u(rng), true};
@@ -55,7 +56,9 @@ double combine(const std::array<double, kSavingTerms>& c, const SavingFeatures& 
 TEST(SavingModel, FeaturesAreTheTermsFusionChanges) {
   const DeviceProfile p = profile();
   GroupTermsSample g;
-  g.unfused = {{KernelClass::Conv, 3e6, 6e8, 1}, {KernelClass::Elementwise, 2e6, 0, 1}};
+  // The conv's 3 MB: 1 MB of weights, 2 MB of activations it converts between layouts.
+  g.unfused = {{KernelClass::Conv, 3e6, 6e8, 1, 0, false, 2e6},
+               {KernelClass::Elementwise, 2e6, 0, 1}};
   g.fused = {KernelClass::Conv, 3e6, 6e8, 1, 1e6, true};
   g.bytes_saved = 2e6;
   g.launches_saved = 1;
@@ -64,7 +67,7 @@ TEST(SavingModel, FeaturesAreTheTermsFusionChanges) {
   EXPECT_NEAR(f.us[0], 2 + 2e6 / 10e9 * 1e6, 1e-9);  // the Relu: launch + 2 MB at 10 GB/s
   EXPECT_NEAR(f.us[1], 2e6 / 10e9 * 1e6, 1e-9);      // intermediates at elementwise bandwidth
   EXPECT_NEAR(f.us[2], 2, 1e-9);                     // one launch avoided
-  EXPECT_NEAR(f.us[3], 3e6 / 30e9 * 1e6, 1e-9);      // the anchor's traffic
+  EXPECT_NEAR(f.us[3], 2e6 / 10e9 * 1e6, 1e-9);      // its relayout, at the copy bandwidth
   EXPECT_NEAR(f.us[4], 6e8 / 80e9 * 1e6, 1e-9);      // the anchor's compute
   EXPECT_NEAR(f.us[5], -1e6 / 10e9 * 1e6, 1e-9);     // the epilogue, a cost
   // A member that codegen left apart ran before and after: it cancels.

@@ -236,7 +236,7 @@ json result_fixture() {
   json groups = json::array();
   for (int i = 1; i <= 4; ++i) {
     GroupTermsSample g;
-    g.unfused = {{KernelClass::Conv, i * 1e6, i * 8e6, 1},
+    g.unfused = {{KernelClass::Conv, i * 1e6, i * 8e6, 1, 0, false, i * 0.4e6},
                  {KernelClass::Elementwise, i * 0.5e6, 0, 1}};
     g.fused = {KernelClass::Conv, i * 1e6, i * 8e6, 1, i * 0.6e6, true};
     json unfused = json::array();
@@ -285,6 +285,12 @@ TEST(KernelFit, SamplesFromAResult) {
   EXPECT_NEAR(groups[0].noise_us, std::sqrt(3.0) * per_kernel, 1e-9);
   EXPECT_TRUE(groups[0].after_kernels.empty());  // one fused kernel: the group's own terms
   EXPECT_TRUE(groups[0].fused.fused);
+  // The conv's relayout bytes come back from the result; results without them read 0.
+  EXPECT_DOUBLE_EQ(groups[0].unfused[0].relayout_bytes, 0.4e6);
+  EXPECT_DOUBLE_EQ(groups[0].unfused[1].relayout_bytes, 0);
+  json older = doc;
+  older["groups"][0]["cost_terms"]["unfused"][0].erase("relayout_bytes");
+  EXPECT_DOUBLE_EQ(group_terms_samples(older, "r.json")[0].unfused[0].relayout_bytes, 0);
   // Fastest runs: each kernel 8 us below its median, so the saving is 8 us less.
   auto fastest = group_terms_samples(doc, "r.json", TimingStat::Min);
   EXPECT_NEAR(fastest[0].measured_us, groups[0].measured_us - 8, 1e-9);
@@ -295,6 +301,44 @@ TEST(KernelFit, SamplesFromAResult) {
   for (auto& k : old["before"]["kernels"]) k.erase("cost");
   EXPECT_THROW(kernel_samples(old, "old.json"), FileError);
   EXPECT_THROW(kernel_samples(json{{"groups", json::array()}}, "x.json"), FileError);
+}
+
+TEST(KernelFit, RepeatsMergeToTheMedianSavingWithTheirSpreadAsNoise) {
+  auto group = [](const std::string& id, double us, double noise) {
+    GroupTermsSample g;
+    g.id = id;
+    g.measured_us = us;
+    g.noise_us = noise;
+    return g;
+  };
+  // "a" in three repeats (100, 110, 130 us; each run's own noise 1 us), "b" in two, "c"
+  // in one.
+  std::vector<std::vector<GroupTermsSample>> reps = {
+      {group("a", 100, 1), group("b", 50, 4)},
+      {group("a", 130, 1), group("b", 54, 4), group("c", 7, 2)},
+      {group("a", 110, 1)}};
+  auto m = merge_repeats(reps);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].id, "a");
+  EXPECT_EQ(m[0].repeats, 3);
+  EXPECT_DOUBLE_EQ(m[0].measured_us, 110);  // the median
+  // Between repeats: sample sd of {100, 130, 110} = sqrt(700 / 3), over sqrt(3), x 1.2533
+  // for a median; it is far above the within-run noise (1 / sqrt(3)).
+  EXPECT_NEAR(m[0].noise_us, 1.2533 * std::sqrt(700.0 / 3) / std::sqrt(3.0), 1e-9);
+  // "b": repeats that agree better than each run's noise keep the within-run noise /
+  // sqrt(2) (their spread would claim more precision than either run has).
+  EXPECT_EQ(m[1].repeats, 2);
+  EXPECT_DOUBLE_EQ(m[1].measured_us, 52);
+  EXPECT_NEAR(m[1].noise_us, std::max(1.2533 * std::sqrt(8.0) / std::sqrt(2.0), 4 / std::sqrt(2.0)),
+              1e-9);
+  // "c", seen once, is as measured.
+  EXPECT_EQ(m[2].repeats, 1);
+  EXPECT_DOUBLE_EQ(m[2].measured_us, 7);
+  EXPECT_DOUBLE_EQ(m[2].noise_us, 2);
+  // One repeat: nothing changes.
+  auto one = merge_repeats({reps[0]});
+  EXPECT_DOUBLE_EQ(one[0].measured_us, 100);
+  EXPECT_DOUBLE_EQ(one[0].noise_us, 1);
 }
 
 TEST(CalibrateCli, KernelFitWritesPerClassRatesAndJudgesGroups) {
@@ -335,12 +379,44 @@ TEST(CalibrateCli, KernelFitWritesPerClassRatesAndJudgesGroups) {
   EXPECT_EQ(j["saving_model"]["resolved"]["groups"], 4);
   EXPECT_TRUE(j["evaluate"][0].contains("saving_model"));
   EXPECT_EQ(j["group_rows"][0]["saving_model_fitted"], false);
+  // Each row carries the saving model's terms on the fitted profile, to check by hand:
+  // the conv's relayout (0.4 MB) at the fitted elementwise bandwidth.
+  EXPECT_EQ(j["group_rows"][0]["saving_model_class"], "conv");
+  const auto& terms = j["group_rows"][0]["saving_model_terms_us"];
+  ASSERT_TRUE(terms.contains("anchor_relayout")) << terms.dump();
+  EXPECT_NEAR(terms["anchor_relayout"].get<double>(),
+              0.4e6 / j["bandwidth_bytes_per_s"].get<double>() * 1e6, 1e-6);
   DeviceProfile p = load_device_profile(out);
   EXPECT_TRUE(p.calibrated);
   EXPECT_NEAR(p.bandwidth(KernelClass::Conv), 20e9, 1e9);
   EXPECT_NEAR(p.flops(KernelClass::Conv), 40e9, 2e9);
   EXPECT_NEAR(p.fused_scale(KernelClass::MatMul), 1.5, 0.08);
   EXPECT_NEAR(p.epilogue_bandwidth(KernelClass::MatMul), 1e9, 0.08e9);
+
+  // A second result of the same model (a repeat, another process) whose savings are
+  // 10 us higher: its groups merge with the first's (median of two = the mean), its
+  // kernels are fitted too.
+  json again = result_fixture();
+  again["model"] = "m.onnx";
+  json first = result_fixture();
+  first["model"] = "m.onnx";
+  for (auto& g : again["groups"])
+    g["measured_saved_us"] = g["measured_saved_us"].get<double>() + 10;
+  const std::string in1 = (dir / "r1.json").string(), in2 = (dir / "r2.json").string();
+  std::ofstream(in1) << first.dump();
+  std::ofstream(in2) << again.dump();
+  r = run_child({FX_FXC_PATH, "calibrate", "--from", in1, "--from", in2, "--evaluate", in1,
+                 "--evaluate", in2, "--device", base, "--out", out, "--json"},
+                o);
+  ASSERT_TRUE(r.ok()) << r.describe() << "\n" << r.err;
+  j = json::parse(r.out);
+  EXPECT_EQ(j["kernels"], 2 * 248);
+  EXPECT_EQ(j["groups"], 4);
+  EXPECT_EQ(j["group_rows"][0]["repeats"], 2);
+  EXPECT_NEAR(j["group_rows"][0]["measured_us"].get<double>(),
+              first["groups"][0]["measured_saved_us"].get<double>() + 5, 1e-6);
+  ASSERT_EQ(j["evaluate"].size(), 1u);  // one model, judged once on its merged groups
+  EXPECT_EQ(j["evaluate"][0]["groups"], 4);
 }
 
 }  // namespace
