@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -202,6 +203,17 @@ std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   return s;
 }
 
+// File names without their folders, at most four then a count: the saving model's
+// provenance is repeated beside every estimate it makes.
+std::string short_names(const std::vector<std::string>& files) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < files.size() && i < (files.size() > 4 ? 3 : 4); ++i)
+    names.push_back(std::filesystem::path(files[i]).filename().string());
+  std::string s = join(names);
+  if (files.size() > 4) s += fmt::format(" and {} more", files.size() - 3);
+  return s;
+}
+
 // The older fit, for results without per-kernel cost terms: least squares of the group
 // savings on bytes and launches saved (in-sample).
 int run_calibrate_groups(const CalibrateOptions& o, const nlohmann::json& doc) {
@@ -335,7 +347,7 @@ int run_calibrate_from(const CalibrateOptions& o) {
   const fx::SavingModel saving = fx::fit_saving_model(groups, p);
   p.saving_model =
       saving.coefficients(fmt::format("{}, {} measured group savings of {} (fxc calibrate --from)",
-                                      today_utc(), saving.groups, join(o.from)));
+                                      today_utc(), saving.groups, short_names(o.from)));
   const std::string path = o.out.empty() ? fx::cpu_host_cache_path() : o.out;
   fx::save_device_profile(p, path);
 
