@@ -46,10 +46,13 @@ have_ort=0
   echo "\"cold\": each run after a read-modify-write walk over a 64 MiB buffer (larger than"
   echo "the last-level cache), fxc's fused program (fused_cold) and ONNX Runtime (ort_run.js"
   echo "--cold-runs $runs) alike; \"cold / ORT cold\" compares both cold. \"fused / ORT\" puts"
-  echo "the interleaved (cold-ish) fused run against ORT warm: not like for like."
+  echo "the interleaved (cold-ish) fused run against ORT warm: not like for like. \"ORT"
+  echo "interleaved\": ORT all, each run after a run of a second session with optimizations"
+  echo "disabled (ort_run.js --interleave disabled), as fxc's fused runs follow its unfused"
+  echo "ones; \"fused / ORT inter\" compares the two interleaved figures."
   echo
-  echo "| model | groups (post-ops/compiled/runtime/excluded) | unfused ms | fused ms | fused speed-up | ORT all ms | fused / ORT | fused alone ms | alone / ORT | fused cold ms | ORT cold ms | cold / ORT cold | max abs err / max abs out | outputs (scaled allclose) | load |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
+  echo "| model | groups (post-ops/compiled/runtime/excluded) | unfused ms | fused ms | fused speed-up | ORT all ms | fused / ORT | fused alone ms | alone / ORT | fused cold ms | ORT cold ms | cold / ORT cold | ORT interleaved ms | fused / ORT inter | max abs err / max abs out | outputs (scaled allclose) | load |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
 } > "$out"
 
 med() { median; }
@@ -67,11 +70,11 @@ while IFS=$'\t' read -r name path dims _; do
     if [ "$have_ort" = 1 ]; then
       # shellcheck disable=SC2046
       node "$ORT_RUN" "$path" --threads "$threads" --opt all --runs "$runs" \
-        --cold-runs "$runs" $(dims_args "$dims") > "$dir/$name.ort.$r.json" || true
+        --cold-runs "$runs" --interleave disabled $(dims_args "$dims") > "$dir/$name.ort.$r.json" || true
     fi
   done
   if [ "$ok" = 0 ]; then
-    echo "| $name | fxc codegen --bench failed (see $dir/$name.*.json) | | | | | | | | | | | | $load |" >> "$out"
+    echo "| $name | fxc codegen --bench failed (see $dir/$name.*.json) | | | | | | | | | | | | | | $load |" >> "$out"
     continue
   fi
   f() { for r in $(seq 1 "$rounds"); do jq -r "$1" "$dir/$name.$r.json"; done | med; }
@@ -86,7 +89,7 @@ while IFS=$'\t' read -r name path dims _; do
   eq=$(for r in $(seq 1 "$rounds"); do jq -r .equivalent "$dir/$name.$r.json"; done | sort -u | tr '\n' ' ')
   [ "$eq" = "true " ] && eq=agree || eq="DISAGREE"
   groups=$(jq -r '"\(.groups) (\(.outcomes.dnnl_post_ops)/\(.outcomes.compiled)/\(.outcomes.runtime)/\(.outcomes.excluded))"' "$dir/$name.1.json")
-  ort="n/a" ortmin="" ratio="n/a" ratio_alone="n/a" ortc="n/a" ratio_cold="n/a"
+  ort="n/a" ortmin="" ratio="n/a" ratio_alone="n/a" ortc="n/a" ratio_cold="n/a" orti="n/a" ratio_inter="n/a"
   if [ "$have_ort" = 1 ] && [ -s "$dir/$name.ort.1.json" ]; then
     ort=$(for r in $(seq 1 "$rounds"); do jq -r .median_ms "$dir/$name.ort.$r.json" 2>/dev/null; done | med)
     ortmin=$(for r in $(seq 1 "$rounds"); do jq -r .min_ms "$dir/$name.ort.$r.json" 2>/dev/null; done | sort -g | head -1)
@@ -95,12 +98,15 @@ while IFS=$'\t' read -r name path dims _; do
     ortc=$(for r in $(seq 1 "$rounds"); do jq -r '.cold.median_ms // empty' "$dir/$name.ort.$r.json" 2>/dev/null; done | med)
     ratio_cold=$(awk -v a="$fc" -v b="$ortc" 'BEGIN {if (b > 0 && a > 0) printf "%.2fx", a / b; else print "n/a"}')
     ortc=$(awk -v a="$ortc" 'BEGIN {printf "%.2f", a}')
+    orti=$(for r in $(seq 1 "$rounds"); do jq -r '.interleaved.median_ms // empty' "$dir/$name.ort.$r.json" 2>/dev/null; done | med)
+    ratio_inter=$(awk -v a="$fu" -v b="$orti" 'BEGIN {if (b > 0) printf "%.2fx", a / b; else print "n/a"}')
+    orti=$(awk -v a="$orti" 'BEGIN {printf "%.2f", a}')
     ort=$(awk -v a="$ort" -v b="$ortmin" 'BEGIN {printf "%.2f (%.2f)", a, b}')
   fi
-  printf '| %s | %s | %.2f (%.2f) | %.2f (%.2f) | %.2fx | %s | %s | %.2f | %s | %.2f | %s | %s | %s | %s | %s |\n' "$name" \
+  printf '| %s | %s | %.2f (%.2f) | %.2f (%.2f) | %.2fx | %s | %s | %.2f | %s | %.2f | %s | %s | %s | %s | %s | %s | %s |\n' "$name" \
     "$groups" "$un" "$unmin" "$fu" "$fumin" "$(awk -v a="$un" -v b="$fu" 'BEGIN {print a / b}')" \
-    "$ort" "$ratio" "$fa" "$ratio_alone" "$fc" "$ortc" "$ratio_cold" "$err" "$eq" "$load" >> "$out"
-  echo "fused $name: unfused $un ms, fused $fu ms (alone $fa ms, cold $fc ms), ORT $ort ms (cold $ortc ms), outputs $eq" >&2
+    "$ort" "$ratio" "$fa" "$ratio_alone" "$fc" "$ortc" "$ratio_cold" "$orti" "$ratio_inter" "$err" "$eq" "$load" >> "$out"
+  echo "fused $name: unfused $un ms, fused $fu ms (alone $fa ms, cold $fc ms), ORT $ort ms (cold $ortc ms, interleaved $orti ms), outputs $eq" >&2
 done < <(bench_models)
 
 # FUSED_BW_MB=0 leaves the bandwidth section out (a run about the models only).
