@@ -48,6 +48,10 @@ QVariant CandidateModel::data(const QModelIndex& index, int role) const {
     case GroupIdRole: return QString::fromStdString(g.id);
     case BenefitRole: return e.traffic_reduction();
     case Qt::ToolTipRole:
+      // The estimate says which model produced it (a calibrated saving model or the
+      // difference of kernel times).
+      if (index.column() == TimeSaved && e.known)
+        return tr("Estimated by the %1").arg(QString::fromStdString(e.saving_label()));
       return g.reason.empty() ? QVariant() : QVariant(QString::fromStdString(g.reason));
     case Qt::TextAlignmentRole:
       if (index.column() >= BytesSaved && index.column() <= TimeSaved)

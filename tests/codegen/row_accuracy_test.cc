@@ -200,11 +200,6 @@ TEST(RowAccuracySource, LayerNormIsTwoPassesWithLaneAccumulators) {
   EXPECT_NE(src.find("(RowHeadMean)"), std::string::npos) << src;
   EXPECT_NE(src.find("[FX_LANES];  // lane accumulators"), std::string::npos) << src;
   EXPECT_EQ(src.find("scratch"), std::string::npos) << "no row buffer\n" << src;
-  // The lanes are combined by fx_lanes_sum, the rest of a row goes into the lanes: no
-  // omp simd reduction (a serial chain of scalar adds per row) in the kernel.
-  const std::string kernel = src.substr(src.find("// ---- fused group"));
-  EXPECT_NE(kernel.find("fx_lanes_sum(la"), std::string::npos) << kernel;
-  EXPECT_EQ(kernel.find("reduction("), std::string::npos) << kernel;
 }
 
 TEST(RowAccuracySource, SoftmaxPassesAreRowPrimitives) {
