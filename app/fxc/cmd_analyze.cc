@@ -225,6 +225,8 @@ int run_calibrate_groups(const CalibrateOptions& o, const nlohmann::json& doc) {
       base, f,
       fmt::format("fitted {} to {} groups measured in {} (fxc calibrate --from)", today_utc(),
                   samples.size(), from));
+  // A saving model the base carried was fitted on the rates this fit changes.
+  p.saving_model = {};
   const std::string path = o.out.empty() ? fx::cpu_host_cache_path() : o.out;
   fx::save_device_profile(p, path);
   const std::string estimated = doc.value("estimate_profile", "?");

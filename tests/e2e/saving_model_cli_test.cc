@@ -90,5 +90,24 @@ TEST(SavingModelCli, MalformedSavingModelIsAnErrorNamingFileAndField) {
       << r.err;
 }
 
+TEST(SavingModelCli, CalibratingDropsTheBaseProfilesSavingModel) {
+  // The base's coefficients were fitted on rates the new fit changes: the profile written
+  // carries no saving model (here: a result without cost terms, the older group fit).
+  auto p = run_fxc({"profile", kModel, "--opt-level", "2", "--runs", "3", "--warmup", "1",
+                    "--threads", "2", "--json"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  json doc = json::parse(p.out);
+  for (const char* side : {"before", "after"})
+    for (auto& k : doc[side]["kernels"]) k.erase("cost");
+  for (auto& g : doc["groups"]) g.erase("cost_terms");
+  const std::string base = write("base.json", profile_with_saving_model());
+  const std::string out =
+      (std::filesystem::temp_directory_path() / "fx_saving_model_cli" / "refit.json").string();
+  auto c = run_fxc({"calibrate", "--from", write("old.json", doc), "--device", base, "--out", out});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  std::ifstream in(out);
+  EXPECT_FALSE(json::parse(in).contains("saving_model"));
+}
+
 }  // namespace
 }  // namespace fx
