@@ -43,6 +43,8 @@ TEST(BeforeAfterPipeline, ProfileWithPlanThenCalibrateThenReportShowMeasuredData
   EXPECT_TRUE(d["opt_level"].is_null());
   EXPECT_EQ(d["outputs_match"], true);
   ASSERT_GE(d["groups"].size(), 2u);
+  for (const auto& g : d["groups"])  // the model behind each predicted saving
+    EXPECT_FALSE(g["predicted_by"].get<std::string>().empty()) << g.dump();
 
   auto c = run_fxc({"calibrate", "--from", ba, "--out", fitted});
   ASSERT_EQ(c.exit_code, 0) << c.err;
