@@ -48,6 +48,11 @@ QVariant CandidateModel::data(const QModelIndex& index, int role) const {
     case GroupIdRole: return QString::fromStdString(g.id);
     case BenefitRole: return e.traffic_reduction();
     case Qt::ToolTipRole:
+      // The estimate says which model produced it (a calibrated saving model or the
+      // difference of kernel times).
+      if ((index.column() == TimeSaved || index.column() == EstimatedBy) && e.known)
+        return tr("Estimated by the %1 on %2")
+            .arg(QString::fromStdString(e.saving_label()), QString::fromStdString(e.profile));
       return g.reason.empty() ? QVariant() : QVariant(QString::fromStdString(g.reason));
     case Qt::TextAlignmentRole:
       if (index.column() >= BytesSaved && index.column() <= TimeSaved)
@@ -75,7 +80,10 @@ QVariant CandidateModel::data(const QModelIndex& index, int role) const {
         case TimeSaved:
           if (!e.known) return sort ? QVariant(-1.0) : QVariant(tr("unknown"));
           return sort ? QVariant(e.time_saved_s()) : QVariant(format_seconds(e.time_saved_s()));
-        case Device: return QString::fromStdString(e.profile);
+        case EstimatedBy:
+          // Short: which model made the estimate, visible without a tooltip so that a
+          // table mixing calibrated and uncalibrated estimates reads as such.
+          return e.saving_from_model() ? tr("saving model (fitted)") : tr("kernel times");
         case Status: return QString::fromLatin1(group_status_name(g.status));
         case Count: break;
       }
@@ -94,7 +102,7 @@ QVariant CandidateModel::headerData(int section, Qt::Orientation orientation, in
     case BytesSaved: return tr("Bytes saved");
     case LaunchesSaved: return tr("Launches saved");
     case TimeSaved: return tr("Est. time saved");
-    case Device: return tr("Device");
+    case EstimatedBy: return tr("Estimated by");
     case Status: return tr("Status");
     case Count: break;
   }

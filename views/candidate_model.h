@@ -14,7 +14,17 @@ namespace fx::views {
 class CandidateModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Group, Pattern, Ops, BytesSaved, LaunchesSaved, TimeSaved, Device, Status, Count };
+  enum Column {
+    Group,
+    Pattern,
+    Ops,
+    BytesSaved,
+    LaunchesSaved,
+    TimeSaved,
+    EstimatedBy,
+    Status,
+    Count
+  };
   enum Role { SortRole = Qt::UserRole + 1, PlanIndexRole, GroupIdRole, BenefitRole };
 
   explicit CandidateModel(QObject* parent = nullptr);

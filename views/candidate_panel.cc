@@ -1,5 +1,7 @@
 #include "views/candidate_panel.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFontMetrics>
@@ -68,7 +70,12 @@ CandidatePanel::CandidatePanel(CandidateModel* model, QWidget* parent)
   for (int c = 0; c < proxy_->columnCount(); ++c) {
     if (c == CandidateModel::Ops) continue;
     const QString title = proxy_->headerData(c, Qt::Horizontal).toString();
-    const int wanted = header_metrics.horizontalAdvance(title) + 28;
+    int wanted = header_metrics.horizontalAdvance(title) + 28;
+    // Its values are two fixed words: fit the longer one rather than cut it.
+    if (c == CandidateModel::EstimatedBy)
+      wanted = std::max(wanted, table_->fontMetrics().horizontalAdvance(
+                                    CandidateModel::tr("saving model (fitted)")) +
+                                    16);
     if (table_->horizontalHeader()->sectionSize(c) < wanted)
       table_->horizontalHeader()->resizeSection(c, wanted);
   }

@@ -198,8 +198,10 @@ void Inspector::show_fusion_group(const ModelDocument& doc, int pg) {
             QStringLiteral(" (%1%)").arg(e.traffic_reduction() * 100, 0, 'f', 1));
     row(est, tr("Launches"),
         QStringLiteral("%1 → %2").arg(e.launches_before).arg(e.launches_after));
-    row(est, tr("Est. time"),
+    row(est, tr("Est. kernel time"),
         format_seconds(e.time_before_s) + QStringLiteral(" → ") + format_seconds(e.time_after_s));
+    row(est, tr("Est. time saved"),
+        tr("%1, by the %2").arg(format_seconds(e.time_saved_s()), qs(e.saving_label())));
     QString footprint = format_bytes(double(e.footprint_bytes));
     if (doc.cost && doc.cost->profile().onchip_capacity_bytes > 0) {
       const double cap = double(doc.cost->profile().onchip_capacity_bytes);

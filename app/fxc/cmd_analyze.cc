@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -85,17 +86,29 @@ void print_table(const fx::AnalysisResult& r, const fx::DeviceProfile& p, const 
   if (r.unknown_cost_nodes)
     fmt::print("Unknown  {} nodes without static shapes are left out of the totals (try --dim)\n",
                r.unknown_cost_nodes);
-  fmt::print("\n{:<12} {:<28} {:<40} {:>11} {:>8} {:>11}  {}\n", "group", "pattern", "ops",
-             "bytes saved", "launches", "est. saved", "status");
+  fmt::print("\n{:<12} {:<28} {:<40} {:>11} {:>8} {:>11} {:>3}  {}\n", "group", "pattern", "ops",
+             "bytes saved", "launches", "est. saved", "by", "status");
+  // Each estimate names the model that produced it: [n] refers to the legend below.
+  std::vector<std::pair<std::string, int>> sources;
+  auto source_index = [&](const std::string& label) {
+    for (std::size_t i = 0; i < sources.size(); ++i)
+      if (sources[i].first == label) return ++sources[i].second, int(i) + 1;
+    sources.emplace_back(label, 1);
+    return int(sources.size());
+  };
   for (const auto& gr : r.groups) {
     std::string ops;
     for (const auto& op : gr.ops) ops += (ops.empty() ? "" : ",") + op;
     if (ops.size() > 40) ops = ops.substr(0, 37) + "...";
     const auto& e = gr.estimate;
-    fmt::print("{:<12} {:<28} {:<40} {:>11} {:>8} {:>11}  {}\n", gr.id, gr.pattern, ops,
+    fmt::print("{:<12} {:<28} {:<40} {:>11} {:>8} {:>11} {:>3}  {}\n", gr.id, gr.pattern, ops,
                human_bytes(double(e.bytes_saved())), e.launches_saved(),
-               human_time(e.time_saved_s()), fx::group_status_name(gr.status));
+               human_time(e.time_saved_s()), fmt::format("[{}]", source_index(e.saving_label())),
+               fx::group_status_name(gr.status));
   }
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    fmt::print("[{}] est. saved of {} group{} by the {}\n", i + 1, sources[i].second,
+               sources[i].second == 1 ? "" : "s", sources[i].first);
   std::map<std::string, int> reasons;
   for (const auto& nf : r.not_fused) reasons[std::string(fx::not_fused_reason_name(nf.reason))]++;
   fmt::print("\n{} adjacent pairs not fused:", r.not_fused.size());
@@ -190,6 +203,17 @@ std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   return s;
 }
 
+// File names without their folders, at most four then a count: the saving model's
+// provenance is repeated beside every estimate it makes.
+std::string short_names(const std::vector<std::string>& files) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < files.size() && i < (files.size() > 4 ? 3 : 4); ++i)
+    names.push_back(std::filesystem::path(files[i]).filename().string());
+  std::string s = join(names);
+  if (files.size() > 4) s += fmt::format(" and {} more", files.size() - 3);
+  return s;
+}
+
 // The older fit, for results without per-kernel cost terms: least squares of the group
 // savings on bytes and launches saved (in-sample).
 int run_calibrate_groups(const CalibrateOptions& o, const nlohmann::json& doc) {
@@ -201,6 +225,8 @@ int run_calibrate_groups(const CalibrateOptions& o, const nlohmann::json& doc) {
       base, f,
       fmt::format("fitted {} to {} groups measured in {} (fxc calibrate --from)", today_utc(),
                   samples.size(), from));
+  // A saving model the base carried was fitted on the rates this fit changes.
+  p.saving_model = {};
   const std::string path = o.out.empty() ? fx::cpu_host_cache_path() : o.out;
   fx::save_device_profile(p, path);
   const std::string estimated = doc.value("estimate_profile", "?");
@@ -313,11 +339,19 @@ int run_calibrate_from(const CalibrateOptions& o) {
   fx::DeviceProfile p = ffit.profile;
   p.calibration = what + fmt::format("; fused rates fitted to {} fused kernels", fused.size());
   p.source = base.source + "; kernel rates " + p.calibration;
+  // A base that carried a saving model fitted on other rates: its coefficients do not
+  // apply to these; the one fitted below replaces it.
+  p.saving_model = {};
+
+  // Stage 3: the saving model (saving_model.h), fitted to the same results' group savings
+  // on the fitted rates, and saved with them: analysis on this profile predicts each
+  // group's saving with it for the classes that kept their fit.
+  const fx::SavingModel saving = fx::fit_saving_model(groups, p);
+  p.saving_model =
+      saving.coefficients(fmt::format("{}, {} measured group savings of {} (fxc calibrate --from)",
+                                      today_utc(), saving.groups, short_names(o.from)));
   const std::string path = o.out.empty() ? fx::cpu_host_cache_path() : o.out;
   fx::save_device_profile(p, path);
-
-  // Stage 3: the saving model (saving_model.h), fitted to the same results' group savings.
-  const fx::SavingModel saving = fx::fit_saving_model(groups, p);
 
   struct Judged {
     std::string from;
@@ -529,6 +563,16 @@ int run_calibrate_from(const CalibrateOptions& o) {
                sc.fitted ? std::string("fitted coefficients") : "difference of times: " + sc.why,
                percent_or_dash(sc.leave_one_out_error), percent_or_dash(sc.difference_error));
   }
+  std::string fitted_classes;
+  for (int c = 0; c < fx::kKernelClassCount; ++c)
+    if (saving.classes[c].fitted)
+      fitted_classes += (fitted_classes.empty() ? "" : ", ") +
+                        std::string(fx::kernel_class_name(static_cast<fx::KernelClass>(c)));
+  fmt::print("  saved with the profile: analysis on it predicts group savings {}\n",
+             fitted_classes.empty()
+                 ? std::string("by the difference of kernel times (no class kept its fit)")
+                 : "of classes " + fitted_classes +
+                       " with the saving model, other classes by the difference of kernel times");
   auto print_judged = [&](const Judged& j, const char* what) {
     fmt::print("\n{} ({} groups: {}; fitted = {})\n", what, j.groups, j.from, p.label());
     fmt::print("  {:<52} {:>8}  {:>17}\n", "", "Spearman", "median |rel error|");
@@ -620,7 +664,9 @@ void register_analyze(CLI::App& app, Runner& run) {
   cmd->add_option("--why", o->why, "Explain why NODE_A,NODE_B were not fused, and stop");
   cmd->footer(
       "Prints the device profile, kernels and DRAM traffic before -> after, then one row\n"
-      "per group: id, pattern, ops, bytes saved, launches saved, est. time saved, status.\n"
+      "per group: id, pattern, ops, bytes saved, launches saved, est. time saved, the model\n"
+      "that estimated it ([n], named below the table: a profile's calibrated saving model\n"
+      "for its fitted classes, else the difference of kernel times), status.\n"
       "Examples:\n"
       "  fxc analyze resources/models/tiny_cnn.onnx --device nvidia-h100 --opt-level 1\n"
       "  fxc analyze gpt2.onnx --dim batch=1 --dim seq=128 --device nvidia-h100 --opt-level 3 "
@@ -667,9 +713,12 @@ void register_analyze(CLI::App& app, Runner& run) {
       "With --from, fits the launch overhead and the effective bandwidth and FLOP/s of each\n"
       "kernel class to the unfused kernels timed by 'fxc profile --opt-level N --json'\n"
       "(robust, log space), then per class a scale and an epilogue bandwidth of fused\n"
-      "kernels to the fused kernels of the 'after' timeline, saves that profile, and says\n"
-      "how far the group savings predicted\n"
-      "with it are from the measured ones (and with --evaluate, on results it never saw).\n"
+      "kernels to the fused kernels of the 'after' timeline, then the saving model (per\n"
+      "fused-kernel class, coefficients on the terms fusion changes) to the measured group\n"
+      "savings; saves both in the profile ('fxc analyze --device PROFILE' then predicts the\n"
+      "savings of fitted classes with the saving model, and says so), and says how far the\n"
+      "group savings predicted are from the measured ones (and with --evaluate, on results\n"
+      "it never saw).\n"
       "Results of the same model are repeats (each its own fxc profile process): a group's\n"
       "saving is the median over them, its noise their spread.\n"
       "Examples:\n"

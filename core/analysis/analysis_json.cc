@@ -15,7 +15,10 @@ nlohmann::json to_json(const GroupEstimate& e) {
           {"time_before_s", e.time_before_s},
           {"time_after_s", e.time_after_s},
           {"footprint_bytes", e.footprint_bytes},
-          {"profile", e.profile}};
+          {"profile", e.profile},
+          {"model_saved_s",
+           e.saving_from_model() ? nlohmann::json(e.model_saved_s) : nlohmann::json(nullptr)},
+          {"saving_source", e.saving_label()}};
 }
 
 GroupEstimate group_estimate_from_json(const nlohmann::json& j) {
@@ -29,6 +32,9 @@ GroupEstimate group_estimate_from_json(const nlohmann::json& j) {
   e.time_after_s = j.value("time_after_s", 0.0);
   e.footprint_bytes = j.value("footprint_bytes", int64_t{0});
   e.profile = j.value("profile", "");
+  if (auto it = j.find("model_saved_s"); it != j.end() && it->is_number())
+    e.model_saved_s = it->get<double>();
+  e.saving_source = j.value("saving_source", "");
   return e;
 }
 
@@ -57,6 +63,7 @@ nlohmann::json to_json(const AnalysisResult& r) {
                       {"bytes_saved", e.bytes_saved()},
                       {"launches_saved", e.launches_saved()},
                       {"est_time_saved_us", e.time_saved_s() * 1e6},
+                      {"est_time_saved_by", e.saving_label()},
                       {"traffic_reduction", e.traffic_reduction()},
                       {"footprint_bytes", e.footprint_bytes},
                       {"estimate_known", e.known},

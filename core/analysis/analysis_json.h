@@ -12,7 +12,8 @@ GroupEstimate group_estimate_from_json(const nlohmann::json& j);
 // { device, device_source, opt_level, threshold, kernels_before, kernels_after,
 //   bytes_before, bytes_after, est_time_before_us, est_time_after_us, unknown_cost_nodes,
 //   analysis_ms, groups: [{id, pattern, nodes, ops, status, bytes_saved, launches_saved,
-//   est_time_saved_us, traffic_reduction, footprint_bytes, estimate_known}],
+//   est_time_saved_us, est_time_saved_by (the model that predicted it), traffic_reduction,
+//   footprint_bytes, estimate_known}],
 //   not_fused: [{nodes: [producer, consumer], reason, text}] }
 nlohmann::json to_json(const AnalysisResult& r);
 

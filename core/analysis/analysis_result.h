@@ -3,6 +3,7 @@
 // take (they never see the finder). Everything refers to nodes by name; node_ids are a
 // convenience valid only for the Graph that was analysed.
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -23,10 +24,23 @@ struct GroupEstimate {
   double time_after_s = 0;
   int64_t footprint_bytes = 0;  // on-chip working set of the fused kernel
   std::string profile;          // DeviceProfile name behind the times
+  // The time saved as the profile's calibrated saving model predicts it for the fused
+  // kernel's class (saving_model.h); NaN when the class has no fit and the saving is
+  // the difference of the two times above. saving_source names the model in words
+  // ("saving model (class conv, fitted to 20 groups, ...)", "difference of kernel
+  // times"); empty in plans written before it (the difference).
+  double model_saved_s = NAN;
+  std::string saving_source;
 
   int64_t bytes_saved() const { return bytes_before - bytes_after; }
   int launches_saved() const { return launches_before - launches_after; }
-  double time_saved_s() const { return time_before_s - time_after_s; }
+  bool saving_from_model() const { return std::isfinite(model_saved_s); }
+  double time_saved_s() const {
+    return saving_from_model() ? model_saved_s : time_before_s - time_after_s;
+  }
+  std::string saving_label() const {
+    return saving_source.empty() ? "difference of kernel times" : saving_source;
+  }
   // Fraction of memory traffic removed, 0..1.
   double traffic_reduction() const {
     return bytes_before > 0 ? double(bytes_saved()) / double(bytes_before) : 0.0;

@@ -13,24 +13,6 @@
 
 namespace fx {
 
-const char* kernel_class_name(KernelClass c) {
-  switch (c) {
-    case KernelClass::Elementwise: return "elementwise";
-    case KernelClass::Reduction: return "reduction";
-    case KernelClass::Conv: return "conv";
-    case KernelClass::Depthwise: return "depthwise";
-    case KernelClass::MatMul: return "matmul";
-    case KernelClass::DataMovement: return "data_movement";
-  }
-  return "elementwise";
-}
-
-std::optional<KernelClass> kernel_class_from_name(std::string_view name) {
-  for (int i = 0; i < kKernelClassCount; ++i)
-    if (name == kernel_class_name(static_cast<KernelClass>(i))) return static_cast<KernelClass>(i);
-  return std::nullopt;
-}
-
 void DeviceProfile::check() const {
   auto bad = [&](const char* field) {
     throw Error("device profile '" + name + "': " + field + " must be a positive number");
@@ -48,6 +30,10 @@ void DeviceProfile::check() const {
     if (!(r.scale >= 0) || !(r.epilogue_bandwidth_bytes_per_s >= 0) || !std::isfinite(r.scale) ||
         !std::isfinite(r.epilogue_bandwidth_bytes_per_s))
       bad("fused_kernel_classes rates");
+  for (const auto& c : saving_model.classes)
+    for (double v : c.coefficients)
+      if (!std::isfinite(v))
+        throw Error("device profile '" + name + "': saving_model coefficients must be finite");
 }
 
 nlohmann::json to_json(const DeviceProfile& p) {
@@ -65,20 +51,23 @@ nlohmann::json to_json(const DeviceProfile& p) {
       fused[kernel_class_name(static_cast<KernelClass>(i))] = {
           {"scale", r.scale}, {"epilogue_bandwidth_bytes_per_s", r.epilogue_bandwidth_bytes_per_s}};
   }
-  return {{"schema_version", 1},
-          {"name", p.name},
-          {"description", p.description},
-          {"source", p.source},
-          {"memory_bandwidth_bytes_per_s", p.memory_bandwidth_bytes_per_s},
-          {"peak_flops", p.peak_flops},
-          {"launch_overhead_s", p.launch_overhead_s},
-          {"onchip_capacity_bytes", p.onchip_capacity_bytes},
-          {"l2_bytes", p.l2_bytes},
-          {"capacity_note", p.capacity_note},
-          {"kernel_classes", classes},
-          {"fused_kernel_classes", fused},
-          {"calibrated", p.calibrated},
-          {"calibration", p.calibration}};
+  nlohmann::json j = {{"schema_version", 1},
+                      {"name", p.name},
+                      {"description", p.description},
+                      {"source", p.source},
+                      {"memory_bandwidth_bytes_per_s", p.memory_bandwidth_bytes_per_s},
+                      {"peak_flops", p.peak_flops},
+                      {"launch_overhead_s", p.launch_overhead_s},
+                      {"onchip_capacity_bytes", p.onchip_capacity_bytes},
+                      {"l2_bytes", p.l2_bytes},
+                      {"capacity_note", p.capacity_note},
+                      {"kernel_classes", classes},
+                      {"fused_kernel_classes", fused},
+                      {"calibrated", p.calibrated},
+                      {"calibration", p.calibration}};
+  if (p.saving_model.groups > 0 || p.saving_model.any_fitted())
+    j["saving_model"] = to_json(p.saving_model);
+  return j;
 }
 
 DeviceProfile device_profile_from_json(const nlohmann::json& j) {
@@ -117,6 +106,8 @@ DeviceProfile device_profile_from_json(const nlohmann::json& j) {
         r.epilogue_bandwidth_bytes_per_s = rates.value("epilogue_bandwidth_bytes_per_s", 0.0);
       }
     }
+    if (auto it = j.find("saving_model"); it != j.end() && !it->is_null())
+      p.saving_model = saving_coefficients_from_json(*it);
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("device profile: ") + e.what());
   }

@@ -30,6 +30,11 @@
 // JSON: "fused_kernel_classes": { "conv": { "scale": 0.8,
 //                                           "epilogue_bandwidth_bytes_per_s": 4e9 }, ... }
 // Defaults: scale 1, epilogue bandwidth = the elementwise class's bandwidth.
+//
+// Saving model: "saving_model" (saving_coefficients.h), written by `fxc calibrate --from`:
+// per fused-kernel class, coefficients that predict a group's time saved from the terms
+// fusion changes. Analysis uses them for the classes that kept their fit; absent (older
+// profiles, presets), every group's saving is the difference of its kernel times.
 
 #include <array>
 #include <cstdint>
@@ -40,22 +45,10 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-namespace fx {
+#include "analysis/kernel_class.h"
+#include "analysis/saving_coefficients.h"
 
-// How a kernel uses the machine, for its effective rates.
-enum class KernelClass {
-  Elementwise = 0,   // memory-bound loops: unary/binary/broadcast ops, folded BatchNorm
-  Reduction = 1,     // reductions and row kernels: Softmax, LayerNorm, Reduce*, Global*Pool
-  Conv = 2,          // dense (grouped) convolution
-  Depthwise = 3,     // depthwise convolution and windowed pooling (MaxPool, AveragePool)
-  MatMul = 4,        // MatMul, Gemm, Einsum
-  DataMovement = 5,  // copies and layout: Transpose, Concat, Slice, Gather, Pad, Reshape
-};
-inline constexpr int kKernelClassCount = 6;
-// "elementwise", "reduction", "conv", "depthwise", "matmul", "data_movement".
-const char* kernel_class_name(KernelClass c);
-// Inverse of kernel_class_name; nullopt for an unknown name.
-std::optional<KernelClass> kernel_class_from_name(std::string_view name);
+namespace fx {
 
 struct KernelClassRates {
   double bandwidth_bytes_per_s = 0;  // 0: the profile's memory_bandwidth_bytes_per_s
@@ -88,6 +81,8 @@ struct DeviceProfile {
   std::array<FusedClassRates, kKernelClassCount> fused_classes{};
   bool calibrated = false;  // rates fitted to measured kernel times (fxc calibrate --from)
   std::string calibration;  // what they were fitted to, when calibrated
+  // Coefficients predicting group savings, fitted to measured savings on these rates.
+  SavingCoefficients saving_model;
 
   double bandwidth(KernelClass c) const {
     double v = kernel_classes[static_cast<std::size_t>(c)].bandwidth_bytes_per_s;

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "analysis/saving_model.h"
+
 namespace fx {
 namespace {
 
@@ -62,6 +64,20 @@ GroupEstimate FusionState::estimate(const std::vector<NodeId>& members) const {
   e.time_after_s = f.time_s;
   e.footprint_bytes = f.footprint_bytes;
   e.profile = cost_.profile().label();
+  const DeviceProfile& p = cost_.profile();
+  if (!e.known || p.saving_model.groups == 0) return e;
+  // The profile carries a calibrated saving model: the group's terms as `fxc profile`
+  // records them (the kernels of its members; the fused kernel), predicted with the
+  // coefficients of the fused kernel's class when that class kept its fit.
+  GroupTermsSample s;
+  for (NodeId m : members)
+    if (!cost_.op_class(m).no_kernel) s.unfused.push_back(terms_of(cost_.node(m)));
+  s.fused = terms_of(f);
+  s.bytes_saved = double(e.bytes_saved());
+  s.launches_saved = double(e.launches_saved());
+  const SavingPrediction pred = predict_saving(p.saving_model, p, s);
+  if (pred.fitted) e.model_saved_s = pred.saved_us * 1e-6;
+  e.saving_source = saving_source_label(p.saving_model, pred.fused_class);
   return e;
 }
 
@@ -79,10 +95,15 @@ Verdict FusionState::benefit(const std::vector<NodeId>& members, bool threshold)
             fmt::format("on-chip footprint {} B > {:.0f}% of {} {} B on {}", e.footprint_bytes,
                         opt_.capacity_fraction * 100, p.capacity_note, p.onchip_capacity_bytes,
                         p.name)};
-  if (e.time_saved_s() <= 0)
+  if (e.time_saved_s() <= 0) {
+    if (e.saving_from_model())
+      return {false, NotFusedReason::BelowThreshold,
+              fmt::format("no net time saved on {}: {:.3f} us predicted by the {}", p.label(),
+                          e.time_saved_s() * 1e6, e.saving_source)};
     return {false, NotFusedReason::BelowThreshold,
             fmt::format("no net time saved on {} ({:.3f} us fused vs {:.3f} us apart)", p.name,
                         e.time_after_s * 1e6, e.time_before_s * 1e6)};
+  }
   if (threshold && e.traffic_reduction() < opt_.threshold)
     return {false, NotFusedReason::BelowThreshold,
             fmt::format("traffic reduction {:.1f}% < threshold {:.1f}% ({} of {} B saved)",

@@ -105,12 +105,6 @@ std::array<double, kSavingTerms> constrained_fit(const std::vector<SavingFeature
 
 }  // namespace
 
-const char* saving_term_name(int i) {
-  static const char* names[kSavingTerms] = {"members",         "traffic",        "launches",
-                                            "anchor_relayout", "anchor_compute", "fused_cost"};
-  return i >= 0 && i < kSavingTerms ? names[i] : "?";
-}
-
 SavingFeatures saving_features(const DeviceProfile& p, const GroupTermsSample& g) {
   SavingFeatures f;
   // The kernel that runs the group fused; kernels codegen left apart ran before too.
@@ -146,13 +140,35 @@ SavingFeatures saving_features(const DeviceProfile& p, const GroupTermsSample& g
   return f;
 }
 
-SavingPrediction SavingModel::predict(const DeviceProfile& p, const GroupTermsSample& g) const {
+namespace {
+
+SavingPrediction predict_with(const std::array<SavingClassFit, kKernelClassCount>& classes,
+                              const DeviceProfile& p, const GroupTermsSample& g) {
   const SavingFeatures f = saving_features(p, g);
   const SavingClassFit& c = classes[static_cast<std::size_t>(f.fused_class)];
-  if (!c.fitted) return {predict_group_us(p, g), false};
+  if (!c.fitted) return {predict_group_us(p, g), false, f.fused_class};
   double us = 0;
   for (int i = 0; i < kSavingTerms; ++i) us += c.coefficients[i] * f.us[i];
-  return {us, true};
+  return {us, true, f.fused_class};
+}
+
+}  // namespace
+
+SavingPrediction SavingModel::predict(const DeviceProfile& p, const GroupTermsSample& g) const {
+  return predict_with(classes, p, g);
+}
+
+SavingCoefficients SavingModel::coefficients(std::string fitted_to) const {
+  SavingCoefficients c;
+  c.classes = classes;
+  c.groups = groups;
+  c.fitted_to = std::move(fitted_to);
+  return c;
+}
+
+SavingPrediction predict_saving(const SavingCoefficients& m, const DeviceProfile& p,
+                                const GroupTermsSample& g) {
+  return predict_with(m.classes, p, g);
 }
 
 SavingModel fit_saving_model(const std::vector<GroupTermsSample>& groups, const DeviceProfile& p,

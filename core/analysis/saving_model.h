@@ -36,6 +36,10 @@
 // of its groups out, does no better than the difference of the profile's kernel times,
 // the prediction is that difference, and says so (SavingPrediction::fitted).
 //
+// `fxc calibrate --from` stores the coefficients in the device profile it saves
+// (saving_coefficients.h); analysis then predicts each group's saving with them
+// (FusionState::estimate), saying which model produced each number.
+//
 //   SavingModel m = fit_saving_model(groups, fitted_profile);
 //   double us = m.predict(fitted_profile, group).saved_us;
 
@@ -47,10 +51,6 @@
 #include "analysis/calibration_fit.h"
 
 namespace fx {
-
-inline constexpr int kSavingTerms = 6;
-// "members", "traffic", "launches", "anchor_relayout", "anchor_compute", "fused_cost".
-const char* saving_term_name(int i);
 
 struct SavingFeatures {
   KernelClass fused_class = KernelClass::Elementwise;  // of the kernel that runs it fused
@@ -68,19 +68,10 @@ struct SavingModelOptions {
   bool select_by_leave_one_out = true;
 };
 
-struct SavingClassFit {
-  int groups = 0;
-  bool fitted = false;  // false: the difference of times is used (see why)
-  std::string why;      // when not fitted: "too few groups" or "not better leaving groups out"
-  std::array<double, kSavingTerms> coefficients{1, 0, 0, 0, 0, 1};
-  // Median relative errors on the class's groups, each left out of its own fit, and of
-  // the difference of kernel times (NaN when not computed).
-  double leave_one_out_error = NAN, difference_error = NAN;
-};
-
 struct SavingPrediction {
   double saved_us = 0;
   bool fitted = false;  // false: fell back to the difference of kernel times
+  KernelClass fused_class = KernelClass::Elementwise;  // whose coefficients (when fitted)
 };
 
 struct SavingModel {
@@ -88,7 +79,14 @@ struct SavingModel {
   SavingModelOptions options;
   int groups = 0;
   SavingPrediction predict(const DeviceProfile& p, const GroupTermsSample& g) const;
+  // The coefficients as a device profile carries them (DeviceProfile::saving_model).
+  SavingCoefficients coefficients(std::string fitted_to) const;
 };
+
+// A group's saving with coefficients a profile carries: those of the fused kernel's
+// class when that class is fitted, else the difference of the kernel times on `p`.
+SavingPrediction predict_saving(const SavingCoefficients& m, const DeviceProfile& p,
+                                const GroupTermsSample& g);
 
 SavingModel fit_saving_model(const std::vector<GroupTermsSample>& groups, const DeviceProfile& p,
                              const SavingModelOptions& o = {});

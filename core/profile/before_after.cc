@@ -160,6 +160,7 @@ void measure_groups(const std::vector<const FusionGroup*>& groups, const FusedPr
     const GroupEstimate& e = fg->estimate;
     if (e.known) m.predicted_saved_us = e.time_saved_s() * 1e6;
     m.estimate_profile = e.profile;
+    m.predicted_by = e.saving_label();
     m.bytes_saved = e.bytes_saved();
     m.launches_saved = e.launches_saved();
     const GroupBuild* b = p.find(fg->id);

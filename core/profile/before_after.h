@@ -59,6 +59,9 @@ struct GroupMeasurement {
   double max_abs_error = NAN;       // of the fused step alone against the unfused run
   double max_rel_error = NAN;
   std::string estimate_profile;  // device profile behind predicted_saved_us
+  // The model behind predicted_saved_us: the profile's calibrated saving model for the
+  // group's class, or "difference of kernel times" (GroupEstimate::saving_label).
+  std::string predicted_by;
   // The estimate's inputs, so that the cost model can be fitted to the measurements.
   int64_t bytes_saved = 0;
   int launches_saved = 0;

@@ -60,6 +60,7 @@ nlohmann::json before_after_json(const BeforeAfterResult& r, const BeforeAfterMe
                       {"max_abs_error", num(g.max_abs_error)},
                       {"max_rel_error", num(g.max_rel_error)},
                       {"estimate_profile", g.estimate_profile},
+                      {"predicted_by", g.predicted_by},
                       {"bytes_saved", g.bytes_saved},
                       {"launches_saved", g.launches_saved},
                       {"before_us", num(g.before_us)},

@@ -106,11 +106,12 @@ std::string groups_section(const ReportData& d) {
   auto colors = group_colors(d);
   bool has_meas = d.profile && d.profile->before_after;
   std::string out = fmt::format(
-      "<h2>Fusion groups</h2>\n<p class=\"label\">Estimates: {}. "
+      "<h2>Fusion groups</h2>\n<p class=\"label\">Estimates: {}{}. "
       "{}</p>\n<table>\n<tr><th>group</th>"
       "<th>pattern</th><th>ops</th><th>status</th><th>reason</th><th>traffic saved</th>"
       "<th>launches saved</th><th>est. time saved</th>{}</tr>\n",
       esc(estimate_label(d)),
+      saving_sources_label(d).empty() ? std::string() : "; " + esc(saving_sources_label(d)),
       has_meas ? "Measured: " + esc(measurement_label(d)) + "." : "Not measured.",
       has_meas ? "<th>measured saved</th><th>backend</th>" : "");
   for (const auto& g : d.groups) {

@@ -111,6 +111,7 @@ std::string render_json_report(const ReportData& d) {
                 {"bytes_saved", e.bytes_saved()},
                 {"launches_saved", e.launches_saved()},
                 {"time_saved_us", e.known ? json(e.time_saved_s() * 1e6) : json(nullptr)},
+                {"time_saved_by", e.saving_label()},
                 {"traffic_reduction", e.traffic_reduction()},
                 {"footprint_bytes", e.footprint_bytes}};
     const MeasuredGroup* mg = measured(d, g.id);

@@ -91,7 +91,9 @@ std::string render_markdown_report(const ReportData& d) {
 
   bool has_meas = d.profile && d.profile->before_after;
   out += "## Fusion groups\n\n";
-  out += "Estimates: " + cell(estimate_label(d)) + ". " +
+  const std::string sources = saving_sources_label(d);
+  out += "Estimates: " + cell(estimate_label(d)) +
+         (sources.empty() ? std::string() : "; " + cell(sources)) + ". " +
          (has_meas ? "Measured: " + cell(measurement_label(d)) + "." : "Not measured.") + "\n\n";
   std::vector<std::string> header = {"group",          "pattern",        "ops",
                                      "status",         "reason",         "traffic saved",

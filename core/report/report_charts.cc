@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_map>
+#include <vector>
 
 #include "report/report_text.h"
 
@@ -22,6 +24,25 @@ std::string estimate_profile_name(const ReportData& d) {
 
 std::string estimate_label(const ReportData& d) {
   return "estimated on " + estimate_profile_name(d);
+}
+
+std::string saving_sources_label(const ReportData& d) {
+  std::vector<std::pair<std::string, int>> sources;
+  for (const auto& g : d.groups) {
+    if (!g.estimate.known) continue;
+    const std::string label = g.estimate.saving_label();
+    auto it = std::find_if(sources.begin(), sources.end(),
+                           [&](const auto& s) { return s.first == label; });
+    if (it == sources.end())
+      sources.emplace_back(label, 1);
+    else
+      ++it->second;
+  }
+  std::string s;
+  for (const auto& [label, n] : sources)
+    s += fmt::format("{}by the {} for {} group{}", s.empty() ? "time saved " : ", ", label, n,
+                     n == 1 ? "" : "s");
+  return s;
 }
 
 std::string measurement_label(const ReportData& d) {

@@ -15,6 +15,10 @@ namespace fx {
 
 // Label of the estimates: "estimated on cpu-host".
 std::string estimate_label(const ReportData& d);
+// Which models predicted the groups' time saved, with how many groups each: "time saved
+// by the saving model (class conv, ...) for 20 groups, by the difference of kernel times
+// for 1 group".
+std::string saving_sources_label(const ReportData& d);
 // Label of the measurements: "measured, median of 20 runs on cpu: ..., 2 threads".
 std::string measurement_label(const ReportData& d);
 

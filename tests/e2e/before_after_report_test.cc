@@ -43,6 +43,8 @@ TEST(BeforeAfterPipeline, ProfileWithPlanThenCalibrateThenReportShowMeasuredData
   EXPECT_TRUE(d["opt_level"].is_null());
   EXPECT_EQ(d["outputs_match"], true);
   ASSERT_GE(d["groups"].size(), 2u);
+  for (const auto& g : d["groups"])  // the model behind each predicted saving
+    EXPECT_FALSE(g["predicted_by"].get<std::string>().empty()) << g.dump();
 
   auto c = run_fxc({"calibrate", "--from", ba, "--out", fitted});
   ASSERT_EQ(c.exit_code, 0) << c.err;
@@ -50,6 +52,21 @@ TEST(BeforeAfterPipeline, ProfileWithPlanThenCalibrateThenReportShowMeasuredData
   EXPECT_NE(c.out.find("after calibration (fitted)"), std::string::npos) << c.out;
   EXPECT_NE(c.out.find("saving model, leave one group out"), std::string::npos) << c.out;
   EXPECT_TRUE(std::filesystem::exists(fitted));
+  // The fitted profile carries the saving model (per class: fitted or why not), and
+  // analysis on it says, for each group, which model estimated its saving.
+  json fp = json::parse(slurp(fitted));
+  ASSERT_TRUE(fp.contains("saving_model")) << fp.dump();
+  EXPECT_GE(fp["saving_model"]["groups"].get<int>(), 2);
+  EXPECT_NE(fp["saving_model"]["fitted_to"].get<std::string>().find("ba.json"), std::string::npos);
+  ASSERT_TRUE(fp["saving_model"]["classes"].contains("conv")) << fp["saving_model"].dump();
+  auto af = run_fxc({"analyze", kModel, "--device", fitted, "--json"});
+  ASSERT_EQ(af.exit_code, 0) << af.err;
+  const bool conv_fitted = fp["saving_model"]["classes"]["conv"]["fitted"].get<bool>();
+  for (const auto& g : json::parse(af.out)["groups"])
+    EXPECT_EQ(g["est_time_saved_by"].get<std::string>().rfind(
+                  conv_fitted ? "saving model (class conv" : "difference of kernel times", 0),
+              0u)
+        << g.dump();
 
   auto r = run_fxc({"report", kModel, "--plan", plan, "--profile", ba, "--out", rj});
   ASSERT_EQ(r.exit_code, 0) << r.err;

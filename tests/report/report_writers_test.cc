@@ -179,6 +179,37 @@ TEST(ReportWriters, MarkdownHasTablesAndEscapesCells) {
   EXPECT_NE(md.find("## Commands to reproduce\n\n```sh\nfxc analyze"), std::string::npos);
 }
 
+TEST(ReportWriters, EveryTimeSavedNamesTheModelThatPredictedIt) {
+  Fixture f = make_fixture();
+  // Without a saving model in the profile: the difference of kernel times, said so.
+  std::string md = render_markdown_report(gather(f, nullptr));
+  EXPECT_NE(md.find("time saved by the difference of kernel times for 2 groups"), std::string::npos)
+      << md;
+  // A calibrated profile whose conv class is fitted (coefficient 1 on the launches avoided).
+  f.device.saving_model.groups = 12;
+  f.device.saving_model.fitted_to = "test fit";
+  auto& conv = f.device.saving_model.classes[static_cast<std::size_t>(KernelClass::Conv)];
+  conv.groups = 12;
+  conv.fitted = true;
+  conv.coefficients = {0, 0, 1, 0, 0, 0};
+  FusionOptions fo;
+  fo.opt_level = 1;
+  f.analysis = analyze_fusion(f.graph, f.device, fo);
+  f.plan = FusionPlan(f.analysis, "model.onnx");
+  const ReportData d = gather(f, nullptr);
+  const std::string label = "saving model (class conv, fitted to 12 groups; test fit)";
+  EXPECT_NE(render_markdown_report(d).find("time saved by the " + label + " for 2 groups"),
+            std::string::npos);
+  EXPECT_NE(render_html_report(d).find("time saved by the " + label), std::string::npos);
+  const json j = json::parse(render_json_report(d));
+  for (const auto& g : j["groups"]) {
+    EXPECT_EQ(g["estimate"]["time_saved_by"], label);
+    // launches saved x the test profile's 1 us launch overhead.
+    EXPECT_NEAR(g["estimate"]["time_saved_us"].get<double>(),
+                g["estimate"]["launches_saved"].get<double>(), 1e-9);
+  }
+}
+
 TEST(ReportWriters, SingleRunProfileSaysThereIsNoBeforeAfter) {
   Fixture f = make_fixture();
   json full = testing::before_after_fixture(f.node_names, accepted(f.plan));

@@ -62,6 +62,36 @@ class TestCandidateModel : public QObject {
     QCOMPARE(model.rowCount(), 0);
   }
 
+  void time_saved_says_which_model_estimated_it() {
+    AnalysisResult r = three_groups();
+    // fg-a estimated by a calibrated saving model; the others by the difference of times.
+    r.groups[0].estimate.model_saved_s = 4e-5;
+    r.groups[0].estimate.saving_source = "saving model (class conv, fitted to 12 groups; test)";
+    FusionPlan plan(r, "m.onnx");
+    CandidateModel model;
+    model.set_plan(&plan);
+    QCOMPARE(model.index(0, CandidateModel::TimeSaved).data(CandidateModel::SortRole).toDouble(),
+             4e-5);
+    const QString on =
+        QStringLiteral(" on ") + QString::fromStdString(r.groups[0].estimate.profile);
+    QCOMPARE(
+        model.index(0, CandidateModel::TimeSaved).data(Qt::ToolTipRole).toString(),
+        QStringLiteral("Estimated by the saving model (class conv, fitted to 12 groups; test)") +
+            on);
+    // The model is named in the table itself, not only in the tooltip.
+    QCOMPARE(model.index(0, CandidateModel::EstimatedBy).data().toString(),
+             QStringLiteral("saving model (fitted)"));
+    QCOMPARE(model.index(1, CandidateModel::EstimatedBy).data().toString(),
+             QStringLiteral("kernel times"));
+    QCOMPARE(
+        model.headerData(CandidateModel::EstimatedBy, Qt::Horizontal, Qt::DisplayRole).toString(),
+        QStringLiteral("Estimated by"));
+    QCOMPARE(model.index(1, CandidateModel::TimeSaved).data(CandidateModel::SortRole).toDouble(),
+             3e-5);
+    QCOMPARE(model.index(1, CandidateModel::TimeSaved).data(Qt::ToolTipRole).toString(),
+             QStringLiteral("Estimated by the difference of kernel times") + on);
+  }
+
   void proxy_sorts_by_number_and_filters() {
     FusionPlan plan(three_groups(), "m.onnx");
     CandidateModel model;
