@@ -200,6 +200,29 @@ static inline void fx_store_stream_scaled(float* __restrict q, const float* __re
 #endif
   for (; j < n; ++j) q[j] = w[j] * c;
 }
+// fx_store_stream of LayerNorm's output, (x - mu) * s * g + b, computed while streaming
+// the row out: one pass over the row where computing it into a block and streaming the
+// block out took two.
+static inline void fx_store_stream_norm(float* __restrict q, const float* __restrict x, float mu,
+                                        float s, const float* __restrict g,
+                                        const float* __restrict b, int64_t n) {
+  int64_t j = 0;
+#if defined(__AVX512F__)
+  for (; j < n && ((uintptr_t)(q + j) & 63); ++j) q[j] = (x[j] - mu) * s * g[j] + b[j];
+  const __m512 mu16 = _mm512_set1_ps(mu), s16 = _mm512_set1_ps(s);
+  for (; j + 16 <= n; j += 16)
+    _mm512_stream_ps(q + j, _mm512_fmadd_ps(_mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + j), mu16), s16),
+                                            _mm512_loadu_ps(g + j), _mm512_loadu_ps(b + j)));
+#elif defined(__AVX__)
+  for (; j < n && ((uintptr_t)(q + j) & 31); ++j) q[j] = (x[j] - mu) * s * g[j] + b[j];
+  const __m256 mu8 = _mm256_set1_ps(mu), s8 = _mm256_set1_ps(s);
+  for (; j + 8 <= n; j += 8)
+    _mm256_stream_ps(q + j, _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + j), mu8), s8),
+                                                        _mm256_loadu_ps(g + j)),
+                                          _mm256_loadu_ps(b + j)));
+#endif
+  for (; j < n; ++j) q[j] = (x[j] - mu) * s * g[j] + b[j];
+}
 static inline void fx_fence() {
 #if defined(__AVX__)
   _mm_sfence();
@@ -647,6 +670,59 @@ std::string emit_cpp_function(const LoweredGroup& lowered) {
            "        carried_t = t + 1;\n      } else {\n        " + a + " = fx_exp_sum(" + args +
            ");\n      }\n";
   };
+  // LayerNorm's output pass, exactly (x - mu) * s (or / s) * g + b with x, g, b row
+  // inputs and mu, s per-row scalars, the result a row output and nothing else computed
+  // in the pass: the call computing it while streaming it out (fx_store_stream_norm), or
+  // "". Its ops are the last four of the pass, in this order.
+  auto norm_affine_stream = [&](int p) -> std::string {
+    std::vector<const KOp*> ops;
+    for (const KOp& op : g.ops)
+      if (s.phase[op.result] == p && !is_reduction(op) && g.vars[op.result].row) ops.push_back(&op);
+    for (const KOp& op : g.ops)
+      if (s.phase[op.result] == p && is_reduction(op)) return "";
+    if (ops.size() != 4) return "";
+    auto input_ptr = [&](int v) -> std::string {
+      for (std::size_t i = 0; i < g.inputs.size(); ++i)
+        if (g.inputs[i].var == v && g.vars[static_cast<std::size_t>(v)].row)
+          return "p" + std::to_string(i) + " + j0";
+      return "";
+    };
+    auto scalar = [&](int v) {
+      const KVar& kv = g.vars[static_cast<std::size_t>(v)];
+      return !kv.row && !kv.literal;
+    };
+    auto only_reader = [&](int v, const KOp* r) {
+      int n = 0;
+      for (const KOp& op : g.ops)
+        n += static_cast<int>(std::count(op.args.begin(), op.args.end(), v));
+      return n == 1 && output_index(v) < 0 && std::count(r->args.begin(), r->args.end(), v) == 1;
+    };
+    // The other operand of a binary op whose one operand is v, or -1.
+    auto other = [](const KOp* op, int v) {
+      if (op->args.size() != 2) return -1;
+      return op->args[0] == v ? op->args[1] : op->args[1] == v ? op->args[0] : -1;
+    };
+    const KOp *sub = ops[0], *sc = ops[1], *mg = ops[2], *ab = ops[3];
+    if (sub->op != "Sub" || sub->args.size() != 2 || !scalar(sub->args[1])) return "";
+    const std::string x = input_ptr(sub->args[0]);
+    if (x.empty() || !only_reader(sub->result, sc) || !only_reader(sc->result, mg) ||
+        !only_reader(mg->result, ab))
+      return "";
+    std::string sv;
+    if (sc->op == "Mul" && other(sc, sub->result) >= 0 && scalar(other(sc, sub->result)))
+      sv = g.vars[static_cast<std::size_t>(other(sc, sub->result))].c_name;
+    else if (sc->op == "Div" && sc->args.size() == 2 && sc->args[0] == sub->result &&
+             scalar(sc->args[1]))
+      sv = "1.f / " + g.vars[static_cast<std::size_t>(sc->args[1])].c_name;
+    if (sv.empty() || mg->op != "Mul" || ab->op != "Add") return "";
+    const int gv = other(mg, sc->result), bv = other(ab, mg->result);
+    const int k = output_index(ab->result);
+    if (gv < 0 || bv < 0 || k < 0 || input_ptr(gv).empty() || input_ptr(bv).empty()) return "";
+    return "fx_store_stream_norm(q" + std::to_string(k) + " + j0, " + x + ", " +
+           g.vars[static_cast<std::size_t>(sub->args[1])].c_name + ", " + sv + ", " +
+           input_ptr(gv) + ", " + input_ptr(bv) + ", j1 - j0);  // " + ab->node +
+           " (Sub, Mul, Mul, Add)\n";
+  };
   auto emit_scalars = [&](int ready) {
     for (const KOp& op : g.ops) {
       const KVar& r = g.vars[static_cast<std::size_t>(op.result)];
@@ -824,7 +900,10 @@ std::string emit_cpp_function(const LoweredGroup& lowered) {
         ++nrow;
         only = static_cast<int>(i);
       }
-      if (nrow == 1) {
+      if (const std::string ln = norm_affine_stream(p); !ln.empty()) {
+        o << "      if (nt) {\n        " << ln << "      } else {\n";
+        scaled_out = output_index(g.ops[static_cast<std::size_t>(only)].result);
+      } else if (nrow == 1) {
         const KOp& op = g.ops[static_cast<std::size_t>(only)];
         const int k = output_index(op.result);
         const KVar& dv = g.vars[static_cast<std::size_t>(op.args.back())];

@@ -185,6 +185,18 @@ TEST_P(RowAccuracy, SoftmaxWithInfinitiesAndHugeValues) {
   EXPECT_NEAR(r.sm[n + 20], 1.f, 1e-6);
 }
 
+// Outputs of 16 MiB and more are written with streaming stores: Softmax's division and
+// LayerNorm's scale and shift done while streaming each row out (rows of 1025 floats:
+// most start off a cache line, so the aligned-head path runs too).
+TEST_P(RowAccuracy, StreamedRowsMatchDouble) {
+  const int64_t rows = 4100, row = 1025;
+  const std::size_t n = static_cast<std::size_t>(row);
+  auto xs = testing::random_floats(static_cast<std::size_t>(rows) * n, 14, -4, 4);
+  RowRun r = run_rows({rows, row}, xs, GetParam());
+  EXPECT_LT(max_err(r.ln, layernorm_ref(xs, n), 0.1), 2e-5);
+  EXPECT_LT(max_err(r.sm, softmax_ref(xs, n), 1e-3 / double(row)), 2e-5);
+}
+
 INSTANTIATE_TEST_SUITE_P(Flags, RowAccuracy, ::testing::Values("native", "avx2"),
                          [](const auto& info) { return info.param; });
 

@@ -147,6 +147,9 @@ TEST(RowKernels, LargeTensorsUseStreamingStores) {
   // ahead.
   EXPECT_NE(src.find("fx_exp_sum(b"), std::string::npos) << src;
   EXPECT_NE(src.find("pf ? p0 + 2 * row + j0 : nullptr"), std::string::npos) << src;
+  // LayerNorm's output is computed while streaming it out (one pass, no block buffer).
+  std::string ln = generate_group_source(g, testing::make_group("fg-ln", {"ln"}));
+  EXPECT_NE(ln.find("fx_store_stream_norm(q0 + j0, p0 + j0, "), std::string::npos) << ln;
   check_case({"streamed", {4200, 1001}, -8, 8});
 }
 
