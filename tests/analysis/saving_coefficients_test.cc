@@ -48,10 +48,19 @@ std::string write(const fs::path& path, const nlohmann::json& j) {
   return path.string();
 }
 
-fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("fx_saving_coefficients_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
+// One folder per test process (ctest runs each test in its own), removed when the process
+// ends so that runs do not leave one folder each behind.
+const fs::path& temp_dir() {
+  static const struct Dir {
+    fs::path path =
+        fs::temp_directory_path() / ("fx_saving_coefficients_" + std::to_string(::getpid()));
+    Dir() { fs::create_directories(path); }
+    ~Dir() {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  } dir;
+  return dir.path;
 }
 
 TEST(SavingCoefficients, ProfileRoundTripKeepsEveryClassFit) {
