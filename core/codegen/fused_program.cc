@@ -15,6 +15,7 @@
 #include "codegen/matmul_epilogue.h"
 #include "codegen/matmul_post_ops.h"
 #include "codegen/pointwise_depthwise_kernel.h"
+#include "runtime/dead_steps.h"
 #include "runtime/kernel_registry.h"
 #include "util/error.h"
 
@@ -85,6 +86,10 @@ void rebuild_steps(const Graph& g, FusedProgram& p, int64_t opset) {
       b.step.reset();
     }
   }
+  // Constants that only fused steps had read (they took them at build time) are no
+  // longer computed each run.
+  if (const int dead = remove_dead_steps(g, p.steps))
+    spdlog::debug("fused program: {} steps whose outputs nothing reads removed", dead);
   // Fused Conv steps that feed each other keep their tensors NHWC (the steps of `p`
   // only: each group's own step stays NCHW, as checked alone).
   plan_conv_layouts(g, p.steps);

@@ -373,5 +373,34 @@ TEST(FusedConvPointwise, PixelPartsMatchUnfused) {
   }
 }
 
+// MobileNetV2 as exported: Clip's bounds come from Constant nodes, which the fused
+// Conv step takes at build time; the fused program no longer runs them (70 steps a
+// run there), while the unfused one does, and both agree.
+TEST(FusedConvPointwise, ConstantBoundsOfAFusedClipAreNotRunEachTime) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 16, 8, 8});
+  auto w = b.constant("w", TensorData::from_floats({32, 16, 1, 1}, random_floats(512, 3)));
+  auto lo =
+      b.op("Constant", {}, {{"value", TensorData::from_floats({}, {0.f})}}, "lo", Shape::scalar());
+  auto hi =
+      b.op("Constant", {}, {{"value", TensorData::from_floats({}, {0.5f})}}, "hi", Shape::scalar());
+  auto c = b.op("Conv", {x, w}, {}, "c", Shape::of({1, 32, 8, 8}));
+  b.output(b.op("Clip", {c, lo, hi}, {}, "c_clip"));
+  Graph g = b.build();
+  std::vector<FusionGroup> groups{testing::make_group("gc", {"c", "c_clip"})};
+  CodegenOptions opt;
+  opt.compile = false;
+  FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].outcome, GroupOutcome::DnnlPostOps) << p.groups[0].detail;
+  ASSERT_EQ(p.steps.size(), 1u);
+  EXPECT_EQ(p.steps[0].op_type.find("Constant"), std::string::npos) << p.steps[0].op_type;
+  EXPECT_EQ(make_steps(g).size(), 4u);
+  std::map<std::string, Tensor> in{{"x", testing::random_tensor({1, 16, 8, 8}, 4)}};
+  auto expected = Executor(g, ExecutorOptions{2}).run(in);
+  auto actual = Executor(g, p.steps, ExecutorOptions{2}).run(in);
+  EXPECT_LT(testing::compare(expected, actual).max_rel, 1e-5);
+}
+
 }  // namespace
 }  // namespace fx
