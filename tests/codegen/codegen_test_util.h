@@ -41,6 +41,35 @@ inline std::vector<double> softmax_ref(const std::vector<float>& x, std::size_t 
   return y;
 }
 
+// LayerNormalization over each row of `row` values, in double (the reference of the row
+// kernel tests): scale and shift by `gamma` and `beta` (one per row element) when given.
+inline std::vector<double> layernorm_ref(const std::vector<float>& x, std::size_t row,
+                                         const std::vector<float>& gamma = {},
+                                         const std::vector<float>& beta = {},
+                                         double eps = double(1e-5f)) {
+  std::vector<double> y(x.size());
+  for (std::size_t r = 0; r < x.size(); r += row) {
+    double mu = 0, var = 0;
+    for (std::size_t j = 0; j < row; ++j) mu += x[r + j];
+    mu /= double(row);
+    for (std::size_t j = 0; j < row; ++j) var += (x[r + j] - mu) * (x[r + j] - mu);
+    const double inv = 1 / std::sqrt(var / double(row) + eps);
+    for (std::size_t j = 0; j < row; ++j) {
+      y[r + j] = (x[r + j] - mu) * inv;
+      if (!gamma.empty()) y[r + j] = y[r + j] * gamma[j] + beta[j];
+    }
+  }
+  return y;
+}
+
+// max over elements of |a - e| / max(|e|, floor): relative error, absolute below `floor`.
+inline double max_rel_err(const std::vector<float>& a, const std::vector<double>& e, double floor) {
+  double m = 0;
+  for (std::size_t k = 0; k < a.size(); ++k)
+    m = std::max(m, std::fabs(double(a[k]) - e[k]) / std::max(std::fabs(e[k]), floor));
+  return m;
+}
+
 inline Tensor random_tensor(const std::vector<int64_t>& dims, uint32_t seed) {
   return Tensor::from_floats(dims, random_floats(static_cast<std::size_t>(dims_numel(dims)), seed));
 }

@@ -20,6 +20,8 @@
 namespace fx {
 namespace {
 
+using testing::layernorm_ref;
+using testing::max_rel_err;
 using testing::softmax_ref;
 
 constexpr float kEps = 1e-5f;
@@ -71,28 +73,6 @@ RowRun run_rows(const std::vector<int64_t>& dims, const std::vector<float>& xs,
   return {out.at(0).to_floats(), out.at(1).to_floats()};
 }
 
-// max over elements of |a - e| / max(|e|, floor).
-template <class Ref>
-double max_err(const std::vector<float>& a, const Ref& e, double floor) {
-  double m = 0;
-  for (std::size_t k = 0; k < a.size(); ++k)
-    m = std::max(m, std::fabs(double(a[k]) - e[k]) / std::max(std::fabs(e[k]), floor));
-  return m;
-}
-
-std::vector<double> layernorm_ref(const std::vector<float>& x, std::size_t row) {
-  std::vector<double> y(x.size());
-  for (std::size_t r = 0; r < x.size(); r += row) {
-    double mu = 0, var = 0;
-    for (std::size_t j = 0; j < row; ++j) mu += x[r + j];
-    mu /= double(row);
-    for (std::size_t j = 0; j < row; ++j) var += (x[r + j] - mu) * (x[r + j] - mu);
-    const double inv = 1 / std::sqrt(var / double(row) + double(kEps));
-    for (std::size_t j = 0; j < row; ++j) y[r + j] = (x[r + j] - mu) * inv;
-  }
-  return y;
-}
-
 // The variance of each output row (LayerNorm with scale 1: var / (var + eps)) against
 // the double reference's: a lost variance shows here even where x - mean's own
 // rounding (the float mean of values near 1e4) dominates the elementwise error.
@@ -125,10 +105,10 @@ TEST_P(RowAccuracy, LayerNormAndSoftmaxMatchDoubleOnEveryRowLength) {
     const std::vector<int64_t> dims{5, row};
     auto xs = testing::random_floats(static_cast<std::size_t>(5 * row), 11, -4, 4);
     RowRun r = run_rows(dims, xs, GetParam());
-    const auto ln = layernorm_ref(xs, static_cast<std::size_t>(row));
+    const auto ln = layernorm_ref(xs, static_cast<std::size_t>(row), {}, {}, double(kEps));
     const auto sm = softmax_ref(xs, static_cast<std::size_t>(row));
-    EXPECT_LT(max_err(r.ln, ln, 0.1), 2e-5);
-    EXPECT_LT(max_err(r.sm, sm, 1e-3 / double(row)), 2e-5);
+    EXPECT_LT(max_rel_err(r.ln, ln, 0.1), 2e-5);
+    EXPECT_LT(max_rel_err(r.sm, sm, 1e-3 / double(row)), 2e-5);
     if (row > 1) {
       EXPECT_LT(max_row_variance_err(r.ln, ln, static_cast<std::size_t>(row)), 1e-5);
     }
@@ -148,11 +128,11 @@ TEST_P(RowAccuracy, LayerNormKeepsTheVarianceOfRowsFarFromZero) {
     xs[n] = 1e4f + 50.f;
     for (std::size_t j = 0; j < std::min<std::size_t>(64, n); ++j) xs[2 * n + j] += 50.f;
     RowRun r = run_rows({5, row}, xs, GetParam());
-    const auto ln = layernorm_ref(xs, n);
+    const auto ln = layernorm_ref(xs, n, {}, {}, double(kEps));
     for (float y : r.ln) ASSERT_TRUE(std::isfinite(y));
     // x - mean cannot be better than the float mean's rounding (4.9e-4 at 1e4) over the
     // standard deviation (0.29): about 2e-3 of an output of 1.
-    EXPECT_LT(max_err(r.ln, ln, 1.0), 5e-3);
+    EXPECT_LT(max_rel_err(r.ln, ln, 1.0), 5e-3);
     // The variance itself (unshifted E[x^2] - E[x]^2 would be off by O(1) or NaN).
     EXPECT_LT(max_row_variance_err(r.ln, ln, n), 1e-4);
   }
@@ -176,7 +156,7 @@ TEST_P(RowAccuracy, SoftmaxWithInfinitiesAndHugeValues) {
     ASSERT_TRUE(std::isfinite(r.sm[k])) << "element " << k;
     if (std::isinf(xs[k])) EXPECT_LT(r.sm[k], 1e-37f) << "masked element " << k;
   }
-  EXPECT_LT(max_err(r.sm, ref, 1e-3), 2e-5);
+  EXPECT_LT(max_rel_err(r.sm, ref, 1e-3), 2e-5);
   for (std::size_t rr = 0; rr < 6; ++rr) {
     double sum = 0;
     for (std::size_t j = 0; j < n; ++j) sum += r.sm[rr * n + j];
@@ -193,8 +173,8 @@ TEST_P(RowAccuracy, StreamedRowsMatchDouble) {
   const std::size_t n = static_cast<std::size_t>(row);
   auto xs = testing::random_floats(static_cast<std::size_t>(rows) * n, 14, -4, 4);
   RowRun r = run_rows({rows, row}, xs, GetParam());
-  EXPECT_LT(max_err(r.ln, layernorm_ref(xs, n), 0.1), 2e-5);
-  EXPECT_LT(max_err(r.sm, softmax_ref(xs, n), 1e-3 / double(row)), 2e-5);
+  EXPECT_LT(max_rel_err(r.ln, layernorm_ref(xs, n, {}, {}, double(kEps)), 0.1), 2e-5);
+  EXPECT_LT(max_rel_err(r.sm, softmax_ref(xs, n), 1e-3 / double(row)), 2e-5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Flags, RowAccuracy, ::testing::Values("native", "avx2"),

@@ -13,9 +13,14 @@
 namespace fx {
 namespace {
 
+using testing::layernorm_ref;
+using testing::max_rel_err;
 using testing::softmax_ref;
 
 using testing::random_floats;
+
+// Errors are relative, absolute below 0.1 (numpy's allclose with atol = rtol / 10).
+constexpr double kFloor = 0.1;
 
 struct RowCase {
   std::string name;
@@ -24,30 +29,6 @@ struct RowCase {
   double ln_tol = 5e-5;       // LayerNorm's error against the double reference
   double runtime_tol = 5e-5;  // against the unfused runtime; 0: not compared
 };
-
-// LayerNormalization of each row, in double (Softmax's: testing::softmax_ref).
-std::vector<double> layernorm_ref(const std::vector<float>& x, const std::vector<float>& gamma,
-                                  const std::vector<float>& beta) {
-  const std::size_t row = gamma.size();
-  std::vector<double> y(x.size());
-  for (std::size_t r = 0; r < x.size(); r += row) {
-    double mu = 0, var = 0;
-    for (std::size_t j = 0; j < row; ++j) mu += x[r + j];
-    mu /= double(row);
-    for (std::size_t j = 0; j < row; ++j) var += (x[r + j] - mu) * (x[r + j] - mu);
-    const double inv = 1 / std::sqrt(var / double(row) + double(1e-5f));
-    for (std::size_t j = 0; j < row; ++j) y[r + j] = (x[r + j] - mu) * inv * gamma[j] + beta[j];
-  }
-  return y;
-}
-
-// max |a - e| / max(|e|, 0.1) (numpy's allclose with atol = rtol / 10).
-double max_err(const std::vector<float>& a, const std::vector<double>& e) {
-  double m = 0;
-  for (std::size_t k = 0; k < e.size(); ++k)
-    m = std::max(m, std::fabs(double(a[k]) - e[k]) / std::max(std::fabs(e[k]), 0.1));
-  return m;
-}
 
 std::vector<float> gamma_of(int64_t row) {
   return random_floats(static_cast<std::size_t>(row), 21);
@@ -97,8 +78,13 @@ void check_case(const RowCase& c) {
     ASSERT_TRUE(std::isfinite(sm[k])) << "softmax element " << k;
     ASSERT_TRUE(std::isfinite(ln[k])) << "layernorm element " << k;
   }
-  EXPECT_LT(max_err(sm, softmax_ref(xs, static_cast<std::size_t>(row))), 2e-5) << "softmax";
-  EXPECT_LT(max_err(ln, layernorm_ref(xs, gamma_of(row), beta_of(row))), c.ln_tol) << "layernorm";
+  EXPECT_LT(max_rel_err(sm, softmax_ref(xs, static_cast<std::size_t>(row)), kFloor), 2e-5)
+      << "softmax";
+  EXPECT_LT(
+      max_rel_err(ln, layernorm_ref(xs, static_cast<std::size_t>(row), gamma_of(row), beta_of(row)),
+                  kFloor),
+      c.ln_tol)
+      << "layernorm";
   if (c.runtime_tol > 0) {
     auto expected = Executor(g, eo).run(in);
     auto d = testing::compare(expected, actual);
@@ -207,7 +193,7 @@ void check_masked_softmax(const std::vector<int64_t>& dims, float lo, float hi) 
   // Against double on the same scores.
   std::vector<float> scores(n);
   for (std::size_t k = 0; k < n; ++k) scores[k] = xs[k] * 0.125f + mask[k];
-  EXPECT_LT(max_err(a, softmax_ref(scores, row)), 2e-5);
+  EXPECT_LT(max_rel_err(a, softmax_ref(scores, row), kFloor), 2e-5);
 }
 
 TEST(RowKernels, MaskedSoftmaxMatchesTheRuntime) {
