@@ -320,17 +320,27 @@ static inline float fx_row_max(const float* __restrict x, int64_t n) {
 #endif
 }
 // d[j] = exp(x[j] - m) for j < n (x[j] <= m), returning their sum; pf: a later row to
-// prefetch, one cache line per 16 floats, or null.
-static inline float fx_exp_sum(const float* __restrict x, float m, float* __restrict d, int64_t n,
-                               const float* pf) {
+// prefetch, one cache line per 16 floats, or null. With `next` (a literal at both call
+// sites below, so that inlining drops the branches) also the max of the next row nx[0, n),
+// stored to *nmax, in the same loop: Softmax's max pass of row t + 1 done while row t's
+// exp pass keeps the FMA units busy (the max needs none), and the next row's loads
+// overlap that arithmetic instead of waiting in a pass of their own. 7% of a 1024-float
+// row in cache, one core.
+static inline __attribute__((always_inline)) float fx_exp_sum_next(
+    const float* __restrict x, float m, float* __restrict d, int64_t n, const float* pf,
+    int next, const float* __restrict nx, float* nmax) {
 #if defined(__AVX512F__)
-  const __m512 mv = _mm512_set1_ps(m);
-  __m512 s0 = _mm512_setzero_ps(), s1 = s0;
+  const __m512 mv = _mm512_set1_ps(m), lo = _mm512_set1_ps(-INFINITY);
+  __m512 s0 = _mm512_setzero_ps(), s1 = s0, a0 = lo, a1 = lo;
   int64_t j = 0;
   for (; j + 32 <= n; j += 32) {
     if (pf) {
       __builtin_prefetch(pf + j);
       __builtin_prefetch(pf + j + 16);
+    }
+    if (next) {
+      a0 = _mm512_max_ps(a0, _mm512_loadu_ps(nx + j));
+      a1 = _mm512_max_ps(a1, _mm512_loadu_ps(nx + j + 16));
     }
     const __m512 e0 = fx_exp16_le0(_mm512_sub_ps(_mm512_loadu_ps(x + j), mv));
     const __m512 e1 = fx_exp16_le0(_mm512_sub_ps(_mm512_loadu_ps(x + j + 16), mv));
@@ -341,12 +351,15 @@ static inline float fx_exp_sum(const float* __restrict x, float m, float* __rest
   }
   for (; j < n; j += 16) {
     const __mmask16 k = fx_mask16(n - j);
+    if (next) a0 = _mm512_max_ps(a0, _mm512_mask_loadu_ps(lo, k, nx + j));
     const __m512 e = fx_exp16_le0(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + j), mv));
     _mm512_mask_storeu_ps(d + j, k, e);
     s0 = _mm512_add_ps(s0, _mm512_maskz_mov_ps(k, e));
   }
+  if (next) *nmax = _mm512_reduce_max_ps(_mm512_max_ps(a0, a1));
   return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
 #else
+  if (next) *nmax = fx_row_max(nx, n);
   float la[FX_LANES];
   for (int l = 0; l < FX_LANES; ++l) la[l] = 0.f;
   int64_t j = 0;
@@ -368,46 +381,14 @@ static inline float fx_exp_sum(const float* __restrict x, float m, float* __rest
   return fx_lanes_sum(la);
 #endif
 }
-
-// fx_exp_sum of this row and, in the same loop, the max of the next row nx[0, n)
-// (stored to *nmax): Softmax's max pass of row t + 1 done while row t's exp pass
-// keeps the FMA units busy (the max needs none), and the next row's loads overlap
-// that arithmetic instead of waiting in a pass of their own. 7% of a 1024-float row
-// in cache, one core.
+static inline float fx_exp_sum(const float* __restrict x, float m, float* __restrict d, int64_t n,
+                               const float* pf) {
+  return fx_exp_sum_next(x, m, d, n, pf, 0, nullptr, nullptr);
+}
 static inline float fx_exp_sum_max(const float* __restrict x, float m, float* __restrict d,
                                    int64_t n, const float* pf, const float* __restrict nx,
                                    float* nmax) {
-#if defined(__AVX512F__)
-  const __m512 mv = _mm512_set1_ps(m), lo = _mm512_set1_ps(-INFINITY);
-  __m512 s0 = _mm512_setzero_ps(), s1 = s0, a0 = lo, a1 = lo;
-  int64_t j = 0;
-  for (; j + 32 <= n; j += 32) {
-    if (pf) {
-      __builtin_prefetch(pf + j);
-      __builtin_prefetch(pf + j + 16);
-    }
-    a0 = _mm512_max_ps(a0, _mm512_loadu_ps(nx + j));
-    a1 = _mm512_max_ps(a1, _mm512_loadu_ps(nx + j + 16));
-    const __m512 e0 = fx_exp16_le0(_mm512_sub_ps(_mm512_loadu_ps(x + j), mv));
-    const __m512 e1 = fx_exp16_le0(_mm512_sub_ps(_mm512_loadu_ps(x + j + 16), mv));
-    _mm512_storeu_ps(d + j, e0);
-    _mm512_storeu_ps(d + j + 16, e1);
-    s0 = _mm512_add_ps(s0, e0);
-    s1 = _mm512_add_ps(s1, e1);
-  }
-  for (; j < n; j += 16) {
-    const __mmask16 k = fx_mask16(n - j);
-    a0 = _mm512_max_ps(a0, _mm512_mask_loadu_ps(lo, k, nx + j));
-    const __m512 e = fx_exp16_le0(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + j), mv));
-    _mm512_mask_storeu_ps(d + j, k, e);
-    s0 = _mm512_add_ps(s0, _mm512_maskz_mov_ps(k, e));
-  }
-  *nmax = _mm512_reduce_max_ps(_mm512_max_ps(a0, a1));
-  return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
-#else
-  *nmax = fx_row_max(nx, n);
-  return fx_exp_sum(x, m, d, n, pf);
-#endif
+  return fx_exp_sum_next(x, m, d, n, pf, 1, nx, nmax);
 }
 
 // The shift of LayerNorm's one-pass sums (row_rewrite.h): the mean of the row's first
