@@ -14,13 +14,26 @@ nlohmann::json number_or_null(double v) {
 }
 
 // Field readers that name the field on a wrong type: the profile is a user-editable file.
-[[noreturn]] void bad(const std::string& field, const char* what) {
+[[noreturn]] void bad(const std::string& field, const std::string& what) {
   throw Error("device profile: " + field + " " + what);
 }
 
 double finite_number(const nlohmann::json& j, const std::string& field) {
   if (!j.is_number() || !std::isfinite(j.get<double>())) bad(field, "must be a finite number");
   return j.get<double>();
+}
+
+int non_negative_int(const nlohmann::json& j, const std::string& field) {
+  if (!j.is_number_integer() || j.get<int64_t>() < 0) bad(field, "must be a non-negative integer");
+  return j.get<int>();
+}
+
+// "(a, b, ...)" of n names, for the message naming what a field may hold.
+template <class Name>
+std::string one_of(int n, Name name) {
+  std::string s = "(";
+  for (int i = 0; i < n; ++i) s += (i ? ", " : "") + std::string(name(i));
+  return s + ")";
 }
 
 double number_or_nan(const nlohmann::json& obj, const char* key, const std::string& field) {
@@ -79,11 +92,8 @@ SavingCoefficients saving_coefficients_from_json(const nlohmann::json& j) {
     if (!it->is_string()) bad(root + ".fitted_to", "must be a string");
     m.fitted_to = it->get<std::string>();
   }
-  if (auto it = j.find("groups"); it != j.end() && !it->is_null()) {
-    if (!it->is_number_integer() || it->get<int64_t>() < 0)
-      bad(root + ".groups", "must be a non-negative integer");
-    m.groups = it->get<int>();
-  }
+  if (auto it = j.find("groups"); it != j.end() && !it->is_null())
+    m.groups = non_negative_int(*it, root + ".groups");
   auto classes = j.find("classes");
   if (classes == j.end() || classes->is_null()) return m;
   if (!classes->is_object()) bad(root + ".classes", "must be an object");
@@ -91,16 +101,13 @@ SavingCoefficients saving_coefficients_from_json(const nlohmann::json& j) {
     const std::string field = root + ".classes." + key;
     auto c = kernel_class_from_name(key);
     if (!c)
-      bad(field,
-          "is not a kernel class (elementwise, reduction, conv, depthwise, matmul, "
-          "data_movement)");
+      bad(field, "is not a kernel class " + one_of(kKernelClassCount, [](int i) {
+                   return kernel_class_name(static_cast<KernelClass>(i));
+                 }));
     if (!cj.is_object()) bad(field, "must be an object");
     SavingClassFit& f = m.classes[static_cast<std::size_t>(*c)];
-    if (auto it = cj.find("groups"); it != cj.end()) {
-      if (!it->is_number_integer() || it->get<int64_t>() < 0)
-        bad(field + ".groups", "must be a non-negative integer");
-      f.groups = it->get<int>();
-    }
+    if (auto it = cj.find("groups"); it != cj.end())
+      f.groups = non_negative_int(*it, field + ".groups");
     auto fitted = cj.find("fitted");
     if (fitted == cj.end() || !fitted->is_boolean())
       bad(field + ".fitted", "must be true or false");
@@ -117,8 +124,7 @@ SavingCoefficients saving_coefficients_from_json(const nlohmann::json& j) {
         while (i < kSavingTerms && term != saving_term_name(i)) ++i;
         if (i == kSavingTerms)
           bad(field + ".coefficients." + term,
-              "is not a saving-model term (members, traffic, launches, anchor_relayout, "
-              "anchor_compute, fused_cost)");
+              "is not a saving-model term " + one_of(kSavingTerms, saving_term_name));
         f.coefficients[i] = finite_number(v, field + ".coefficients." + term);
       }
     }
