@@ -268,36 +268,6 @@ int run_calibrate_groups(const CalibrateOptions& o, const nlohmann::json& doc) {
   return 0;
 }
 
-// Results of the same model (its "model" path) are repeats, measured by separate
-// processes: their groups are merged (fx::merge_repeats). Returns, per model in the
-// order first seen, the files and the merged groups.
-struct ModelGroups {
-  std::vector<std::string> files;
-  std::vector<fx::GroupTermsSample> groups;
-};
-std::vector<ModelGroups> groups_by_model(const std::vector<nlohmann::json>& docs,
-                                         const std::vector<std::string>& files,
-                                         fx::TimingStat stat) {
-  std::vector<std::string> keys;
-  std::vector<ModelGroups> out;
-  std::vector<std::vector<std::vector<fx::GroupTermsSample>>> repeats;
-  for (std::size_t i = 0; i < docs.size(); ++i) {
-    const std::string key = docs[i].value("model", files[i]);
-    auto it = std::find(keys.begin(), keys.end(), key);
-    if (it == keys.end()) {
-      keys.push_back(key);
-      out.emplace_back();
-      repeats.emplace_back();
-      it = keys.end() - 1;
-    }
-    const auto k = static_cast<std::size_t>(it - keys.begin());
-    out[k].files.push_back(files[i]);
-    repeats[k].push_back(fx::group_terms_samples(docs[i], files[i], stat));
-  }
-  for (std::size_t k = 0; k < out.size(); ++k) out[k].groups = fx::merge_repeats(repeats[k]);
-  return out;
-}
-
 // fxc calibrate --from RESULT.json...: the per-kernel fit (calibration_fit.h), judged on
 // the group savings of the same results and of --evaluate results.
 int run_calibrate_from(const CalibrateOptions& o) {
@@ -321,7 +291,7 @@ int run_calibrate_from(const CalibrateOptions& o) {
     kernels.insert(kernels.end(), k.begin(), k.end());
   }
   // Every repeat's kernels are fitted; a model's repeats give one merged group each.
-  for (const auto& m : groups_by_model(docs, o.from, stat))
+  for (const auto& m : fx::groups_by_model(docs, o.from, stat))
     groups.insert(groups.end(), m.groups.begin(), m.groups.end());
   (void)any_terms;
   const fx::DeviceProfile base = fx::resolve_device(o.device);
@@ -383,7 +353,7 @@ int run_calibrate_from(const CalibrateOptions& o) {
   std::vector<fx::GroupTermsSample> held_all;
   std::vector<nlohmann::json> evaluated;
   for (const auto& e : o.evaluate) evaluated.push_back(read_result(e));
-  const auto by_model = groups_by_model(evaluated, o.evaluate, stat);
+  const auto by_model = fx::groups_by_model(evaluated, o.evaluate, stat);
   for (const auto& m : by_model) {
     held_out.push_back(judge(join(m.files), m.groups));
     held_all.insert(held_all.end(), m.groups.begin(), m.groups.end());
@@ -448,6 +418,7 @@ int run_calibrate_from(const CalibrateOptions& o) {
       // The saving model's terms of the group on the fitted profile (us), so that a
       // reader can check a prediction by hand.
       const fx::SavingFeatures sf = fx::saving_features(p, g);
+      const fx::SavingPrediction sp = saving.predict(p, g);
       nlohmann::json terms = nlohmann::json::object();
       for (int i = 0; i < fx::kSavingTerms; ++i) terms[fx::saving_term_name(i)] = sf.us[i];
       gj.push_back({{"id", g.id},
@@ -457,8 +428,8 @@ int run_calibrate_from(const CalibrateOptions& o) {
                     {"repeats", g.repeats},
                     {"predicted_us_before", g.predicted_us},
                     {"predicted_us_after", fx::predict_group_us(p, g)},
-                    {"predicted_us_saving_model", saving.predict(p, g).saved_us},
-                    {"saving_model_fitted", saving.predict(p, g).fitted},
+                    {"predicted_us_saving_model", sp.saved_us},
+                    {"saving_model_fitted", sp.fitted},
                     {"saving_model_class", fx::kernel_class_name(sf.fused_class)},
                     {"saving_model_terms_us", terms}});
     }

@@ -433,6 +433,28 @@ std::vector<GroupTermsSample> merge_repeats(
   return out;
 }
 
+std::vector<ModelGroups> groups_by_model(const std::vector<nlohmann::json>& docs,
+                                         const std::vector<std::string>& files, TimingStat stat) {
+  std::vector<std::string> keys;
+  std::vector<ModelGroups> out;
+  std::vector<std::vector<std::vector<GroupTermsSample>>> repeats;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const std::string key = docs[i].value("model", files[i]);
+    auto it = std::find(keys.begin(), keys.end(), key);
+    if (it == keys.end()) {
+      keys.push_back(key);
+      out.emplace_back();
+      repeats.emplace_back();
+      it = keys.end() - 1;
+    }
+    const auto k = static_cast<std::size_t>(it - keys.begin());
+    out[k].files.push_back(files[i]);
+    repeats[k].push_back(group_terms_samples(docs[i], files[i], stat));
+  }
+  for (std::size_t k = 0; k < out.size(); ++k) out[k].groups = merge_repeats(repeats[k]);
+  return out;
+}
+
 double predict_group_us(const DeviceProfile& p, const GroupTermsSample& g) {
   double before = 0, after = 0;
   for (const auto& t : g.unfused) before += kernel_time(p, t);

@@ -163,6 +163,17 @@ std::vector<GroupTermsSample> group_terms_samples(const nlohmann::json& doc,
                                                   const std::string& origin,
                                                   TimingStat stat = TimingStat::Median);
 
+// Results of the same model (their "model" path, else the file) are repeats measured by
+// separate processes: per model, in the order first seen, its files and its groups from
+// every repeat merged (merge_repeats). `files` names each of `docs`.
+struct ModelGroups {
+  std::vector<std::string> files;
+  std::vector<GroupTermsSample> groups;
+};
+std::vector<ModelGroups> groups_by_model(const std::vector<nlohmann::json>& docs,
+                                         const std::vector<std::string>& files,
+                                         TimingStat stat = TimingStat::Median);
+
 // sum(kernel_time(unfused)) - sum(kernel_time(after kernels)), in us, on `p`.
 double predict_group_us(const DeviceProfile& p, const GroupTermsSample& g);
 // The groups whose measured saving is at least `k` times its noise (noise known):
