@@ -154,24 +154,21 @@ async function main() {
   }
 
   for (let i = 0; i < o.warmup; i++) await session.run(feeds);
-  const ms = [];
   let out;
-  for (let i = 0; i < o.runs; i++) {
-    t0 = performance.now();
-    out = await session.run(feeds);
-    ms.push(performance.now() - t0);
-  }
-  const cold = [];
-  if (o.coldRuns) {
-    const evict = makeEvictor(o.evictMb);
-    for (let i = 0; i < o.coldRuns; i++) {
-      evict();
+  // n timed runs of the session, each after `before` (untimed) when given.
+  const timed = async (n, before) => {
+    const t = [];
+    for (let i = 0; i < n; i++) {
+      if (before) await before();
       t0 = performance.now();
       out = await session.run(feeds);
-      cold.push(performance.now() - t0);
+      t.push(performance.now() - t0);
     }
-  }
-  const inter = [];
+    return t;
+  };
+  const ms = await timed(o.runs);
+  const cold = o.coldRuns ? await timed(o.coldRuns, makeEvictor(o.evictMb)) : [];
+  let inter = [];
   if (o.interleave && o.runs) {
     // The second session runs on the calling thread alone: a pool of its own would spin
     // after each of its runs on the cores the timed session is using (measured: ORT all
@@ -180,12 +177,7 @@ async function main() {
     const other = await ort.InferenceSession.create(
         o.model, { ...rest, intraOpNumThreads: 1, graphOptimizationLevel: o.interleave });
     for (let i = 0; i < o.warmup; i++) await other.run(feeds);
-    for (let i = 0; i < o.runs; i++) {
-      await other.run(feeds);
-      t0 = performance.now();
-      out = await session.run(feeds);
-      inter.push(performance.now() - t0);
-    }
+    inter = await timed(o.runs, () => other.run(feeds));
     await other.release();
   }
   if (!out) out = await session.run(feeds);
