@@ -79,6 +79,8 @@ while IFS=$'\t' read -r name path dims _; do
   fi
   f() { for r in $(seq 1 "$rounds"); do jq -r "$1" "$dir/$name.$r.json"; done | med; }
   fmin() { for r in $(seq 1 "$rounds"); do jq -r "$1" "$dir/$name.$r.json"; done | sort -g | head -1; }
+  # The same over the rounds' ONNX Runtime results (fields it lacks are left out).
+  o() { for r in $(seq 1 "$rounds"); do jq -r "$1" "$dir/$name.ort.$r.json" 2>/dev/null; done; }
   un=$(f .unfused.median_ms) fu=$(f .fused.median_ms)
   unmin=$(fmin .unfused.min_ms) fumin=$(fmin .fused.min_ms)
   fa=$(f .fused_alone.median_ms)
@@ -91,14 +93,14 @@ while IFS=$'\t' read -r name path dims _; do
   groups=$(jq -r '"\(.groups) (\(.outcomes.dnnl_post_ops)/\(.outcomes.compiled)/\(.outcomes.runtime)/\(.outcomes.excluded))"' "$dir/$name.1.json")
   ort="n/a" ortmin="" ratio="n/a" ratio_alone="n/a" ortc="n/a" ratio_cold="n/a" orti="n/a" ratio_inter="n/a"
   if [ "$have_ort" = 1 ] && [ -s "$dir/$name.ort.1.json" ]; then
-    ort=$(for r in $(seq 1 "$rounds"); do jq -r .median_ms "$dir/$name.ort.$r.json" 2>/dev/null; done | med)
-    ortmin=$(for r in $(seq 1 "$rounds"); do jq -r .min_ms "$dir/$name.ort.$r.json" 2>/dev/null; done | sort -g | head -1)
+    ort=$(o .median_ms | med)
+    ortmin=$(o .min_ms | sort -g | head -1)
     ratio=$(awk -v a="$fu" -v b="$ort" 'BEGIN {printf "%.2fx", a / b}')
     ratio_alone=$(awk -v a="$fa" -v b="$ort" 'BEGIN {printf "%.2fx", a / b}')
-    ortc=$(for r in $(seq 1 "$rounds"); do jq -r '.cold.median_ms // empty' "$dir/$name.ort.$r.json" 2>/dev/null; done | med)
+    ortc=$(o '.cold.median_ms // empty' | med)
     ratio_cold=$(awk -v a="$fc" -v b="$ortc" 'BEGIN {if (b > 0 && a > 0) printf "%.2fx", a / b; else print "n/a"}')
     ortc=$(awk -v a="$ortc" 'BEGIN {printf "%.2f", a}')
-    orti=$(for r in $(seq 1 "$rounds"); do jq -r '.interleaved.median_ms // empty' "$dir/$name.ort.$r.json" 2>/dev/null; done | med)
+    orti=$(o '.interleaved.median_ms // empty' | med)
     ratio_inter=$(awk -v a="$fu" -v b="$orti" 'BEGIN {if (b > 0) printf "%.2fx", a / b; else print "n/a"}')
     orti=$(awk -v a="$orti" 'BEGIN {printf "%.2f", a}')
     ort=$(awk -v a="$ort" -v b="$ortmin" 'BEGIN {printf "%.2f (%.2f)", a, b}')
