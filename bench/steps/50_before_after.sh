@@ -58,6 +58,13 @@ models=${BA_MODELS:-resnet18 mobilenet_v2 gpt2_small}
   echo "|---|---:|---:|---:|---:|---|---|---:|---|---|---|---|---|---|"
 } > "$out"
 
+# One profiling process of the current model into $1, its messages added to the model's log.
+profile_to() {
+  # shellcheck disable=SC2046
+  "$FXC" profile "$path" $(dims_args "$dims") --opt-level 2 --json --runs "$runs" \
+    --warmup 2 --threads "$threads" > "$1" 2>> "$dir/$name.log"
+}
+
 all_groups=()
 while IFS=$'\t' read -r name path dims _; do
   case " $models " in *" $name "*) ;; *) continue ;; esac
@@ -67,9 +74,7 @@ while IFS=$'\t' read -r name path dims _; do
   # BA_REUSE=1: keep an existing result (re-judge the calibration without timing again).
   if [ "${BA_REUSE:-0}" = 1 ] && [ -s "$res" ]; then
     load="$(cat "$dir/$name.load" 2>/dev/null || echo -) (reused)"
-  # shellcheck disable=SC2046
-  elif ! "$FXC" profile "$path" $(dims_args "$dims") --opt-level 2 --json --runs "$runs" \
-       --warmup 2 --threads "$threads" > "$res" 2> "$dir/$name.log"; then
+  elif ! { : > "$dir/$name.log" && profile_to "$res"; }; then
     reason=$(tail -1 "$dir/$name.log" | tr '|' '/' | cut -c1-120)
     echo "| $name | $load | | | | | | | | | fxc profile failed: $reason |" >> "$out"
     continue
@@ -77,12 +82,10 @@ while IFS=$'\t' read -r name path dims _; do
   [ "${BA_REUSE:-0}" = 1 ] || echo "$load" > "$dir/$name.load"
   # The other repeats, each its own process (the table's times are the first's).
   froms=(--from "$res")
-  # shellcheck disable=SC2046
   for ((k = 2; k <= repeats; k++)); do
     rep=$dir/$name.r$k.json
     if [ "${BA_REUSE:-0}" = 1 ] && [ -s "$rep" ]; then :
-    elif ! "$FXC" profile "$path" $(dims_args "$dims") --opt-level 2 --json --runs "$runs" \
-         --warmup 2 --threads "$threads" > "$rep" 2>> "$dir/$name.log"; then
+    elif ! profile_to "$rep"; then
       rm -f "$rep"
       continue
     fi
