@@ -510,7 +510,11 @@ std::string emit_cpp_function(const LoweredGroup& lowered) {
   }
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     const KInput& in = g.inputs[i];
-    o << "      const float* __restrict p" << i << " = in[" << i << "] + off" << i << ";\n";
+    if (in.mask)  // a bool tensor: the ABI's float pointer is its first byte
+      o << "      const unsigned char* __restrict p" << i << " = (const unsigned char*)in[" << i
+        << "] + off" << i << ";\n";
+    else
+      o << "      const float* __restrict p" << i << " = in[" << i << "] + off" << i << ";\n";
     if (!g.vars[static_cast<std::size_t>(in.var)].row) {
       o << "      const float " << g.vars[in.var].c_name << " = p" << i << "[0];  // " << in.name
         << "\n";
