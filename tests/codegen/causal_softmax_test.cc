@@ -75,6 +75,19 @@ TEST(CausalSoftmax, MaskedRowKernelMatchesTheRuntime) {
   }
 }
 
+TEST(CausalSoftmax, LargeTensorsSplitBetweenOpenMPThreadsMatchTheRuntime) {
+  // >= 16 MiB: the compiled function's own OpenMP threads each start mid-tensor (the
+  // offsets from a division, then the odometer over batch, heads and rows) and the
+  // output leaves through streaming stores.
+  Causal c = causal_graph(2, 13, 401, -1e4f);
+  FusedProgram p = build(c.g, {"att_div", "att_where", "att_softmax"});
+  ASSERT_EQ(p.groups.at(0).outcome, GroupOutcome::Compiled) << p.groups[0].detail;
+  testing::expect_steps_match_unfused(c.g, p.steps, c.inputs);
+  const std::string src = generate_group_source(
+      c.g, testing::make_group("fg-causal", {"att_div", "att_where", "att_softmax"}));
+  EXPECT_NE(src.find("step the odometer"), std::string::npos) << src;
+}
+
 TEST(CausalSoftmax, FillFirstAndInfiniteFillMatchTheRuntime) {
   Causal c = causal_graph(1, 2, 33, -INFINITY, /*fill_first=*/true);
   FusedProgram p = build(c.g, {"att_where", "att_softmax"});
