@@ -418,7 +418,7 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
       run_parts(x_convert_, {const_cast<void*>(x.raw()), nullptr, nullptr, const_cast<void*>(xin)},
                 threads);
     }
-    void* out = lay_.out == native_nhwc_ ? y.raw() : scratch(ybuf_, y.numel());
+    void* out = lay_.out == out_nhwc_ ? y.raw() : scratch(ybuf_, y.numel());
     const void* rin = r ? r->raw() : nullptr;
     switch (path_) {
       case Path::Nhwc: run_nhwc(ctx, xin, r, out, threads); break;
@@ -434,7 +434,7 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
         run_depthwise(xin, static_cast<const float*>(rin), static_cast<float*>(out));
         break;
     }
-    if (lay_.out != native_nhwc_) run_parts(y_convert_, {out, nullptr, nullptr, y.raw()}, threads);
+    if (lay_.out != out_nhwc_) run_parts(y_convert_, {out, nullptr, nullptr, y.raw()}, threads);
   }
 
  private:
@@ -465,11 +465,19 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
       build_plain(x, geo, operands);
     }
     native_nhwc_ = path_ == Path::Nhwc || path_ == Path::DwNhwc;
+    // The NHWC depthwise loop writes an NCHW output itself (each row transposed while
+    // in cache) unless a residual is added on its rows: cheaper than reordering the
+    // whole output after it (EfficientNet-B0's 144 x 56 x 56 depthwise + SiLU: the
+    // reorder alone took 170-200 us, more than the convolution). Rows narrower than
+    // one tile of 16 pixels would be transposed element by element: those keep the
+    // reorder.
+    out_nhwc_ = native_nhwc_ &&
+                !(path_ == Path::DwNhwc && !lay_.out && p.sum_input < 0 && geo.out[3] >= 16);
     x_convert_.clear();
     y_convert_.clear();
     r_convert_.clear();
     if (lay_.x != native_nhwc_) x_convert_ = layout_reorders(x, !lay_.x, threads);
-    if (lay_.out != native_nhwc_) y_convert_ = layout_reorders(geo.out, lay_.out, threads);
+    if (lay_.out != out_nhwc_) y_convert_ = layout_reorders(geo.out, lay_.out, threads);
     if (p.sum_input >= 0 && lay_.sum != native_nhwc_)
       r_convert_ = layout_reorders(geo.out, !lay_.sum, threads);
   }
@@ -850,7 +858,7 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
     std::vector<const float*> res;
     if (rin) res.push_back(rin);
     if (path_ == Path::DwNhwc) {
-      dw_nhwc_->run(xf, out, &*p_->epilogue, res);
+      dw_nhwc_->run(xf, out, &*p_->epilogue, res, !out_nhwc_);
       return;
     }
     // The runtime's direct NCHW loop on the folded weights, then our epilogue pass.
@@ -963,6 +971,7 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
   ConvLayouts lay_;
   Path path_ = Path::Plain;
   bool native_nhwc_ = false;  // the path's own layout
+  bool out_nhwc_ = false;     // the layout the path writes its output in
   std::vector<int64_t> src_dims_, dst_dims_;
   std::vector<std::vector<int64_t>> operand_dims_;
   // Layout conversions (tensor 0 -> tensor 3) where a tensor's layout is not the path's.
