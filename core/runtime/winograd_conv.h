@@ -12,10 +12,11 @@
 // reorders its own slice of the input (NCHW or NHWC) into a dense blocked buffer,
 // convolves it (post-ops included; a residual of the sum post-op is reordered into its
 // blocked output first) and reorders its result into its slice of the output. Parts
-// split large maps over output rows, small ones (14x14, 7x7: the weights dominate)
+// split large maps over output rows, small ones (14x14: the weights dominate)
 // over output channels, each part reading the whole input.
 //
-// FX_WINOGRAD=0 turns it off (paired measurements against the direct convolution).
+// FX_WINOGRAD=0 turns it off (paired measurements against the direct convolution);
+// FX_WINOGRAD=all takes it for 7x7 maps too.
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -45,7 +46,8 @@ bool winograd_enabled();
 
 // Whether a convolution's geometry is one Winograd is used for: a single image, 3x3,
 // stride 1, no dilation, no groups, at least 64 input and output channels in
-// multiples of 16 (oneDNN's block; the shapes measured), a map of at least 7x7.
+// multiples of 16 (oneDNN's block; the shapes measured), a map of at least 14x14
+// (7x7 with FX_WINOGRAD=all).
 bool winograd_shape(int64_t n, int64_t ic, int64_t oc, int64_t group, int64_t oh, int64_t ow,
                     const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
                     const std::vector<int64_t>& dilations);

@@ -118,7 +118,11 @@ TEST_P(WinogradCases, MatchesReference) {
 TEST(Winograd, ShapeRule) {
   const Ints k3{3, 3}, s1{1, 1}, d1{1, 1};
   EXPECT_TRUE(winograd_shape(1, 64, 64, 1, 56, 56, k3, s1, d1));
-  EXPECT_TRUE(winograd_shape(1, 512, 512, 1, 7, 7, k3, {}, {}));       // ONNX defaults
+  EXPECT_TRUE(winograd_shape(1, 256, 256, 1, 14, 14, k3, {}, {}));  // ONNX defaults
+  EXPECT_FALSE(winograd_shape(1, 512, 512, 1, 7, 7, k3, s1, d1));   // weight-bound map
+  setenv("FX_WINOGRAD", "all", 1);
+  EXPECT_TRUE(winograd_shape(1, 512, 512, 1, 7, 7, k3, s1, d1));
+  unsetenv("FX_WINOGRAD");
   EXPECT_FALSE(winograd_shape(1, 64, 64, 1, 28, 28, k3, {2, 2}, d1));  // stride 2
   EXPECT_FALSE(winograd_shape(1, 64, 64, 1, 28, 28, {1, 1}, s1, d1));  // 1x1
   EXPECT_FALSE(winograd_shape(1, 64, 64, 1, 28, 28, k3, s1, {2, 2}));  // dilated
