@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -68,14 +70,16 @@ bool winograd_enabled() {
   return !v || std::strcmp(v, "0") != 0;
 }
 
+int64_t winograd_weight_budget() {
+  const char* v = std::getenv("FX_WINOGRAD");
+  if (v && std::strcmp(v, "all") == 0) return INT64_MAX;
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return l2 > 0 ? l2 : int64_t{1} << 20;
+}
+
 bool winograd_shape(int64_t n, int64_t ic, int64_t oc, int64_t group, int64_t oh, int64_t ow,
                     const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
                     const std::vector<int64_t>& dilations) {
-  // 7x7 maps (ResNet's layer4) only with FX_WINOGRAD=all: there the direct convolution
-  // is bound by reading its weights (9.4 MiB at 512 channels), which Winograd makes
-  // 1.8x larger; one thread, ReLU: 1.1x faster warm, 0.8-1.1x after a cache flush.
-  const char* env = std::getenv("FX_WINOGRAD");
-  const int64_t min_map = env && std::strcmp(env, "all") == 0 ? 7 : 14;
   auto all = [](const std::vector<int64_t>& v, int64_t x) {
     for (int64_t e : v)
       if (e != x) return false;
@@ -83,7 +87,7 @@ bool winograd_shape(int64_t n, int64_t ic, int64_t oc, int64_t group, int64_t oh
   };
   return n == 1 && group == 1 && kernel.size() == 2 && kernel[0] == 3 && kernel[1] == 3 &&
          all(strides, 1) && all(dilations, 1) && ic >= 64 && oc >= 64 && ic % 16 == 0 &&
-         oc % 16 == 0 && oh >= min_map && ow >= min_map;
+         oc % 16 == 0 && oh >= 7 && ow >= 7;
 }
 
 std::unique_ptr<WinogradConv> WinogradConv::make(const WinogradConvSpec& s, int threads) {
@@ -145,6 +149,11 @@ std::unique_ptr<WinogradConv> WinogradConv::make(const WinogradConvSpec& s, int 
       dnnl::convolution_forward::primitive_desc pd(wdesc, attr, dnnl_engine());
       impl = pd.impl_info_str();
       if (impl.find("wino") == std::string::npos) return nullptr;
+      if (static_cast<int64_t>(pd.weights_desc().get_size()) > winograd_weight_budget()) {
+        spdlog::debug("Conv '{}': Winograd weights of {} KiB per part exceed the budget; direct",
+                      s.name, pd.weights_desc().get_size() >> 10);
+        return nullptr;
+      }
       part.steps.push_back(reorder_in(x_md, 0, x_off, part.src));
       if (s.has_sum) part.steps.push_back(reorder_in(r_md, 1, r_off, part.dst));
       DnnlPart c = make_part(pd, {}, {});

@@ -15,8 +15,16 @@
 // split large maps over output rows, small ones (14x14: the weights dominate)
 // over output channels, each part reading the whole input.
 //
+// Only where each part's Winograd-domain weights fit the core's L2 cache
+// (winograd_weight_budget): they are 1.8x (F(2x2,3x3)) to 4x (F(4x4,3x3)) the direct
+// weights, and a model's weights do not stay in the last-level cache between runs
+// (ResNet-18: 46 MB), so larger ones come from memory each run. Measured inside
+// ResNet-18 (fxc codegen, ONEDNN_VERBOSE, per part): 56x56x64 (0.6 MB, fits) 0.48 ->
+// 0.24 ms; 28x28x128 (2.4 MB) 0.47 -> 0.28-0.65 ms although 0.19 ms alone; 14x14x256
+// (2.1 MB per channel part) 0.47 -> 0.39-0.43 ms.
+//
 // FX_WINOGRAD=0 turns it off (paired measurements against the direct convolution);
-// FX_WINOGRAD=all takes it for 7x7 maps too.
+// FX_WINOGRAD=all takes it wherever oneDNN has it, whatever the weights' size.
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -43,11 +51,13 @@ struct WinogradConvSpec {
 
 // Whether the FX_WINOGRAD switch allows Winograd (default on).
 bool winograd_enabled();
+// Bytes of Winograd-domain weights a part may have: the L2 cache of a core (1 MiB when
+// unknown), unlimited with FX_WINOGRAD=all.
+int64_t winograd_weight_budget();
 
 // Whether a convolution's geometry is one Winograd is used for: a single image, 3x3,
 // stride 1, no dilation, no groups, at least 64 input and output channels in
-// multiples of 16 (oneDNN's block; the shapes measured), a map of at least 14x14
-// (7x7 with FX_WINOGRAD=all).
+// multiples of 16 (oneDNN's block; the shapes measured), a map of at least 7x7.
 bool winograd_shape(int64_t n, int64_t ic, int64_t oc, int64_t group, int64_t oh, int64_t ow,
                     const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
                     const std::vector<int64_t>& dilations);

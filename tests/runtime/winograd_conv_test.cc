@@ -118,11 +118,7 @@ TEST_P(WinogradCases, MatchesReference) {
 TEST(Winograd, ShapeRule) {
   const Ints k3{3, 3}, s1{1, 1}, d1{1, 1};
   EXPECT_TRUE(winograd_shape(1, 64, 64, 1, 56, 56, k3, s1, d1));
-  EXPECT_TRUE(winograd_shape(1, 256, 256, 1, 14, 14, k3, {}, {}));  // ONNX defaults
-  EXPECT_FALSE(winograd_shape(1, 512, 512, 1, 7, 7, k3, s1, d1));   // weight-bound map
-  setenv("FX_WINOGRAD", "all", 1);
-  EXPECT_TRUE(winograd_shape(1, 512, 512, 1, 7, 7, k3, s1, d1));
-  unsetenv("FX_WINOGRAD");
+  EXPECT_TRUE(winograd_shape(1, 512, 512, 1, 7, 7, k3, {}, {}));       // ONNX defaults
   EXPECT_FALSE(winograd_shape(1, 64, 64, 1, 28, 28, k3, {2, 2}, d1));  // stride 2
   EXPECT_FALSE(winograd_shape(1, 64, 64, 1, 28, 28, {1, 1}, s1, d1));  // 1x1
   EXPECT_FALSE(winograd_shape(1, 64, 64, 1, 28, 28, k3, s1, {2, 2}));  // dilated
@@ -144,6 +140,24 @@ TEST(Winograd, SwitchedOffByEnvironment) {
   EXPECT_FALSE(WinogradConv::make(s, 2));
   unsetenv("FX_WINOGRAD");
   EXPECT_TRUE(WinogradConv::make(s, 2));
+}
+
+// 512 channels at 14x14: each channel part's Winograd weights (8 MiB or more) exceed
+// a core's L2 cache, so the direct convolution is kept unless FX_WINOGRAD=all.
+TEST(Winograd, WeightsLargerThanTheBudgetStayDirect) {
+  std::vector<float> w(512 * 512 * 9, 0.01f);
+  WinogradConvSpec s;
+  s.ic = s.oc = 512;
+  s.ih = s.iw = s.oh = s.ow = 14;
+  s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
+  s.weights = w.data();
+  unsetenv("FX_WINOGRAD");
+  ASSERT_LT(winograd_weight_budget(), int64_t{8} << 20);
+  EXPECT_FALSE(WinogradConv::make(s, 2));
+  setenv("FX_WINOGRAD", "all", 1);
+  EXPECT_EQ(winograd_weight_budget(), INT64_MAX);
+  EXPECT_TRUE(WinogradConv::make(s, 2));
+  unsetenv("FX_WINOGRAD");
 }
 
 // The Conv op with Winograd on and off (FX_WINOGRAD=0, the direct convolution).
