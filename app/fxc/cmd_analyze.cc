@@ -467,9 +467,10 @@ int run_calibrate_from(const CalibrateOptions& o) {
         {"saving_model",
          {{"method",
            "saved = sum of c_i x term_i per fused-kernel class (terms: members, traffic, "
-           "launches, anchor_relayout, anchor_compute, -fused_cost, timed on the fitted "
-           "profile); weighted least squares on the measured savings (1 / (noise^2 + "
-           "(0.2 x measured)^2)), ridge to the prior (1,0,0,0,0,1); classes with fewer than " +
+           "launches, anchor_relayout, anchor_compute, -fused_cost, anchor_memory, "
+           "anchor_weights, anchor_planes, timed on the fitted profile); weighted least "
+           "squares on the measured savings (1 / (noise^2 + (0.2 x measured)^2)), ridge to "
+           "the prior (1,0,0,0,0,1,0,0,0); classes with fewer than " +
                std::to_string(saving.options.min_groups_per_class) +
                " groups, or whose fit leaving each group out does no better than the "
                "difference of fitted kernel times, use that difference"},

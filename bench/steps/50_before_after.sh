@@ -201,7 +201,8 @@ if sm:
           f"{p(sm['leave_one_out']['median_abs_rel_error'])} (resolved: in-sample "
           f"{f(r['in_sample']['spearman'])}, {p(r['in_sample']['median_abs_rel_error'])}; leave one out "
           f"{f(r['leave_one_out']['spearman'])}, {p(r['leave_one_out']['median_abs_rel_error'])}).")
-    names = ["members", "traffic", "launches", "anchor_relayout", "anchor_compute", "fused_cost"]
+    names = ["members", "traffic", "launches", "anchor_relayout", "anchor_compute", "fused_cost",
+             "anchor_memory", "anchor_weights", "anchor_planes"]
     print("\n| fused class (saving model) | groups | used | median err leave-one-out vs difference of times | "
           + " | ".join(names) + " |")
     print("|---|---:|---|---|" + "---:|" * len(names))

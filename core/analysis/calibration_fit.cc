@@ -187,13 +187,18 @@ std::optional<KernelTerms> terms_from_json(const nlohmann::json& j) {
   double e = j.contains("epilogue_bytes") ? num(j, "epilogue_bytes") : 0.0;
   // Results written before "relayout_bytes" was: 0 (no relayout term).
   double k = j.contains("relayout_bytes") ? num(j, "relayout_bytes") : 0.0;
+  // ... and before "constant_bytes" and "planes" were: 0 (no weights or planes terms).
+  double w = j.contains("constant_bytes") ? num(j, "constant_bytes") : 0.0;
+  double p = j.contains("planes") ? num(j, "planes") : 0.0;
   return KernelTerms{*c,
                      b,
                      f,
                      j.value("launches", 1),
                      std::isfinite(e) ? e : 0.0,
                      j.value("fused", false),
-                     std::isfinite(k) ? std::clamp(k, 0.0, b) : 0.0};
+                     std::isfinite(k) ? std::clamp(k, 0.0, b) : 0.0,
+                     std::isfinite(w) ? std::clamp(w, 0.0, b) : 0.0,
+                     std::isfinite(p) ? std::max(p, 0.0) : 0.0};
 }
 
 // A kernel row's terms; results written before "fused" was: a row of several nodes.

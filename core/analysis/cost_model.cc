@@ -135,6 +135,14 @@ int64_t CostModel::node_relayout_bytes(const Graph& g, const Node& n, const Cost
   return window > 1 ? std::max<int64_t>(0, c.bytes() - c.constant_bytes) : 0;
 }
 
+int64_t CostModel::node_planes(const Graph& g, const Node& n) {
+  if (n.op_type != "Conv") return 0;
+  auto x = dims_of(g, input(n, 0));
+  const int64_t groups = n.attrs.get_int("group", 1);
+  if (x.size() < 3 || groups <= 1 || groups != x[1]) return 0;
+  return x[0] * x[1];
+}
+
 int64_t CostModel::node_tile_bytes(const Graph& g, const Node& n, OpKind kind) {
   const int64_t es = elem_size(g, n);
   const std::string& op = n.op_type;
@@ -217,6 +225,7 @@ CostModel::CostModel(const Graph& g, DeviceProfile profile) : g_(g), profile_(st
     cost.flops = node_flops(g, n, c.kind);
     cost.footprint_bytes = node_tile_bytes(g, n, c.kind);
     cost.relayout_bytes = node_relayout_bytes(g, n, cost);
+    cost.planes = node_planes(g, n);
     cost.time_s = time(double(cost.bytes()), cost.flops, cost.launches, cost.kernel_class);
   }
 }
@@ -242,6 +251,7 @@ Cost CostModel::unfused(std::span<const NodeId> members) const {
     sum.bytes_written += c.bytes_written;
     sum.constant_bytes += c.constant_bytes;
     sum.relayout_bytes += c.relayout_bytes;
+    sum.planes += c.planes;
     sum.flops += c.flops;
     sum.launches += c.launches;
     sum.time_s += c.time_s;
@@ -351,6 +361,7 @@ Cost CostModel::group(std::span<const NodeId> members) const {
     c.epilogue_bytes = c.fused ? std::max<int64_t>(0, c.bytes() - a.bytes_read) : 0;
     if (!c.fused) {
       c.relayout_bytes = a.relayout_bytes;
+      c.planes = a.planes;
       c.time_s = a.time_s;
       return c;
     }

@@ -62,6 +62,12 @@ struct Cost {
   // its input to NHWC and its output back; 1x1 and depthwise convs run on NCHW). 0 for
   // other nodes and for fused groups, whose layouts the codegen's layout plan decides.
   int64_t relayout_bytes = 0;
+  // Channel planes (batch x channels) that the runtime's unfused depthwise kernel
+  // (runtime/depthwise_conv.cc, NCHW) sets up one by one: each plane is copied with its
+  // padding into stride phases and computed on its own, a fixed cost per plane that
+  // dominates small maps (7x7). 0 for other nodes and for fused groups (the fused
+  // depthwise loops over channels in NHWC).
+  int64_t planes = 0;
   double flops = 0;
   int launches = 1;
   int64_t footprint_bytes = 0;  // on-chip working set of the largest tile
@@ -86,6 +92,10 @@ struct KernelTerms {
   double epilogue_bytes = 0;  // moved by an anchor's fused epilogue
   bool fused = false;         // a kernel of several nodes: the profile's fused rates apply
   double relayout_bytes = 0;  // Cost::relayout_bytes (0: none, or a result written before it)
+  // Cost::constant_bytes (weights, biases) and Cost::planes; 0 in results written before
+  // them (the saving model's anchor_weights and anchor_planes terms are then 0).
+  double constant_bytes = 0;
+  double planes = 0;
 };
 inline KernelTerms terms_of(const Cost& c) {
   return {c.kernel_class,
@@ -94,7 +104,9 @@ inline KernelTerms terms_of(const Cost& c) {
           c.launches,
           double(c.epilogue_bytes),
           c.fused,
-          double(c.relayout_bytes)};
+          double(c.relayout_bytes),
+          double(c.constant_bytes),
+          double(c.planes)};
 }
 inline double kernel_time(const DeviceProfile& p, const KernelTerms& t);
 
@@ -125,6 +137,8 @@ class CostModel {
   static int64_t node_tile_bytes(const Graph& g, const Node& n, OpKind kind);
   // Cost::relayout_bytes of one node whose cost (bytes, constant_bytes) is `c`.
   static int64_t node_relayout_bytes(const Graph& g, const Node& n, const Cost& c);
+  // Cost::planes of one node: batch x channels of a depthwise Conv, else 0.
+  static int64_t node_planes(const Graph& g, const Node& n);
 
   static constexpr int64_t kElementTile = 1024;
   static constexpr int64_t kAnchorTile = 128;

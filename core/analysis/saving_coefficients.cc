@@ -46,7 +46,8 @@ double number_or_nan(const nlohmann::json& obj, const char* key, const std::stri
 
 const char* saving_term_name(int i) {
   static const char* names[kSavingTerms] = {"members",         "traffic",        "launches",
-                                            "anchor_relayout", "anchor_compute", "fused_cost"};
+                                            "anchor_relayout", "anchor_compute", "fused_cost",
+                                            "anchor_memory",   "anchor_weights", "anchor_planes"};
   return i >= 0 && i < kSavingTerms ? names[i] : "?";
 }
 
@@ -129,8 +130,9 @@ SavingCoefficients saving_coefficients_from_json(const nlohmann::json& j) {
       }
     }
     if (f.fitted) {
-      // A fitted class predicts with every coefficient: none may be left to a default.
-      for (int i = 0; i < kSavingTerms; ++i)
+      // A fitted class predicts with every coefficient: none of those every profile has
+      // may be left to a default (the later terms default to 0: fits made without them).
+      for (int i = 0; i < kSavingTermsRequired; ++i)
         if (coef == cj.end() || coef->is_null() || !coef->contains(saving_term_name(i)))
           bad(field + ".coefficients." + saving_term_name(i), "is missing (the class is fitted)");
     }

@@ -7,9 +7,10 @@
 namespace fx {
 namespace {
 
-constexpr std::array<double, kSavingTerms> kPrior = {1, 0, 0, 0, 0, 1};
-// Coefficients whose term cannot change sign (members, traffic, launches, fused cost).
-constexpr std::array<int, 4> kNonNegative = {0, 1, 2, 5};
+constexpr std::array<double, kSavingTerms> kPrior = {1, 0, 0, 0, 0, 1, 0, 0, 0};
+// Coefficients whose term cannot change sign (members, traffic, launches, fused cost,
+// the per-plane setup the fused kernel does not do).
+constexpr std::array<int, 5> kNonNegative = {0, 1, 2, 5, 8};
 
 bool is_anchor_class(KernelClass c) {
   return c == KernelClass::Conv || c == KernelClass::Depthwise || c == KernelClass::MatMul;
@@ -46,8 +47,8 @@ bool solve_small(std::vector<double> a, std::vector<double> b, std::vector<doubl
 }
 
 // min (y - X c)' W (y - X c) + sum_i d_i (c_i - prior_i)^2 with the non-negative
-// coefficients >= 0: each subset of them held at 0 is solved exactly (16 systems of at
-// most 6 unknowns) and the best feasible one kept.
+// coefficients >= 0: each subset of them held at 0 is solved exactly (32 systems of at
+// most 9 unknowns) and the best feasible one kept.
 std::array<double, kSavingTerms> constrained_fit(const std::vector<SavingFeatures>& x,
                                                  const std::vector<double>& y,
                                                  const std::vector<double>& w, double ridge) {
@@ -134,6 +135,11 @@ SavingFeatures saving_features(const DeviceProfile& p, const GroupTermsSample& g
     f.us[3] = anchor->relayout_bytes / p.bandwidth(KernelClass::Elementwise) * 1e6;
     f.us[4] = anchor->flops / p.flops(anchor->kernel_class) * 1e6;
     f.us[5] = -fused->epilogue_bytes / p.bandwidth(KernelClass::Elementwise) * 1e6;
+    f.us[6] = anchor->bytes / p.bandwidth(anchor->kernel_class) * 1e6;
+    // A depthwise conv's few weights go with its planes (one filter each): that term.
+    if (anchor->kernel_class != KernelClass::Depthwise)
+      f.us[7] = anchor->constant_bytes / p.bandwidth(KernelClass::Elementwise) * 1e6;
+    f.us[8] = anchor->planes * p.launch_overhead_s * 1e6;
   } else {
     f.us[5] = -class_time(p, *fused) * 1e6;
   }

@@ -24,14 +24,33 @@
 //         - c5 x fused_cost   what the fused kernel adds: the epilogue bytes at the
 //                             elementwise bandwidth (anchor groups), or the fused loop /
 //                             row kernel's own time on its class's rates
+//         + c6 x anchor_memory   the anchor's bytes at its class's bandwidth: the unfused
+//                             and the fused anchor are different implementations
+//                             (oneDNN's plain NCHW GEMM vs its NHWC brgemm convolution,
+//                             the runtime's depthwise loop vs the generated one) whose
+//                             difference scales with what the anchor moves, not only with
+//                             what it computes
+//         + c7 x anchor_weights  the anchor's constant bytes (weights) at the elementwise
+//                             bandwidth: the unfused 1x1 conv is one NCHW GEMM that
+//                             streams its weight matrix per block of pixels, which costs
+//                             most where the weights are large against a small map
+//                             (MobileNetV2's 1x1 convs on 7x7: 160x960 weights, 49
+//                             pixels); 0 for a depthwise anchor (one small filter per
+//                             plane: the next term)
+//         + c8 x anchor_planes   the channel planes of an unfused depthwise conv x the
+//                             launch overhead: the runtime's NCHW depthwise kernel sets up
+//                             each plane on its own (padded copy into stride phases), a
+//                             fixed cost per plane that the fused NHWC loop does not pay
+//                             (half of a 7x7 depthwise conv's time)
 //
-// Prior (what the uncalibrated cost model says): c = (1, 0, 0, 0, 0, 1). The fit is
+// Prior (what the uncalibrated cost model says): c = (1, 0, 0, 0, 0, 1, 0, 0, 0). The fit is
 // weighted least squares on the measured savings, each group weighed by
 // 1 / (noise^2 + (rel_floor x measured)^2) (noisy groups count less; the floor makes the
 // fit aim at relative error), ridge towards the prior (`ridge` groups' worth per
-// coefficient), with c0, c1, c2, c5 kept >= 0 (those terms cannot change sign
-// physically; the anchor terms can: a fused anchor may be faster or slower). A class
-// needs at least `min_groups_per_class` groups (2 per coefficient by default); below
+// coefficient), with c0, c1, c2, c5, c8 kept >= 0 (those terms cannot change sign
+// physically; the other anchor terms can: a fused anchor may be faster or slower). A
+// term that is 0 for all of a class's groups stays at its prior. A class needs at least
+// `min_groups_per_class` groups (12 by default: 2 per term of the original six); below
 // that, for classes the fit never saw, and for classes where the fit, judged leaving each
 // of its groups out, does no better than the difference of the profile's kernel times,
 // the prediction is that difference, and says so (SavingPrediction::fitted).
@@ -61,7 +80,9 @@ SavingFeatures saving_features(const DeviceProfile& p, const GroupTermsSample& g
 struct SavingModelOptions {
   double ridge = 0.1;      // pull to the prior, in groups' worth per coefficient
   double rel_floor = 0.2;  // relative error the weights assume beyond a group's noise
-  int min_groups_per_class = 2 * kSavingTerms;
+  // Two per term of the first six; the anchor terms added later are 0 for most classes
+  // (anchor_planes: depthwise only) and the ridge holds a term the data do not pin down.
+  int min_groups_per_class = 2 * kSavingTermsRequired;
   // Keep a class's fit only when, each of its groups predicted by a fit to the class's
   // other groups, its median relative error beats the difference of kernel times on
   // the same groups (a choice made on the fitting data alone).

@@ -15,6 +15,8 @@ json kernel_terms_json(const KernelTerms& t) {
           {"launches", t.launches},
           {"epilogue_bytes", t.epilogue_bytes},
           {"relayout_bytes", t.relayout_bytes},
+          {"constant_bytes", t.constant_bytes},
+          {"planes", t.planes},
           {"fused", t.fused}};
 }
 

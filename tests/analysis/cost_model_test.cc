@@ -134,6 +134,15 @@ TEST(CostModel, RelayoutBytesAreASpatialConvsActivations) {
   EXPECT_EQ(cm.group(std::vector<NodeId>{g.find_node("conv")}).relayout_bytes, conv.relayout_bytes);
   EXPECT_EQ(cm.unfused(std::vector<NodeId>{g.find_node("conv"), g.find_node("pw")}).relayout_bytes,
             conv.relayout_bytes);
+  // Planes: only the depthwise conv, whose runtime kernel sets up each of its 16 channel
+  // planes apart; the terms carry them and the weights.
+  EXPECT_EQ(cm.node(g.find_node("dw")).planes, 16);
+  EXPECT_EQ(terms_of(cm.node(g.find_node("dw"))).planes, 16.0);
+  EXPECT_EQ(conv.planes, 0);
+  EXPECT_EQ(cm.node(g.find_node("pw")).planes, 0);
+  EXPECT_EQ(cm.node(g.find_node("relu")).planes, 0);
+  EXPECT_EQ(terms_of(conv).constant_bytes, double(8 * 8 * 3 * 3 * 4));
+  EXPECT_EQ(cm.group(std::vector<NodeId>{g.find_node("dw")}).planes, 16);
 }
 
 TEST(CostModel, KernelClassesOfNodes) {

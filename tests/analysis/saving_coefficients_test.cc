@@ -34,7 +34,7 @@ DeviceProfile calibrated_profile() {
   SavingClassFit& conv = cls(p, KernelClass::Conv);
   conv.groups = 20;
   conv.fitted = true;
-  conv.coefficients = {0.9, 0.4, 1.25, 0.3, -0.05, 1.1};
+  conv.coefficients = {0.9, 0.4, 1.25, 0.3, -0.05, 1.1, 0.2, -0.1, 0.07};
   conv.leave_one_out_error = 0.11;
   conv.difference_error = 0.23;
   SavingClassFit& red = cls(p, KernelClass::Reduction);
@@ -166,6 +166,17 @@ TEST(SavingCoefficients, MalformedValuesAreErrorsNamingTheFileAndField) {
     EXPECT_NE(msg.find(name), std::string::npos) << msg;
     EXPECT_NE(msg.find(c.field), std::string::npos) << msg;
   }
+  // A profile fitted before the anchor_memory, anchor_weights and anchor_planes terms
+  // loads with them at 0 (its predictions unchanged); the first six stay required.
+  nlohmann::json older = good;
+  for (const char* t : {"anchor_memory", "anchor_weights", "anchor_planes"})
+    older["saving_model"]["classes"]["conv"]["coefficients"].erase(t);
+  const std::string older_path = write(temp_dir() / "older.json", older);
+  const SavingClassFit conv = load_device_profile(older_path).saving_model.of(KernelClass::Conv);
+  EXPECT_TRUE(conv.fitted);
+  EXPECT_DOUBLE_EQ(conv.coefficients[5], 1.1);
+  for (int i = kSavingTermsRequired; i < kSavingTerms; ++i)
+    EXPECT_EQ(conv.coefficients[i], 0.0) << saving_term_name(i);
   // An unfitted class may leave its coefficients out (they are not used).
   nlohmann::json j = good;
   j["saving_model"]["classes"]["reduction"].erase("coefficients");

@@ -37,7 +37,7 @@ GroupTermsSample conv_group(std::mt19937& rng, int i) {
   g.id = "g" + std::to_string(i);
   const double out = u(rng) * 1e6, w = u(rng) * 1e6, flops = u(rng) * 1e8, in = u(rng) * 1e6;
   // Every fourth conv is 1x1: nothing to relayout.
-  g.unfused = {{KernelClass::Conv, out + w + in, flops, 1, 0, false, i % 4 ? out + in : 0.0},
+  g.unfused = {{KernelClass::Conv, out + w + in, flops, 1, 0, false, i % 4 ? out + in : 0.0, w},
                {KernelClass::Elementwise, 2 * out, out / 4, 1},
                {KernelClass::Elementwise, 2 * out * u(rng), out / 4, 1}};
   g.fused = {KernelClass::Conv, out + w, flops, 1, out * u(rng), true};
@@ -70,6 +70,11 @@ TEST(SavingModel, FeaturesAreTheTermsFusionChanges) {
   EXPECT_NEAR(f.us[3], 2e6 / 10e9 * 1e6, 1e-9);      // its relayout, at the copy bandwidth
   EXPECT_NEAR(f.us[4], 6e8 / 80e9 * 1e6, 1e-9);      // the anchor's compute
   EXPECT_NEAR(f.us[5], -1e6 / 10e9 * 1e6, 1e-9);     // the epilogue, a cost
+  EXPECT_NEAR(f.us[6], 3e6 / 30e9 * 1e6, 1e-9);      // the anchor's bytes, its class's rate
+  EXPECT_EQ(f.us[7], 0);                             // no weights given
+  EXPECT_EQ(f.us[8], 0);                             // not depthwise: no planes
+  g.unfused[0].constant_bytes = 1e6;
+  EXPECT_NEAR(saving_features(p, g).us[7], 1e6 / 10e9 * 1e6, 1e-9);  // weights, copy rate
   // A member that codegen left apart ran before and after: it cancels.
   g.after_kernels = {g.fused, g.unfused[1]};
   EXPECT_NEAR(saving_features(p, g).us[0], 0, 1e-9);
@@ -81,12 +86,14 @@ TEST(SavingModel, FeaturesAreTheTermsFusionChanges) {
   EXPECT_EQ(f.fused_class, KernelClass::Reduction);
   EXPECT_EQ(f.us[3], 0);
   EXPECT_EQ(f.us[4], 0);
+  for (int i : {6, 7, 8}) EXPECT_EQ(f.us[i], 0) << saving_term_name(i);  // no anchor
   EXPECT_NEAR(f.us[5], -(2 + std::max(4e6 / 5e9, 2e6 / 2e9) * 1e6), 1e-9);
 }
 
 TEST(SavingModel, RecoversKnownCoefficientsFromSyntheticGroups) {
   const DeviceProfile p = profile();
-  const std::array<double, kSavingTerms> truth = {0.8, 0.5, 3.0, -0.2, 0.1, 1.5};
+  // Planes stay 0 (no depthwise anchor here): that coefficient stays at its prior.
+  const std::array<double, kSavingTerms> truth = {0.8, 0.5, 3.0, -0.2, 0.1, 1.5, 0.3, -0.4, 0};
   std::mt19937 rng(11);
   std::normal_distribution<double> noise(0, 0.002);  // 0.2%: launches are a small term
   std::vector<GroupTermsSample> groups;
@@ -114,6 +121,57 @@ TEST(SavingModel, RecoversKnownCoefficientsFromSyntheticGroups) {
   EXPECT_LT(loo.median_abs_rel_error, 0.03);
 }
 
+// A depthwise conv + Clip group: the runtime's NCHW depthwise kernel (planes = channels)
+// and the Clip apart, the fused depthwise with its epilogue.
+GroupTermsSample depthwise_group(double channels, double map, double flops_per_byte) {
+  GroupTermsSample g;
+  const double bytes = 4 * channels * map * 2;  // input and output planes
+  g.unfused = {{KernelClass::Depthwise, bytes, bytes * flops_per_byte, 1, 0, false, 0,
+                channels * 40, channels},
+               {KernelClass::Elementwise, bytes, bytes / 8, 1}};
+  g.fused = {KernelClass::Depthwise, bytes, bytes * flops_per_byte, 1, bytes / 2, true};
+  g.bytes_saved = bytes;
+  g.launches_saved = 1;
+  g.noise_us = 0.5;
+  return g;
+}
+
+TEST(SavingModel, PerPlaneSetupOfDepthwiseConvsIsFittedAndRaisesSmallMapsSavings) {
+  DeviceProfile p = profile();
+  p.kernel_classes[static_cast<std::size_t>(KernelClass::Depthwise)] = {15e9, 20e9};
+  // Savings made with a per-plane cost of 0.1 launch overheads (0.2 us per plane) on top
+  // of the members and a third of the anchor's memory time.
+  const std::array<double, kSavingTerms> truth = {1.0, 0.2, 0.5, 0, 0, 1.0, 0.3, 0, 0.1};
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(0, 1);
+  const double maps[] = {49, 196, 784, 3136, 12544};
+  std::vector<GroupTermsSample> groups;
+  for (int i = 0; i < 40; ++i) {
+    GroupTermsSample g = depthwise_group(32 * (1 + int(u(rng) * 30)), maps[i % 5], 2 + u(rng));
+    g.id = "dw" + std::to_string(i);
+    g.measured_us = combine(truth, saving_features(p, g));
+    groups.push_back(g);
+  }
+  SavingModelOptions o;
+  o.ridge = 0.001;
+  const SavingModel m = fit_saving_model(groups, p, o);
+  const SavingClassFit& c = m.classes[static_cast<std::size_t>(KernelClass::Depthwise)];
+  ASSERT_TRUE(c.fitted);
+  EXPECT_NEAR(c.coefficients[8], 0.1, 0.01);
+  // The same bytes over 20x more planes (960 channels of 7x7 against 48 of 980 pixels):
+  // the fitted model predicts the extra per-plane setup as saved.
+  GroupTermsSample few = depthwise_group(48, 980, 2.5), many = depthwise_group(960, 49, 2.5);
+  const double extra = (960 - 48) * 0.1 * p.launch_overhead_s * 1e6;
+  EXPECT_NEAR(many.unfused[0].bytes, few.unfused[0].bytes, 1e-6);
+  EXPECT_NEAR(m.predict(p, many).saved_us - m.predict(p, few).saved_us, extra, 0.05 * extra);
+  // Without the term (older fits: coefficient 0) the two would be predicted alike.
+  SavingModel old = m;
+  old.classes[static_cast<std::size_t>(KernelClass::Depthwise)].coefficients[8] = 0;
+  EXPECT_NEAR(old.predict(p, many).saved_us, old.predict(p, few).saved_us, 0.05 * extra);
+  // A depthwise anchor's weights go with its planes, not the weights term.
+  EXPECT_EQ(saving_features(p, many).us[7], 0);
+}
+
 TEST(SavingModel, TermsThatCannotChangeSignStayNonNegative) {
   const DeviceProfile p = profile();
   // Savings that would want a negative launch coefficient.
@@ -127,7 +185,7 @@ TEST(SavingModel, TermsThatCannotChangeSignStayNonNegative) {
   }
   SavingModel m = fit_saving_model(groups, p);
   const auto& c = m.classes[static_cast<std::size_t>(KernelClass::Conv)].coefficients;
-  for (int i : {0, 1, 2, 5}) EXPECT_GE(c[i], 0.0) << saving_term_name(i);
+  for (int i : {0, 1, 2, 5, 8}) EXPECT_GE(c[i], 0.0) << saving_term_name(i);
   EXPECT_EQ(c[2], 0.0);
 }
 

@@ -375,6 +375,52 @@ TEST(FusedConvPointwise, PixelPartsMatchUnfused) {
   }
 }
 
+// A wide 1x1 convolution on a small map (MobileNetV2's features.18: 320 -> 1280 on 7x7)
+// runs as oneDNN matmuls over output-channel slices, each writing its columns into the
+// NHWC output in place: c0 (1x1 + Clip, NHWC out) -> c1 (1x1 to `oc` channels + Clip,
+// 512 KiB+ of weights). 1000 channels do not split at a multiple of 16 evenly (496 and
+// 504 columns on two threads; 336, 320, 344 on three), and an 8x8 map is the largest
+// this path takes. Against the unfused runtime, two runs each (the second reuses the
+// primitives).
+TEST(FusedConvPointwise, WideOutputChannelPartsMatchUnfused) {
+  for (auto [oc, h] : {std::pair<int64_t, int64_t>{1280, 7}, {1000, 8}}) {
+    GraphBuilder b;
+    auto x = b.input("x", {1, 96, h, h});
+    auto wt = [&](const std::string& name, Ints d, int seed) {
+      return b.constant(name, TensorData::from_floats(
+                                  d, random_floats(static_cast<std::size_t>(dims_numel(d)),
+                                                   static_cast<uint32_t>(seed), -0.3f, 0.3f)));
+    };
+    auto lo = b.constant("lo", TensorData::from_floats({}, {0.f}));
+    auto hi = b.constant("hi", TensorData::from_floats({}, {6.f}));
+    auto c0 = b.op("Conv", {x, wt("w0", {320, 96, 1, 1}, 1), wt("b0", {320}, 2)}, {}, "c0");
+    auto a0 = b.op("Clip", {c0, lo, hi}, {}, "c0_clip");
+    auto c1 = b.op("Conv", {a0, wt("w1", {oc, 320, 1, 1}, 3), wt("b1", {oc}, 4)}, {}, "c1");
+    b.output(b.op("Clip", {c1, lo, hi}, {}, "c1_clip"));
+    Graph g = b.build();
+    using testing::make_group;
+    std::vector<FusionGroup> groups{make_group("g0", {"c0", "c0_clip"}),
+                                    make_group("g1", {"c1", "c1_clip"})};
+    std::map<std::string, Tensor> in{{"x", testing::random_tensor({1, 96, h, h}, 5)}};
+    for (int threads : {2, 3}) {
+      CodegenOptions opt;
+      opt.compile = false;
+      FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
+      for (const auto& gb : p.groups)
+        EXPECT_EQ(gb.outcome, GroupOutcome::DnnlPostOps) << gb.id << ": " << gb.detail;
+      std::vector<Step> steps = p.steps;
+      EXPECT_EQ(plan_conv_layouts(g, steps), 1);  // c0 -> c1 is NHWC
+      auto expected = Executor(g, ExecutorOptions{threads}).run(in);
+      Executor fused(g, p.steps, ExecutorOptions{threads});
+      for (int run = 0; run < 2; ++run) {
+        auto actual = fused.run(in);
+        auto diff = testing::compare(expected, actual);
+        EXPECT_LT(diff.max_rel, 1e-4) << oc << " channels, threads " << threads << " run " << run;
+      }
+    }
+  }
+}
+
 // MobileNetV2 as exported: Clip's bounds come from Constant nodes, which the fused
 // Conv step takes at build time; the fused program no longer runs them (70 steps a
 // run there), while the unfused one does, and both agree.

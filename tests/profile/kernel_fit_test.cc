@@ -291,6 +291,14 @@ TEST(KernelFit, SamplesFromAResult) {
   json older = doc;
   older["groups"][0]["cost_terms"]["unfused"][0].erase("relayout_bytes");
   EXPECT_DOUBLE_EQ(group_terms_samples(older, "r.json")[0].unfused[0].relayout_bytes, 0);
+  // Likewise the weights and the depthwise planes (results before them: 0).
+  json with_planes = doc;
+  with_planes["groups"][0]["cost_terms"]["unfused"][0]["constant_bytes"] = 0.1e6;
+  with_planes["groups"][0]["cost_terms"]["unfused"][0]["planes"] = 96;
+  const auto planes = group_terms_samples(with_planes, "r.json");
+  EXPECT_DOUBLE_EQ(planes[0].unfused[0].constant_bytes, 0.1e6);
+  EXPECT_DOUBLE_EQ(planes[0].unfused[0].planes, 96);
+  EXPECT_DOUBLE_EQ(groups[0].unfused[0].planes, 0);
   // Fastest runs: each kernel 8 us below its median, so the saving is 8 us less.
   auto fastest = group_terms_samples(doc, "r.json", TimingStat::Min);
   EXPECT_NEAR(fastest[0].measured_us, groups[0].measured_us - 8, 1e-9);
