@@ -687,7 +687,7 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
   }
 
   // A 1x1 convolution (stride 1, no padding) of a single small image (at most 64 pixels)
-  // with wide output (256+ channels per thread) and 512 KiB+ of weights (MobileNetV2's
+  // with wide output (128+ channels per thread) and 512 KiB+ of weights (MobileNetV2's
   // features.18: 320 -> 1280 on 7x7, 1.6 MiB): a GEMM [pixels x IC] x [IC x OC] cut over output
   // channels, part k a oneDNN matmul writing its columns straight into the NHWC output (strided
   // rows, no copy). Each core then streams half of the weights instead of all of them (the pixel
@@ -703,9 +703,10 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
                            geo.pl[1] == 0 && geo.pr[0] == 0 && geo.pr[1] == 0;
     if (!pointwise || threads < 2 || !binary_mds.empty() || p.sum_input >= 0) return false;
     const int64_t ic = x[1], oc = geo.out[1], pixels = geo.out[2] * geo.out[3];
-    // Measured on MobileNetV2's 7x7 maps (2 threads): the 160 -> 960 expansions and
-    // 320 -> 1280 gain 10-20%; narrow parts (576/960 -> 160, 80 columns each) lose.
-    if (pixels > 64 || ic * oc * 4 < (int64_t{512} << 10) || oc < 256 * threads) return false;
+    // Measured on MobileNetV2's 7x7 maps (2 threads): the 160 -> 960 expansions,
+    // 320 -> 1280 and 960 -> 320 (160 columns a part) gain 6-20%; narrow parts
+    // (576/960 -> 160, 80 columns each) lose.
+    if (pixels > 64 || ic * oc * 4 < (int64_t{512} << 10) || oc < 128 * threads) return false;
     std::vector<DnnlPart> parts;
     std::vector<std::pair<int64_t, int64_t>> spans;
     try {
