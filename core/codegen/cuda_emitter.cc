@@ -71,7 +71,11 @@ std::string group_kernel(const LoweredGroup& g) {
     o << "  }\n";
   }
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
-    o << "  const float* __restrict__ p" << i << " = a.in[" << i << "] + off" << i << ";\n";
+    if (g.inputs[i].mask)  // a bool tensor (Where's condition): bytes
+      o << "  const unsigned char* __restrict__ p" << i << " = (const unsigned char*)a.in[" << i
+        << "] + off" << i << ";\n";
+    else
+      o << "  const float* __restrict__ p" << i << " = a.in[" << i << "] + off" << i << ";\n";
     if (!g.vars[g.inputs[i].var].row)
       o << "  const float " << g.vars[g.inputs[i].var].c_name << " = p" << i << "[0];\n";
   }

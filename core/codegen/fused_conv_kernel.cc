@@ -22,6 +22,7 @@
 #include "runtime/overwrite_input.h"
 #include "runtime/parallel.h"
 #include "runtime/thread_pool.h"
+#include "runtime/winograd_conv.h"
 #include "util/error.h"
 
 namespace fx {
@@ -411,6 +412,10 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
                     " does not match the output");
     }
     const int threads = ctx.threads();
+    if (path_ == Path::Winograd) {
+      wino_->run(x.raw(), r ? r->raw() : nullptr, y.raw(), threads);
+      return;
+    }
     // Tensors whose layout is not the path's own go through a buffer.
     const void* xin = x.raw();
     if (lay_.x != native_nhwc_) {
@@ -423,6 +428,7 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
     switch (path_) {
       case Path::Nhwc: run_nhwc(ctx, xin, r, out, threads); break;
       case Path::Plain: run_plain(ctx, xin, r, out); break;
+      case Path::Winograd: break;  // returned above
       case Path::DwNchw:
       case Path::DwNhwc:
         if (r && lay_.sum != native_nhwc_) {
@@ -438,7 +444,7 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
   }
 
  private:
-  enum class Path { Plain, Nhwc, DwNchw, DwNhwc };
+  enum class Path { Plain, Nhwc, DwNchw, DwNhwc, Winograd };
 
   void build(const std::vector<int64_t>& x, const std::vector<std::vector<int64_t>>& operands,
              int threads) {
@@ -447,6 +453,7 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
     src_dims_ = x;
     operand_dims_ = operands;
     dst_dims_ = geo.out;
+    wino_.reset();
     const bool any_cl = lay_.x || lay_.out || lay_.sum;
     const bool rank4 = x.size() == 4;
     if (rank4 && p.epilogue && p.group > 1 && p.group == x[1] && p.w_dims[0] == p.group) {
@@ -456,6 +463,12 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
                              geo.dil[0] + 1, geo.dil[1] + 1, geo.pl[0],   geo.pl[1]};
       dw_shape_ = s;
       if (path_ == Path::DwNhwc) dw_nhwc_.emplace(s, p.weights, p.bias);
+    } else if (rank4 && build_winograd(x, geo, operands, threads)) {
+      path_ = Path::Winograd;
+      x_convert_.clear();
+      y_convert_.clear();
+      r_convert_.clear();
+      return;  // it reads and writes every layout itself
     } else if (rank4 && p.group == 1 && !std::getenv("FX_CONV_PLAIN") &&
                per_channel_operands(operands) && (any_cl || prefers_nhwc(x, geo)) &&
                build_nhwc(x, geo, operands, threads)) {
@@ -480,6 +493,33 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
     if (lay_.out != out_nhwc_) y_convert_ = layout_reorders(geo.out, lay_.out, threads);
     if (p.sum_input >= 0 && lay_.sum != native_nhwc_)
       r_convert_ = layout_reorders(geo.out, !lay_.sum, threads);
+  }
+
+  // oneDNN's Winograd convolution (runtime/winograd_conv.h) for a 3x3 stride-1
+  // convolution whose post-ops are eltwise and sum ones, in the tensors' own layouts.
+  bool build_winograd(const std::vector<int64_t>& x, const Geometry& geo,
+                      const std::vector<std::vector<int64_t>>& operands, int threads) {
+    const ConvPrep& p = *p_;
+    if (std::getenv("FX_CONV_PLAIN") ||
+        !winograd_shape(x[0], x[1], geo.out[1], p.group, geo.out[2], geo.out[3],
+                        {p.w_dims[2], p.w_dims[3]}, geo.st, p.dilations))
+      return false;
+    for (const ConvPostOp& q : p.plan.post_ops)
+      if (q.kind == ConvPostOp::Kind::Binary) return false;
+    WinogradConvSpec ws;
+    ws.name = p.name;
+    ws.ic = x[1], ws.ih = x[2], ws.iw = x[3];
+    ws.oc = geo.out[1], ws.oh = geo.out[2], ws.ow = geo.out[3];
+    ws.pad_top = geo.pl[0], ws.pad_left = geo.pl[1];
+    ws.pad_bottom = geo.pr[0], ws.pad_right = geo.pr[1];
+    ws.x_nhwc = lay_.x, ws.y_nhwc = lay_.out, ws.residual_nhwc = lay_.sum;
+    ws.weights = p.weights.data();
+    ws.bias = p.bias.data();
+    std::vector<dnnl::memory::desc> binary_mds;
+    ws.post_ops = nhwc_post_ops(operands, binary_mds);
+    ws.has_sum = p.sum_input >= 0;
+    wino_ = WinogradConv::make(ws, threads);
+    return wino_ != nullptr;
   }
 
   // Binary operands that broadcast per output channel or are scalars (oneDNN's
@@ -655,7 +695,7 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
   }
 
   // A 1x1 convolution (stride 1, no padding) of a single small image (at most 64 pixels)
-  // with wide output (256+ channels per thread) and 512 KiB+ of weights (MobileNetV2's
+  // with wide output (128+ channels per thread) and 512 KiB+ of weights (MobileNetV2's
   // features.18: 320 -> 1280 on 7x7, 1.6 MiB): a GEMM [pixels x IC] x [IC x OC] cut over output
   // channels, part k a oneDNN matmul writing its columns straight into the NHWC output (strided
   // rows, no copy). Each core then streams half of the weights instead of all of them (the pixel
@@ -671,9 +711,10 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
                            geo.pl[1] == 0 && geo.pr[0] == 0 && geo.pr[1] == 0;
     if (!pointwise || threads < 2 || !binary_mds.empty() || p.sum_input >= 0) return false;
     const int64_t ic = x[1], oc = geo.out[1], pixels = geo.out[2] * geo.out[3];
-    // Measured on MobileNetV2's 7x7 maps (2 threads): the 160 -> 960 expansions and
-    // 320 -> 1280 gain 10-20%; narrow parts (576/960 -> 160, 80 columns each) lose.
-    if (pixels > 64 || ic * oc * 4 < (int64_t{512} << 10) || oc < 256 * threads) return false;
+    // Measured on MobileNetV2's 7x7 maps (2 threads): the 160 -> 960 expansions,
+    // 320 -> 1280 and 960 -> 320 (160 columns a part) gain 6-20%; narrow parts
+    // (576/960 -> 160, 80 columns each) lose.
+    if (pixels > 64 || ic * oc * 4 < (int64_t{512} << 10) || oc < 128 * threads) return false;
     std::vector<DnnlPart> parts;
     std::vector<std::pair<int64_t, int64_t>> spans;
     try {
@@ -989,6 +1030,8 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
   std::vector<int> post_op_index_;  // per plan post-op: its index in the primitive, -1 none
   // Path::DwNchw / DwNhwc
   DepthwiseShape dw_shape_{};
+  // Path::Winograd
+  std::unique_ptr<WinogradConv> wino_;
   std::optional<DepthwiseNhwc> dw_nhwc_;
 };
 

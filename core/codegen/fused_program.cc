@@ -70,8 +70,33 @@ struct Pending {
   std::size_t index;
   std::vector<NodeId> nodes;
   NodeId anchor = kNoNode;  // runs through its runtime kernel before the generated part
+  // Bool masks computed from values outside the group (masks_from_outside), run through
+  // their runtime kernels before the generated part (after the anchor).
+  std::vector<NodeId> masks;
   LoweredGroup lowered;
 };
+
+// Members that compute a bool mask from values outside the group only, GPT-2's causal
+// mask LessOrEqual(positions, positions) [S, S] grouped with its Where and Softmax: the
+// generated code computes in float and reads a mask as bytes (KInput::mask), so the
+// comparison runs first through its runtime kernel (a tiny tensor) and the rest of the
+// group is still generated as one kernel.
+std::vector<NodeId> masks_from_outside(const Graph& g, const std::vector<NodeId>& nodes) {
+  std::vector<NodeId> out;
+  for (NodeId n : nodes) {
+    const Node& node = g.node(n);
+    if (node.outputs.size() != 1 || node.outputs[0] == kNoValue ||
+        g.value(node.outputs[0]).dtype != DType::Bool)
+      continue;
+    bool outside = true;
+    for (ValueId v : node.inputs)
+      if (v != kNoValue &&
+          std::find(nodes.begin(), nodes.end(), g.value(v).producer) != nodes.end())
+        outside = false;
+    if (outside) out.push_back(n);
+  }
+  return out;
+}
 
 void rebuild_steps(const Graph& g, FusedProgram& p, int64_t opset) {
   p.steps = make_steps(g, opset);
@@ -100,12 +125,19 @@ void rebuild_steps(const Graph& g, FusedProgram& p, int64_t opset) {
 std::optional<Pending> lower_pending(const Graph& g, const std::vector<NodeId>& nodes,
                                      const std::string& id, std::size_t index,
                                      std::string* reason) {
-  Pending pd{index, nodes, kNoNode, {}};
+  Pending pd{index, nodes, kNoNode, {}, {}};
   std::vector<NodeId> body = nodes;
   if (is_anchor(g.node(nodes[0]).op_type)) {
     pd.anchor = nodes[0];
     body.erase(body.begin());
   }
+  pd.masks = masks_from_outside(g, body);
+  if (!pd.masks.empty() && pd.masks.size() < body.size())
+    std::erase_if(body, [&](NodeId n) {
+      return std::find(pd.masks.begin(), pd.masks.end(), n) != pd.masks.end();
+    });
+  else
+    pd.masks.clear();
   bool other_anchor =
       std::any_of(body.begin(), body.end(), [&](NodeId n) { return is_anchor(g.node(n).op_type); });
   LowerResult lr;
@@ -351,20 +383,24 @@ FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionG
     auto gen = std::make_shared<GeneratedKernel>(pd.lowered, lib);
     gb.entry = pd.lowered.entry;
     gb.outcome = GroupOutcome::Compiled;
-    if (pd.anchor == kNoNode) {
+    if (pd.anchor == kNoNode && pd.masks.empty()) {
       std::vector<ValueId> ins;
       for (const auto& in : pd.lowered.inputs) ins.push_back(in.value);
       gb.step = make_group_step(g, gb, pd.nodes, ins, gen);
       gb.detail = pd.lowered.has_reduction ? "generated row kernel" : "generated elementwise loop";
       continue;
     }
-    const Node& a = g.node(pd.anchor);
     std::vector<SubStep> subs;
     std::vector<ValueId> gen_in, gen_out;
     for (const auto& in : pd.lowered.inputs) gen_in.push_back(in.value);
     for (const auto& o : pd.lowered.outputs) gen_out.push_back(o.value);
+    std::vector<NodeId> before = pd.masks;
+    if (pd.anchor != kNoNode) before.insert(before.begin(), pd.anchor);
     try {
-      subs.push_back({make_kernel(g, a, options.opset), a.inputs, a.outputs, a.name});
+      for (NodeId n : before) {
+        const Node& a = g.node(n);
+        subs.push_back({make_kernel(g, a, options.opset), a.inputs, a.outputs, a.name});
+      }
     } catch (const Error& e) {
       gb.outcome = GroupOutcome::Excluded;
       gb.detail = e.what();
@@ -373,8 +409,20 @@ FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionG
     subs.push_back({gen, gen_in, gen_out, gb.id});
     auto ins = group_external_inputs(g, pd.nodes);
     auto outs = group_external_outputs(g, pd.nodes);
+    if (pd.anchor == kNoNode) {
+      gb.step = make_group_step(g, gb, pd.nodes, ins,
+                                std::make_shared<CompositeKernel>(std::move(subs), ins, outs));
+      gb.detail = "runtime kernel of the mask + generated row kernel";
+      continue;
+    }
+    const Node& a = g.node(pd.anchor);
     std::string why;
-    if (auto k = make_matmul_epilogue_kernel(g, pd.anchor, pd.lowered, gen, ins, outs, &why)) {
+    std::shared_ptr<Kernel> k;
+    if (pd.masks.empty())
+      k = make_matmul_epilogue_kernel(g, pd.anchor, pd.lowered, gen, ins, outs, &why);
+    else
+      why = "a mask runs before the epilogue";
+    if (k) {
       gb.step = make_group_step(g, gb, pd.nodes, ins, k);
       gb.detail = "MatMul in parts, each followed by the generated epilogue";
       continue;
@@ -428,9 +476,13 @@ std::string generate_group_source(const Graph& g, const FusionGroup& group) {
   std::string prefix = head;
   if (!why.empty()) prefix += "// No oneDNN post-op form: " + why + "\n";
   auto anchor_note = [&](const Pending& pd) {
-    if (pd.anchor == kNoNode) return std::string();
+    std::string s;
+    for (NodeId m : pd.masks)
+      s += "// Mask " + g.node(m).name + " (" + g.node(m).op_type +
+           ") runs through the runtime kernel first; the kernel below reads it as bytes.\n";
+    if (pd.anchor == kNoNode) return s;
     const Node& a = g.node(pd.anchor);
-    return "// Anchor " + a.name + " (" + a.op_type +
+    return s + "// Anchor " + a.name + " (" + a.op_type +
            ") runs through the runtime kernel; the epilogue below reads its output.\n";
   };
   std::string reason;

@@ -20,7 +20,7 @@ GeneratedKernel::GeneratedKernel(const LoweredGroup& g, std::shared_ptr<Compiled
       cost_(2 * static_cast<int64_t>(g.ops.size() + g.inputs.size() + g.outputs.size())),
       lib_(std::move(lib)) {
   fn_ = lib_->symbol<RowKernelFn>(g.entry);
-  for (const auto& in : g.inputs) ins_.push_back({in.bcast, in.rank});
+  for (const auto& in : g.inputs) ins_.push_back({in.bcast, in.rank, in.mask});
   for (const auto& o : g.outputs)
     outs_.push_back({g.vars[static_cast<std::size_t>(o.var)].row, o.drop_row_axes});
 }
@@ -53,10 +53,11 @@ void GeneratedKernel::bind(KernelContext& ctx) {
   in_ptrs_.resize(ins_.size());
   for (std::size_t i = 0; i < ins_.size(); ++i) {
     const Tensor& t = ctx.in(static_cast<int>(i));
-    if (t.dtype() != DType::Float32 || static_cast<int>(t.rank()) != ins_[i].rank) {
+    const DType want = ins_[i].mask ? DType::Bool : DType::Float32;
+    if (t.dtype() != want || static_cast<int>(t.rank()) != ins_[i].rank) {
       throw Error("generated kernel " + entry_ + " (step " + ctx.step_name() + "): input " +
-                  std::to_string(i) + " is " + t.str() + ", expected float32 of rank " +
-                  std::to_string(ins_[i].rank));
+                  std::to_string(i) + " is " + t.str() + ", expected " +
+                  std::string(dtype_name(want)) + " of rank " + std::to_string(ins_[i].rank));
     }
     const int off = rank_ - ins_[i].rank;
     for (int a = std::max(0, off); a < rank_; ++a) {
@@ -76,7 +77,8 @@ void GeneratedKernel::bind(KernelContext& ctx) {
       dims_[ua] = d;
       seen[ua] = true;
     }
-    in_ptrs_[i] = t.data<float>();
+    // A bool mask goes through the float pointer ABI as its first byte.
+    in_ptrs_[i] = ins_[i].mask ? reinterpret_cast<const float*>(t.raw()) : t.data<float>();
   }
   out_ptrs_.resize(outs_.size());
   for (std::size_t k = 0; k < outs_.size(); ++k) {
@@ -140,7 +142,11 @@ void GeneratedKernel::run_slice(int64_t begin, int64_t end) {
   d[static_cast<std::size_t>(cut_)] = end - begin;
   std::vector<const float*> in(in_ptrs_.size());
   std::vector<float*> out(out_ptrs_.size());
-  for (std::size_t i = 0; i < in.size(); ++i) in[i] = in_ptrs_[i] + begin * in_step_[i];
+  for (std::size_t i = 0; i < in.size(); ++i)
+    in[i] = ins_[i].mask
+                ? reinterpret_cast<const float*>(
+                      reinterpret_cast<const unsigned char*>(in_ptrs_[i]) + begin * in_step_[i])
+                : in_ptrs_[i] + begin * in_step_[i];
   for (std::size_t k = 0; k < out.size(); ++k) out[k] = out_ptrs_[k] + begin * out_step_[k];
   fn_(in.data(), out.data(), d.data(), 1);
 }

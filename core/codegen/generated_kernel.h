@@ -41,6 +41,7 @@ class GeneratedKernel final : public Kernel {
   struct In {
     std::vector<bool> bcast;
     int rank;
+    bool mask;  // bool, one byte per element (KInput::mask)
   };
   struct Out {
     bool row;
@@ -61,7 +62,7 @@ class GeneratedKernel final : public Kernel {
   std::vector<float*> out_ptrs_;
   int64_t numel_ = 0;
   int cut_ = -1;                             // bound: the axis slices are taken along
-  std::vector<int64_t> in_step_, out_step_;  // floats per index of the cut axis
+  std::vector<int64_t> in_step_, out_step_;  // elements per index of the cut axis
 };
 
 struct SubStep {

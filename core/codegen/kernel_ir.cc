@@ -297,6 +297,16 @@ class Lowerer {
     return k.result;
   }
 
+  // Whether every reader of v in the group reads it as Where's condition (only).
+  bool only_where_condition(ValueId v) const {
+    for (NodeId n : nodes_) {
+      const Node& node = g_.node(n);
+      for (std::size_t i = 0; i < node.inputs.size(); ++i)
+        if (node.inputs[i] == v && (node.op_type != "Where" || i != 0)) return false;
+    }
+    return true;
+  }
+
   // External inputs read as tensors (not axes, bounds or scalar literals).
   std::vector<ValueId> tensor_externals() const {
     std::set<ValueId> used;
@@ -316,9 +326,11 @@ class Lowerer {
     for (std::size_t a = static_cast<std::size_t>(row_begin_); a < ref_.size(); ++a)
       unit_row = unit_row && fixed_one(ref_[a]);
     for (ValueId v : tensor_externals()) {
-      if (g_.value(v).dtype != DType::Float32)
+      const bool mask = g_.value(v).dtype == DType::Bool && only_where_condition(v);
+      if (g_.value(v).dtype != DType::Float32 && !mask)
         return "input '" + g_.value(v).name + "' is not float32";
       KInput in;
+      in.mask = mask;
       in.value = v;
       in.name = g_.value(v).name;
       in.rank = static_cast<int>(g_.value(v).shape.rank());

@@ -46,6 +46,9 @@ struct KInput {
   std::vector<bool> bcast;  // per reference axis (right-aligned): broadcast along it
   int rank = 0;             // the input's own rank
   int var = -1;
+  // A bool tensor (one byte per element), read only as Where's condition: the causal
+  // mask of a transformer's scores before Softmax. Its pointer is cast to bytes.
+  bool mask = false;
 };
 
 struct KOutput {

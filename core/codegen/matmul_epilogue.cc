@@ -285,6 +285,7 @@ std::shared_ptr<Kernel> make_matmul_epilogue_kernel(const Graph& g, NodeId ancho
   std::vector<int> ins, outs;
   bool reads_y = false;
   for (const KInput& in : epilogue.inputs) {
+    if (in.mask) return fail("the epilogue reads a bool mask");
     if (in.value == y) {
       const bool whole = in.rank == epilogue.rank &&
                          std::none_of(in.bcast.begin(), in.bcast.end(), [](bool b) { return b; });

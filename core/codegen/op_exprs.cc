@@ -13,13 +13,13 @@ namespace {
 
 const std::map<std::string, int>& arities() {
   static const std::map<std::string, int> m{
-      {"Add", 2},        {"Sub", 2},  {"Mul", 2},       {"Div", 2},         {"Max", 2},
-      {"Min", 2},        {"Pow", 2},  {"Neg", 1},       {"Abs", 1},         {"Relu", 1},
-      {"Sigmoid", 1},    {"Tanh", 1}, {"Exp", 1},       {"Log", 1},         {"Sqrt", 1},
-      {"Reciprocal", 1}, {"Erf", 1},  {"LeakyRelu", 1}, {"HardSigmoid", 1}, {"HardSwish", 1},
-      {"Clip", 1},       {"Elu", 1},  {"Softplus", 1},  {"Identity", 1},    {"Floor", 1},
-      {"Ceil", 1},       {"Gelu", 1}, {"GeluTanh", 1},  {"Mish", 1},        {"Sin", 1},
-      {"Cos", 1},
+      {"Add", 2},        {"Sub", 2},   {"Mul", 2},       {"Div", 2},         {"Max", 2},
+      {"Min", 2},        {"Pow", 2},   {"Neg", 1},       {"Abs", 1},         {"Relu", 1},
+      {"Sigmoid", 1},    {"Tanh", 1},  {"Exp", 1},       {"Log", 1},         {"Sqrt", 1},
+      {"Reciprocal", 1}, {"Erf", 1},   {"LeakyRelu", 1}, {"HardSigmoid", 1}, {"HardSwish", 1},
+      {"Clip", 1},       {"Elu", 1},   {"Softplus", 1},  {"Identity", 1},    {"Floor", 1},
+      {"Ceil", 1},       {"Gelu", 1},  {"GeluTanh", 1},  {"Mish", 1},        {"Sin", 1},
+      {"Cos", 1},        {"Where", 3},
   };
   return m;
 }
@@ -80,6 +80,7 @@ std::string c_expression(const KOp& op, const std::vector<std::string>& a) {
     return A(0) + " > 0.f ? " + A(0) + " : " + al + " * (fx_expf(" + a[0] + ") - 1.f)";
   if (o == "Softplus") return "log1pf(fx_expf(" + a[0] + "))";
   if (o == "Identity") return a[0];
+  if (o == "Where") return A(0) + " ? " + A(1) + " : " + A(2);
   if (o == "Floor") return "floorf(" + a[0] + ")";
   if (o == "Ceil") return "ceilf(" + a[0] + ")";
   if (o == "Sin") return "sinf(" + a[0] + ")";

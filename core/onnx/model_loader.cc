@@ -9,6 +9,7 @@
 
 #include "onnx/graph_from_proto.h"
 #include "onnx/onnx_source.h"
+#include "onnx/range_shape.h"
 #include "onnx/wire_format.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
@@ -45,7 +46,11 @@ void infer_shapes(onnx::ModelProto& m, const std::string& path) {
   onnx::ShapeInferenceOptions opts(/*check_type=*/false, /*error_mode=*/0,
                                    /*data_propagation=*/true);
   try {
-    onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), opts);
+    ShapeData data;
+    onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), opts, &data);
+    // A second pass carries the Range lengths found from the propagated values on.
+    if (set_range_lengths(*m.mutable_graph(), data) > 0)
+      onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), opts);
   } catch (const std::exception& e) {
     // Inference failing on one node must not refuse the model: keep what we have.
     spdlog::warn("{}: shape inference stopped early: {}", path, e.what());

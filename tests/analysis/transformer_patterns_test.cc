@@ -156,6 +156,33 @@ TEST(TransformerPatterns, ScaleMaskSoftmax) {
   EXPECT_EQ(r.groups[0].nodes, (std::vector<std::string>{"scale", "mask", "softmax"}));
 }
 
+// GPT-2's causal attention: a bool mask selects the scaled scores or a constant fill.
+TEST(TransformerPatterns, ScaleWhereMaskSoftmax) {
+  GraphBuilder b;
+  auto s = b.input("scores", {1, 4, 8, 8});
+  auto sc = b.op("Div", {s, scalar(b, "scale", 8.f)}, {}, "scale");
+  auto mask = b.input("mask", {8, 8}, DType::Bool);
+  auto w = b.op("Where", {mask, sc, scalar(b, "fill", -1e4f)}, {}, "where", Shape::of({1, 4, 8, 8}),
+                DType::Float32);
+  b.output(b.op("Softmax", {w}, {{"axis", int64_t{-1}}}, "softmax"));
+  Graph g = b.build();
+  AnalysisResult r = level1(g);
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].pattern, "scale_mask_softmax");
+  EXPECT_EQ(r.groups[0].nodes, (std::vector<std::string>{"scale", "where", "softmax"}));
+}
+
+TEST(TransformerPatterns, WhereBetweenTwoTensorsIsNoMask) {
+  GraphBuilder b;
+  auto mask = b.input("mask", {8, 8}, DType::Bool);
+  auto w = b.op("Where", {mask, b.input("a", {8, 8}), b.input("b", {8, 8})}, {}, "where",
+                Shape::of({8, 8}), DType::Float32);
+  b.output(b.op("Softmax", {w}, {{"axis", int64_t{-1}}}, "softmax"));
+  Graph g = b.build();
+  AnalysisResult r = level1(g);
+  EXPECT_TRUE(r.groups.empty());
+}
+
 TEST(TransformerPatterns, LoneSoftmaxIsNoPattern) {
   GraphBuilder b;
   b.output(b.op("Softmax", {b.op("Relu", {b.input("s", {4, 8})}, {}, "relu")}, {}, "softmax"));

@@ -250,14 +250,16 @@ TEST_P(FusedConvChain, KeepsChannelsLastBetweenConvGroupsAndMatchesUnfused) {
 // residual Add, so the memory plan writes c2's and c4's outputs over them (oneDNN's
 // sum post-op accumulates in place, no copy); c4's output is NCHW (the pool reads it),
 // so c4 keeps its own buffer. Params: batch, channels, map size (64 channels on a 4x4
-// map: parts split output channels).
+// map: parts split output channels; 64 channels on 14x14 and 28x28: oneDNN's Winograd
+// convolution, runtime/winograd_conv.h, split over channels and over rows).
 struct BlockCase {
   int64_t n, c, hw;
 };
 class FusedConvResidual : public ::testing::TestWithParam<BlockCase> {};
 INSTANTIATE_TEST_SUITE_P(Shapes, FusedConvResidual,
                          ::testing::Values(BlockCase{1, 16, 12}, BlockCase{2, 16, 12},
-                                           BlockCase{1, 64, 4}),
+                                           BlockCase{1, 64, 4}, BlockCase{1, 64, 14},
+                                           BlockCase{1, 64, 28}),
                          [](const auto& info) {
                            const BlockCase& c = info.param;
                            return "n" + std::to_string(c.n) + "c" + std::to_string(c.c) + "hw" +
@@ -377,11 +379,15 @@ TEST(FusedConvPointwise, PixelPartsMatchUnfused) {
 // runs as oneDNN matmuls over output-channel slices, each writing its columns into the
 // NHWC output in place: c0 (1x1 + Clip, NHWC out) -> c1 (1x1 to `oc` channels + Clip,
 // 512 KiB+ of weights). 1000 channels do not split at a multiple of 16 evenly (496 and
-// 504 columns on two threads; 336, 320, 344 on three), and an 8x8 map is the largest
-// this path takes. Against the unfused runtime, two runs each (the second reuses the
-// primitives).
+// 504 columns on two threads; 336, 320, 344 on three), an 8x8 map is the largest this
+// path takes, and 480 -> 320 channels (160 a part, features.17's 960 -> 320 in
+// small) is its narrowest on two threads (three threads keep the pixel split there). Against the
+// unfused runtime, two runs each (the second reuses the primitives).
 TEST(FusedConvPointwise, WideOutputChannelPartsMatchUnfused) {
-  for (auto [oc, h] : {std::pair<int64_t, int64_t>{1280, 7}, {1000, 8}}) {
+  struct Case {
+    int64_t mid, oc, h;  // c0's output channels (c1's input), c1's, map size
+  };
+  for (auto [mid, oc, h] : {Case{320, 1280, 7}, Case{320, 1000, 8}, Case{480, 320, 7}}) {
     GraphBuilder b;
     auto x = b.input("x", {1, 96, h, h});
     auto wt = [&](const std::string& name, Ints d, int seed) {
@@ -391,9 +397,9 @@ TEST(FusedConvPointwise, WideOutputChannelPartsMatchUnfused) {
     };
     auto lo = b.constant("lo", TensorData::from_floats({}, {0.f}));
     auto hi = b.constant("hi", TensorData::from_floats({}, {6.f}));
-    auto c0 = b.op("Conv", {x, wt("w0", {320, 96, 1, 1}, 1), wt("b0", {320}, 2)}, {}, "c0");
+    auto c0 = b.op("Conv", {x, wt("w0", {mid, 96, 1, 1}, 1), wt("b0", {mid}, 2)}, {}, "c0");
     auto a0 = b.op("Clip", {c0, lo, hi}, {}, "c0_clip");
-    auto c1 = b.op("Conv", {a0, wt("w1", {oc, 320, 1, 1}, 3), wt("b1", {oc}, 4)}, {}, "c1");
+    auto c1 = b.op("Conv", {a0, wt("w1", {oc, mid, 1, 1}, 3), wt("b1", {oc}, 4)}, {}, "c1");
     b.output(b.op("Clip", {c1, lo, hi}, {}, "c1_clip"));
     Graph g = b.build();
     using testing::make_group;
