@@ -235,12 +235,12 @@ typedef int vi16 __attribute__((vector_size(64)));
     r[i] = u;                                                \
   }
 
-// One output row [ow][C] (channels-last, in cache) into an NCHW output: channel c's
-// pixels go to y[c * plane + ow]. Tiles of 16 pixels x 16 channels are transposed in
-// registers, by four stages of two-input shuffles that swap the off-diagonal blocks
-// of 8, 4, 2, then 1 between pairs of vectors. A row of 16 pixels or more ends with
-// a tile that overlaps the one before it; shorter rows and channels past the last
-// block of 16 are copied one by one.
+// Output pixels [ow][C] (channels-last, in cache; one or more whole rows) into an
+// NCHW output: channel c's pixels go to y[c * plane + ow]. Tiles of 16 pixels x 16 channels are
+// transposed in registers, by four stages of two-input shuffles that swap the off-diagonal blocks
+// of 8, 4, 2, then 1 between pairs of vectors. 16 pixels or more end with a tile
+// that overlaps the one before it; fewer pixels and channels past the last block of
+// 16 are copied one by one.
 FX_DW_CLONES void row_to_nchw(const float* row, int64_t ow_n, int64_t C, float* y, int64_t plane) {
   const int64_t cb = C / 16 * 16, pb = ow_n < 16 ? 0 : ow_n;
   const vi16 lo8 = {0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23};
@@ -348,14 +348,17 @@ void DepthwiseNhwc::rows(const float* x, float* y, const ConvEpilogue* ep,
   bool ep_done = !ep || ep->empty();
   if (fast && !ep_done) ep_done = clamp_of(*ep, &lo, &hi);
   std::vector<const float*> res(residuals.size());
-  // NCHW output: each row goes through this thread's buffer (one row, in L1/L2).
+  // NCHW output: rows go through this thread's buffer, enough of them for 32 pixels
+  // (one row of 32 or more; 3 of a 14-wide map), so that the transposition's tiles of
+  // 16 pixels span rows on small maps (a channel's pixels are contiguous in NCHW).
+  const int64_t plane = s_.oh * s_.ow, chunk = y_nchw ? (32 + s_.ow - 1) / s_.ow : 1;
   thread_local std::vector<float> row_buf;
-  if (y_nchw && static_cast<int64_t>(row_buf.size()) < s_.ow * C)
-    row_buf.resize(static_cast<std::size_t>(s_.ow * C));
-  const int64_t plane = s_.oh * s_.ow;
+  if (y_nchw && static_cast<int64_t>(row_buf.size()) < chunk * s_.ow * C)
+    row_buf.resize(static_cast<std::size_t>(chunk * s_.ow * C));
+  int64_t buffered = 0;  // rows in row_buf
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t n = r / s_.oh;
-    float* out_row = y_nchw ? row_buf.data() : y + r * s_.ow * C;
+    float* out_row = y_nchw ? row_buf.data() + buffered * s_.ow * C : y + r * s_.ow * C;
     RowArgs a{&s_, x + n * s_.h * s_.w * C, w_.data(), bias_.data(), out_row, r % s_.oh};
     if (fast) {
       const int key = k * 10 + static_cast<int>(s_.sh);
@@ -381,7 +384,12 @@ void DepthwiseNhwc::rows(const float* x, float* y, const ConvEpilogue* ep,
       for (std::size_t i = 0; i < res.size(); ++i) res[i] = residuals[i] + r * s_.ow * C;
       ep->apply_span(a.out, s_.ow * C, res.data());
     }
-    if (y_nchw) row_to_nchw(out_row, s_.ow, C, y + n * C * plane + (r % s_.oh) * s_.ow, plane);
+    if (!y_nchw) continue;
+    // Transposed when the buffer is full, the band ends, or the image does.
+    if (++buffered < chunk && r + 1 < r1 && (r + 1) % s_.oh != 0) continue;
+    const int64_t first = r % s_.oh + 1 - buffered;
+    row_to_nchw(row_buf.data(), buffered * s_.ow, C, y + n * C * plane + first * s_.ow, plane);
+    buffered = 0;
   }
 }
 

@@ -23,7 +23,7 @@ class DepthwiseNhwc {
   // y[n, oh, ow, c] = epilogue(bias[c] + window sum); residuals are NHWC tensors of y's
   // shape, one per AddResidual op of `ep` (nullptr: no epilogue). Splits output rows
   // over the runtime's thread pool. With `y_nchw` (no residuals) y is written NCHW
-  // instead: each row is computed and its epilogue applied in a per-thread buffer,
+  // instead: rows are computed and their epilogue applied in a per-thread buffer,
   // then transposed into y, in place of a separate NHWC -> NCHW reorder of the
   // whole output (EfficientNet's depthwise + SiLU feeds an NCHW squeeze-excite).
   void run(const float* x, float* y, const ConvEpilogue* ep,

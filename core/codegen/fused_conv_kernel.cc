@@ -481,11 +481,8 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
     // The NHWC depthwise loop writes an NCHW output itself (each row transposed while
     // in cache) unless a residual is added on its rows: cheaper than reordering the
     // whole output after it (EfficientNet-B0's 144 x 56 x 56 depthwise + SiLU: the
-    // reorder alone took 170-200 us, more than the convolution). Rows narrower than
-    // one tile of 16 pixels would be transposed element by element: those keep the
-    // reorder.
-    out_nhwc_ = native_nhwc_ &&
-                !(path_ == Path::DwNhwc && !lay_.out && p.sum_input < 0 && geo.out[3] >= 16);
+    // reorder alone took 170-200 us, more than the convolution).
+    out_nhwc_ = native_nhwc_ && !(path_ == Path::DwNhwc && !lay_.out && p.sum_input < 0);
     x_convert_.clear();
     y_convert_.clear();
     r_convert_.clear();
