@@ -6,6 +6,7 @@
 
 #include "runtime/parallel.h"
 #include "runtime/thread_pool.h"
+#include "util/error.h"
 
 namespace fx {
 
@@ -223,6 +224,54 @@ void row_tail(const RowArgs& a) {
   }
 }
 
+typedef int vi16 __attribute__((vector_size(64)));
+
+// Tiles as 16 vectors r[16]: rows i and i + b (i without bit b) exchange the columns
+// that have bit b (lo/hi: the shuffle masks that keep row i's others, and row i + b's).
+#define FX_DW_SWAP(b, lo, hi)                                \
+  _Pragma("GCC unroll 16") for (int i = 0; i < 16; ++i) {    \
+    if (i & (b)) continue;                                   \
+    const v16 u = __builtin_shuffle(r[i], r[i + (b)], (lo)); \
+    r[i + (b)] = __builtin_shuffle(r[i], r[i + (b)], (hi));  \
+    r[i] = u;                                                \
+  }
+
+// Output pixels [ow][C] (channels-last, in cache; one or more whole rows) into an
+// NCHW output: channel c's pixels go to y[c * plane + ow]. Tiles of 16 pixels x 16 channels are
+// transposed in registers, by four stages of two-input shuffles that swap the off-diagonal blocks
+// of 8, 4, 2, then 1 between pairs of vectors. 16 pixels or more end with a tile
+// that overlaps the one before it; fewer pixels and channels past the last block of
+// 16 are copied one by one.
+FX_DW_CLONES void row_to_nchw(const float* row, int64_t ow_n, int64_t C, float* y, int64_t plane) {
+  const int64_t cb = C / 16 * 16, pb = ow_n < 16 ? 0 : ow_n;
+  const vi16 lo8 = {0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23};
+  const vi16 hi8 = {8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31};
+  const vi16 lo4 = {0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27};
+  const vi16 hi4 = {4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31};
+  const vi16 lo2 = {0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29};
+  const vi16 hi2 = {2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31};
+  const vi16 lo1 = {0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30};
+  const vi16 hi1 = {1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31};
+  for (int64_t c0 = 0; c0 < cb; c0 += 16) {
+    for (int64_t t = 0; t < pb; t += 16) {
+      const int64_t p0 = std::min(t, ow_n - 16);
+      v16 r[16];
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; ++i) r[i] = FX_LOAD16(row + (p0 + i) * C + c0);
+      FX_DW_SWAP(8, lo8, hi8)
+      FX_DW_SWAP(4, lo4, hi4)
+      FX_DW_SWAP(2, lo2, hi2)
+      FX_DW_SWAP(1, lo1, hi1)
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j) FX_STORE16(y + (c0 + j) * plane + p0, r[j]);
+    }
+  }
+  for (int64_t c = 0; c < cb; ++c)
+    for (int64_t p = pb; p < ow_n; ++p) y[c * plane + p] = row[p * C + c];
+  for (int64_t c = cb; c < C; ++c)
+    for (int64_t p = 0; p < ow_n; ++p) y[c * plane + p] = row[p * C + c];
+}
+
 // An epilogue that is a lone Clip or Relu (slope 0) as bounds [lo, hi].
 bool clamp_of(const ConvEpilogue& ep, float* lo, float* hi) {
   if (ep.ops().size() != 1) return false;
@@ -266,7 +315,9 @@ DepthwiseNhwc::DepthwiseNhwc(const DepthwiseShape& s, const std::vector<float>& 
 }
 
 void DepthwiseNhwc::run(const float* x, float* y, const ConvEpilogue* ep,
-                        const std::vector<const float*>& residuals) const {
+                        const std::vector<const float*>& residuals, bool y_nchw) const {
+  if (y_nchw && !residuals.empty())
+    throw Error("depthwise convolution: an NCHW output takes no residual");
   const int64_t rows_total = s_.n * s_.oh;
   const int threads = current_threads();
   const int64_t work = rows_total * s_.ow * s_.c * s_.kh * s_.kw;
@@ -276,12 +327,13 @@ void DepthwiseNhwc::run(const float* x, float* y, const ConvEpilogue* ep,
     // of the input this band reads has it in its own L2 (MobileNetV2's expanded
     // activations are ~1-2 MiB), which the interleaved chunks of parallel_for lost.
     pool_run(threads, threads, [&](int64_t t) {
-      this->rows(x, y, ep, residuals, rows_total * t / threads, rows_total * (t + 1) / threads);
+      this->rows(x, y, ep, residuals, rows_total * t / threads, rows_total * (t + 1) / threads,
+                 y_nchw);
     });
     return;
   }
   parallel_for(rows_total, s_.ow * s_.c * s_.kh * s_.kw,
-               [&](int64_t r0, int64_t r1) { this->rows(x, y, ep, residuals, r0, r1); });
+               [&](int64_t r0, int64_t r1) { this->rows(x, y, ep, residuals, r0, r1, y_nchw); });
 }
 
 bool DepthwiseNhwc::can_run_in_place() const {
@@ -343,7 +395,8 @@ void DepthwiseNhwc::run_in_place(float* xy, const ConvEpilogue* ep) const {
 }
 
 void DepthwiseNhwc::rows(const float* x, float* y, const ConvEpilogue* ep,
-                         const std::vector<const float*>& residuals, int64_t r0, int64_t r1) const {
+                         const std::vector<const float*>& residuals, int64_t r0, int64_t r1,
+                         bool y_nchw) const {
   const int64_t C = s_.c;
   const int k = s_.kh == s_.kw && (s_.kh == 3 || s_.kh == 5) ? static_cast<int>(s_.kh) : 0;
   // The fast path: 3x3 or 5x5, stride 1 or 2 (both axes), no dilation, no channel
@@ -354,9 +407,18 @@ void DepthwiseNhwc::rows(const float* x, float* y, const ConvEpilogue* ep,
   bool ep_done = !ep || ep->empty();
   if (fast && !ep_done) ep_done = clamp_of(*ep, &lo, &hi);
   std::vector<const float*> res(residuals.size());
+  // NCHW output: rows go through this thread's buffer, enough of them for 32 pixels
+  // (one row of 32 or more; 3 of a 14-wide map), so that the transposition's tiles of
+  // 16 pixels span rows on small maps (a channel's pixels are contiguous in NCHW).
+  const int64_t plane = s_.oh * s_.ow, chunk = y_nchw ? (32 + s_.ow - 1) / s_.ow : 1;
+  thread_local std::vector<float> row_buf;
+  if (y_nchw && static_cast<int64_t>(row_buf.size()) < chunk * s_.ow * C)
+    row_buf.resize(static_cast<std::size_t>(chunk * s_.ow * C));
+  int64_t buffered = 0;  // rows in row_buf
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t n = r / s_.oh;
-    RowArgs a{&s_, x + n * s_.h * s_.w * C, w_.data(), bias_.data(), y + r * s_.ow * C, r % s_.oh};
+    float* out_row = y_nchw ? row_buf.data() + buffered * s_.ow * C : y + r * s_.ow * C;
+    RowArgs a{&s_, x + n * s_.h * s_.w * C, w_.data(), bias_.data(), out_row, r % s_.oh};
     if (fast) {
       const int key = k * 10 + static_cast<int>(s_.sh);
       const float* wb = w_blocked_.data();
@@ -381,6 +443,12 @@ void DepthwiseNhwc::rows(const float* x, float* y, const ConvEpilogue* ep,
       for (std::size_t i = 0; i < res.size(); ++i) res[i] = residuals[i] + r * s_.ow * C;
       ep->apply_span(a.out, s_.ow * C, res.data());
     }
+    if (!y_nchw) continue;
+    // Transposed when the buffer is full, the band ends, or the image does.
+    if (++buffered < chunk && r + 1 < r1 && (r + 1) % s_.oh != 0) continue;
+    const int64_t first = r % s_.oh + 1 - buffered;
+    row_to_nchw(row_buf.data(), buffered * s_.ow, C, y + n * C * plane + first * s_.ow, plane);
+    buffered = 0;
   }
 }
 

@@ -22,9 +22,12 @@ class DepthwiseNhwc {
                 const std::vector<float>& bias);
   // y[n, oh, ow, c] = epilogue(bias[c] + window sum); residuals are NHWC tensors of y's
   // shape, one per AddResidual op of `ep` (nullptr: no epilogue). Splits output rows
-  // over the runtime's thread pool.
+  // over the runtime's thread pool. With `y_nchw` (no residuals) y is written NCHW
+  // instead: rows are computed and their epilogue applied in a per-thread buffer,
+  // then transposed into y, in place of a separate NHWC -> NCHW reorder of the
+  // whole output (EfficientNet's depthwise + SiLU feeds an NCHW squeeze-excite).
   void run(const float* x, float* y, const ConvEpilogue* ep,
-           const std::vector<const float*>& residuals) const;
+           const std::vector<const float*>& residuals, bool y_nchw = false) const;
   // Whether run_in_place takes this shape: one image, a square odd kernel, stride 1, no
   // dilation, "same" padding (output rows and columns those of the input).
   bool can_run_in_place() const;
@@ -46,7 +49,8 @@ class DepthwiseNhwc {
 
  private:
   void rows(const float* x, float* y, const ConvEpilogue* ep,
-            const std::vector<const float*>& residuals, int64_t r0, int64_t r1) const;
+            const std::vector<const float*>& residuals, int64_t r0, int64_t r1,
+            bool y_nchw = false) const;
   DepthwiseShape s_;
   std::vector<float> w_;          // [kh * kw][C]
   std::vector<float> w_blocked_;  // [C / 16][kh * kw][16] (C a multiple of 16)

@@ -22,6 +22,7 @@
 #include "runtime/overwrite_input.h"
 #include "runtime/parallel.h"
 #include "runtime/thread_pool.h"
+#include "runtime/winograd_conv.h"
 #include "util/error.h"
 
 namespace fx {
@@ -417,6 +418,10 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
                     " does not match the output");
     }
     const int threads = ctx.threads();
+    if (path_ == Path::Winograd) {
+      wino_->run(x.raw(), r ? r->raw() : nullptr, y.raw(), threads);
+      return;
+    }
     // Tensors whose layout is not the path's own go through a buffer.
     const void* xin = x.raw();
     if (lay_.x != native_nhwc_) {
@@ -424,12 +429,12 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
       run_parts(x_convert_, {const_cast<void*>(x.raw()), nullptr, nullptr, const_cast<void*>(xin)},
                 threads);
     }
-    void* out = lay_.out == native_nhwc_ ? y.raw() : scratch(ybuf_, y.numel());
+    void* out = lay_.out == out_nhwc_ ? y.raw() : scratch(ybuf_, y.numel());
     // The memory plan gave the output the input's memory (overwritable_input): written
     // in place where the depthwise loop can, else from a copy of the input.
     bool in_place = false;
     if (out == xin) {
-      in_place = path_ == Path::DwNhwc && !r && dw_nhwc_->can_run_in_place();
+      in_place = path_ == Path::DwNhwc && out_nhwc_ && !r && dw_nhwc_->can_run_in_place();
       if (!in_place) {
         float* copy = scratch(xbuf_, x.numel());
         std::memcpy(copy, xin, x.byte_size());
@@ -440,6 +445,7 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
     switch (path_) {
       case Path::Nhwc: run_nhwc(ctx, xin, r, out, threads); break;
       case Path::Plain: run_plain(ctx, xin, r, out); break;
+      case Path::Winograd: break;  // returned above
       case Path::DwNchw:
       case Path::DwNhwc:
         if (in_place) {
@@ -455,11 +461,11 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
         run_depthwise(xin, static_cast<const float*>(rin), static_cast<float*>(out));
         break;
     }
-    if (lay_.out != native_nhwc_) run_parts(y_convert_, {out, nullptr, nullptr, y.raw()}, threads);
+    if (lay_.out != out_nhwc_) run_parts(y_convert_, {out, nullptr, nullptr, y.raw()}, threads);
   }
 
  private:
-  enum class Path { Plain, Nhwc, DwNchw, DwNhwc };
+  enum class Path { Plain, Nhwc, DwNchw, DwNhwc, Winograd };
 
   void build(const std::vector<int64_t>& x, const std::vector<std::vector<int64_t>>& operands,
              int threads) {
@@ -468,6 +474,7 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
     src_dims_ = x;
     operand_dims_ = operands;
     dst_dims_ = geo.out;
+    wino_.reset();
     const bool any_cl = lay_.x || lay_.out || lay_.sum;
     const bool rank4 = x.size() == 4;
     if (rank4 && p.epilogue && p.group > 1 && p.group == x[1] && p.w_dims[0] == p.group) {
@@ -477,6 +484,12 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
                              geo.dil[0] + 1, geo.dil[1] + 1, geo.pl[0],   geo.pl[1]};
       dw_shape_ = s;
       if (path_ == Path::DwNhwc) dw_nhwc_.emplace(s, p.weights, p.bias);
+    } else if (rank4 && build_winograd(x, geo, operands, threads)) {
+      path_ = Path::Winograd;
+      x_convert_.clear();
+      y_convert_.clear();
+      r_convert_.clear();
+      return;  // it reads and writes every layout itself
     } else if (rank4 && p.group == 1 && !std::getenv("FX_CONV_PLAIN") &&
                per_channel_operands(operands) && (any_cl || prefers_nhwc(x, geo)) &&
                build_nhwc(x, geo, operands, threads)) {
@@ -486,11 +499,16 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
       build_plain(x, geo, operands);
     }
     native_nhwc_ = path_ == Path::Nhwc || path_ == Path::DwNhwc;
+    // The NHWC depthwise loop writes an NCHW output itself (each row transposed while
+    // in cache) unless a residual is added on its rows: cheaper than reordering the
+    // whole output after it (EfficientNet-B0's 144 x 56 x 56 depthwise + SiLU: the
+    // reorder alone took 170-200 us, more than the convolution).
+    out_nhwc_ = native_nhwc_ && !(path_ == Path::DwNhwc && !lay_.out && p.sum_input < 0);
     x_convert_.clear();
     y_convert_.clear();
     r_convert_.clear();
     if (lay_.x != native_nhwc_) x_convert_ = layout_reorders(x, !lay_.x, threads);
-    if (lay_.out != native_nhwc_) y_convert_ = layout_reorders(geo.out, lay_.out, threads);
+    if (lay_.out != out_nhwc_) y_convert_ = layout_reorders(geo.out, lay_.out, threads);
     if (p.sum_input >= 0 && lay_.sum != native_nhwc_)
       r_convert_ = layout_reorders(geo.out, !lay_.sum, threads);
   }
@@ -515,6 +533,33 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
     };
     return all(p.strides, 1) && all(p.dilations, 1) && p.pads.size() == 4 &&
            all(p.pads, (k - 1) / 2);
+  }
+
+  // oneDNN's Winograd convolution (runtime/winograd_conv.h) for a 3x3 stride-1
+  // convolution whose post-ops are eltwise and sum ones, in the tensors' own layouts.
+  bool build_winograd(const std::vector<int64_t>& x, const Geometry& geo,
+                      const std::vector<std::vector<int64_t>>& operands, int threads) {
+    const ConvPrep& p = *p_;
+    if (std::getenv("FX_CONV_PLAIN") ||
+        !winograd_shape(x[0], x[1], geo.out[1], p.group, geo.out[2], geo.out[3],
+                        {p.w_dims[2], p.w_dims[3]}, geo.st, p.dilations))
+      return false;
+    for (const ConvPostOp& q : p.plan.post_ops)
+      if (q.kind == ConvPostOp::Kind::Binary) return false;
+    WinogradConvSpec ws;
+    ws.name = p.name;
+    ws.ic = x[1], ws.ih = x[2], ws.iw = x[3];
+    ws.oc = geo.out[1], ws.oh = geo.out[2], ws.ow = geo.out[3];
+    ws.pad_top = geo.pl[0], ws.pad_left = geo.pl[1];
+    ws.pad_bottom = geo.pr[0], ws.pad_right = geo.pr[1];
+    ws.x_nhwc = lay_.x, ws.y_nhwc = lay_.out, ws.residual_nhwc = lay_.sum;
+    ws.weights = p.weights.data();
+    ws.bias = p.bias.data();
+    std::vector<dnnl::memory::desc> binary_mds;
+    ws.post_ops = nhwc_post_ops(operands, binary_mds);
+    ws.has_sum = p.sum_input >= 0;
+    wino_ = WinogradConv::make(ws, threads);
+    return wino_ != nullptr;
   }
 
   // Binary operands that broadcast per output channel or are scalars (oneDNN's
@@ -894,7 +939,7 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
     std::vector<const float*> res;
     if (rin) res.push_back(rin);
     if (path_ == Path::DwNhwc) {
-      dw_nhwc_->run(xf, out, &*p_->epilogue, res);
+      dw_nhwc_->run(xf, out, &*p_->epilogue, res, !out_nhwc_);
       return;
     }
     // The runtime's direct NCHW loop on the folded weights, then our epilogue pass.
@@ -1007,6 +1052,7 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
   ConvLayouts lay_;
   Path path_ = Path::Plain;
   bool native_nhwc_ = false;  // the path's own layout
+  bool out_nhwc_ = false;     // the layout the path writes its output in
   std::vector<int64_t> src_dims_, dst_dims_;
   std::vector<std::vector<int64_t>> operand_dims_;
   // Layout conversions (tensor 0 -> tensor 3) where a tensor's layout is not the path's.
@@ -1024,6 +1070,8 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
   std::vector<int> post_op_index_;  // per plan post-op: its index in the primitive, -1 none
   // Path::DwNchw / DwNhwc
   DepthwiseShape dw_shape_{};
+  // Path::Winograd
+  std::unique_ptr<WinogradConv> wino_;
   std::optional<DepthwiseNhwc> dw_nhwc_;
 };
 

@@ -13,6 +13,7 @@
 #include "runtime/elementwise_ops.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/kernel_util.h"
+#include "runtime/winograd_conv.h"
 
 namespace fx {
 
@@ -58,7 +59,7 @@ void require_f32(const Tensor& t, const char* op) {
 
 class ConvKernel final : public Kernel {
  public:
-  ConvKernel(const Graph& g, const Node& n) {
+  ConvKernel(const Graph& g, const Node& n) : name_(n.name) {
     group_ = n.attrs.get_int("group", 1);
     strides_ = n.attrs.get_ints("strides");
     dilations_ = n.attrs.get_ints("dilations");
@@ -88,6 +89,10 @@ class ConvKernel final : public Kernel {
                        y.data<float>());
       return;
     }
+    if (wino_) {
+      wino_->run(x.raw(), nullptr, y.raw(), ctx.threads());
+      return;
+    }
     void* wp = const_cast<void*>(w.raw());
     void* bp = b ? const_cast<void*>(b->raw()) : nullptr;
     if (nhwc_) {  // three stages, each split over rows: reorder in, convolve, reorder out
@@ -106,6 +111,7 @@ class ConvKernel final : public Kernel {
     const bool has_bias = bias != nullptr;
     has_bias_ = has_bias;
     parts_.clear();
+    wino_.reset();
     const std::size_t sp = x.rank() - 2;
     std::vector<int64_t> k(w.dims().begin() + 2, w.dims().end());
     auto at = [](const std::vector<int64_t>& v, std::size_t i, int64_t def) {
@@ -170,6 +176,22 @@ class ConvKernel final : public Kernel {
     // than reordering the input in and the output back costs. FX_NO_BLOCKED=1 keeps
     // the plain path (for comparisons).
     nhwc_ = false;
+    // 3x3 stride-1 convolutions through oneDNN's Winograd kernels where it has them
+    // (runtime/winograd_conv.h), reading and writing NCHW.
+    if (splittable && sp == 2 && bias_constant_ &&
+        winograd_shape(x.dims()[0], x.dims()[1], oc, group_, out[2], out[3], k, strides_,
+                       dilations_)) {
+      WinogradConvSpec ws;
+      ws.name = name_;
+      ws.ic = x.dims()[1], ws.ih = x.dims()[2], ws.iw = x.dims()[3];
+      ws.oc = oc, ws.oh = out[2], ws.ow = out[3];
+      ws.pad_top = pl[0], ws.pad_left = pl[1], ws.pad_bottom = pr[0], ws.pad_right = pr[1];
+      ws.weights = w.data<float>();
+      // A copy: the Winograd parts point at it for as long as they live.
+      if (has_bias) wino_bias_.assign(bias->data<float>(), bias->data<float>() + oc);
+      ws.bias = has_bias ? wino_bias_.data() : nullptr;
+      if ((wino_ = WinogradConv::make(ws, threads))) return;
+    }
     // 1x1 convolutions stay plain: on NCHW they are one GEMM already, and the
     // reorders would cost about what they compute (MobileNetV2: 2.5x slower).
     if (splittable && sp == 2 && k[0] * k[1] > 1 && !getenv("FX_NO_BLOCKED")) {
@@ -309,6 +331,9 @@ class ConvKernel final : public Kernel {
   bool nhwc_ = false;
   std::vector<DnnlPart> in_parts_, out_parts_;  // reorders NCHW -> NHWC -> NCHW
   dnnl::memory src_nhwc_, dst_nhwc_;
+  std::string name_;
+  std::unique_ptr<WinogradConv> wino_;  // set: the Winograd path
+  std::vector<float> wino_bias_;
 };
 
 }  // namespace

@@ -3,7 +3,8 @@
 // dilation, asymmetric padding, channel counts with a tail past the blocks of 16, a
 // batch; the fast path (3x3/5x5, stride 1/2, channels a multiple of 16) with odd map
 // sizes; and its epilogues: Clip then a residual on each row, a lone Clip or Relu
-// applied in registers, none. And the loop written over its own input.
+// applied in registers, none; SiLU with the output written NCHW. And the loop
+// written over its own input.
 
 #include <gtest/gtest.h>
 
@@ -14,6 +15,7 @@
 #include "codegen_test_util.h"
 #include "runtime/depthwise_conv.h"
 #include "runtime/thread_pool.h"
+#include "util/error.h"
 
 namespace fx {
 namespace {
@@ -47,13 +49,16 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{1, 3, 5, 6, 3, 1, 1, 0, 0, 0, 0},     // tail only, no pad
                       // The fast path (C a multiple of 16: groups of 64, 32 and 16
                       // channels; 8 pixels at a time inside a row, edges one by one).
-                      Case{1, 112, 13, 15, 3, 1, 1, 1, 1, 1, 1},   // 64 + 32 + 16
-                      Case{1, 112, 13, 15, 3, 2, 1, 1, 1, 1, 1},   // stride 2
-                      Case{1, 96, 12, 12, 3, 2, 1, 0, 0, 1, 1},    // SAME_UPPER-style pads
-                      Case{2, 176, 11, 19, 5, 2, 1, 2, 2, 2, 2},   // 5x5 stride 2, batch
-                      Case{1, 64, 7, 7, 5, 1, 1, 2, 2, 2, 2},      // 5x5 on a 7x7 map
-                      Case{1, 32, 3, 2, 3, 1, 1, 1, 1, 1, 1},      // narrower than a block
-                      Case{1, 16, 17, 23, 3, 1, 1, 0, 0, 0, 0}));  // no padding
+                      Case{1, 112, 13, 15, 3, 1, 1, 1, 1, 1, 1},  // 64 + 32 + 16
+                      Case{1, 112, 13, 15, 3, 2, 1, 1, 1, 1, 1},  // stride 2
+                      Case{1, 96, 12, 12, 3, 2, 1, 0, 0, 1, 1},   // SAME_UPPER-style pads
+                      Case{2, 176, 11, 19, 5, 2, 1, 2, 2, 2, 2},  // 5x5 stride 2, batch
+                      Case{1, 64, 7, 7, 5, 1, 1, 2, 2, 2, 2},     // 5x5 on a 7x7 map
+                      Case{1, 32, 3, 2, 3, 1, 1, 1, 1, 1, 1},     // narrower than a block
+                      Case{1, 16, 17, 23, 3, 1, 1, 0, 0, 0, 0},   // no padding
+                      // Rows of 16 pixels or more (NCHW output: tiles of 16 x 16).
+                      Case{1, 48, 6, 37, 3, 1, 1, 1, 1, 1, 1},    // 2 tiles + 1 overlapping
+                      Case{2, 40, 5, 40, 5, 2, 1, 2, 2, 2, 2}));  // channel tail of 8
 
 TEST_P(DepthwiseNhwcCases, MatchesTheNchwLoop) {
   const Case t = GetParam();
@@ -108,6 +113,20 @@ TEST_P(DepthwiseNhwcCases, MatchesTheNchwLoop) {
     }
     EXPECT_LT(worst, 1e-5) << e.name;
   }
+  // SiLU (x * sigmoid(x)) written straight to an NCHW output, each row transposed from
+  // the thread's row buffer: tiles of 16 pixels x 16 channels (the last overlapping),
+  // and element by element for rows narrower than 16 and the channel tail.
+  const ConvEpilogue silu(std::vector<EpilogueOp>{{EpilogueOp::Swish, 1.f}});
+  std::vector<float> got(conv.size(), NAN);
+  dw.run(x_nhwc.data(), got.data(), &silu, {}, /*y_nchw=*/true);
+  double worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double v = conv[i], want = v / (1 + std::exp(-v));
+    const double d = std::fabs(double(got[i]) - want);
+    if (!(d <= worst)) worst = d;
+  }
+  EXPECT_LT(worst, 1e-5) << "silu, NCHW output";
+  EXPECT_THROW(dw.run(x_nhwc.data(), got.data(), &silu, {res_nhwc.data()}, true), Error);
 }
 
 // Written over its own input: the same values as run() into a separate buffer, for

@@ -250,14 +250,16 @@ TEST_P(FusedConvChain, KeepsChannelsLastBetweenConvGroupsAndMatchesUnfused) {
 // residual Add, so the memory plan writes c2's and c4's outputs over them (oneDNN's
 // sum post-op accumulates in place, no copy); c4's output is NCHW (the pool reads it),
 // so c4 keeps its own buffer. Params: batch, channels, map size (64 channels on a 4x4
-// map: parts split output channels).
+// map: parts split output channels; 64 channels on 14x14 and 28x28: oneDNN's Winograd
+// convolution, runtime/winograd_conv.h, split over channels and over rows).
 struct BlockCase {
   int64_t n, c, hw;
 };
 class FusedConvResidual : public ::testing::TestWithParam<BlockCase> {};
 INSTANTIATE_TEST_SUITE_P(Shapes, FusedConvResidual,
                          ::testing::Values(BlockCase{1, 16, 12}, BlockCase{2, 16, 12},
-                                           BlockCase{1, 64, 4}),
+                                           BlockCase{1, 64, 4}, BlockCase{1, 64, 14},
+                                           BlockCase{1, 64, 28}),
                          [](const auto& info) {
                            const BlockCase& c = info.param;
                            return "n" + std::to_string(c.n) + "c" + std::to_string(c.c) + "hw" +
