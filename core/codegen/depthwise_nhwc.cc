@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "runtime/parallel.h"
 #include "runtime/thread_pool.h"
@@ -333,6 +334,64 @@ void DepthwiseNhwc::run(const float* x, float* y, const ConvEpilogue* ep,
   }
   parallel_for(rows_total, s_.ow * s_.c * s_.kh * s_.kw,
                [&](int64_t r0, int64_t r1) { this->rows(x, y, ep, residuals, r0, r1, y_nchw); });
+}
+
+bool DepthwiseNhwc::can_run_in_place() const {
+  const int64_t k = s_.kh, p = (k - 1) / 2;
+  return s_.n == 1 && s_.kw == k && k % 2 == 1 && s_.sh == 1 && s_.sw == 1 && s_.dh == 1 &&
+         s_.dw == 1 && s_.pt == p && s_.pl == p && s_.oh == s_.h && s_.ow == s_.w;
+}
+
+void DepthwiseNhwc::run_in_place(float* xy, const ConvEpilogue* ep) const {
+  const int64_t p = (s_.kh - 1) / 2, H = s_.h, row = s_.w * s_.c;  // floats per row
+  const auto row_bytes = static_cast<std::size_t>(row) * sizeof(float);
+  const int threads = current_threads();
+  const int64_t work = H * s_.ow * s_.c * s_.kh * s_.kw;
+  const int bands = threads > 1 && H >= 2 * threads && work >= kMinSplitWork ? threads : 1;
+  std::vector<int64_t> start(static_cast<std::size_t>(bands) + 1);
+  for (int t = 0; t <= bands; ++t) start[static_cast<std::size_t>(t)] = H * t / bands;
+  // halo[t]: input rows [max(0, b - p), min(H, b + p)) around boundary b = start[t],
+  // copied before any band writes (either neighbour may overwrite its side first).
+  std::vector<std::vector<float>> halo(static_cast<std::size_t>(bands) + 1);
+  auto halo_lo = [&](int64_t b) { return std::max<int64_t>(0, b - p); };
+  for (int t = 1; t < bands; ++t) {
+    const int64_t b = start[static_cast<std::size_t>(t)];
+    halo[static_cast<std::size_t>(t)].assign(xy + halo_lo(b) * row, xy + std::min(H, b + p) * row);
+  }
+  auto band = [&](int64_t t) {
+    const auto u = static_cast<std::size_t>(t);
+    const int64_t r0 = start[u], r1 = start[u + 1];
+    // Input row q as this band reads it: outside the band from the saved rows, inside
+    // in place (the band writes row q back only once no later row of it reads row q).
+    auto src_row = [&](int64_t q) -> const float* {
+      if (q < r0) return halo[u].data() + (q - halo_lo(r0)) * row;
+      if (q >= r1) return halo[u + 1].data() + (q - halo_lo(r1)) * row;
+      return xy + q * row;
+    };
+    std::vector<float> ring(static_cast<std::size_t>((p + 1) * row));
+    std::vector<float> window(static_cast<std::size_t>((2 * p + 1) * row));
+    auto slot = [&](int64_t r) { return ring.data() + (r % (p + 1)) * row; };
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* base = xy;
+      if (r - p < r0 || r + p >= r1) {
+        // A window of input rows r - p .. r + p (those inside the image), addressed as
+        // the image would be.
+        for (int64_t q = std::max<int64_t>(0, r - p); q < std::min(H, r + p + 1); ++q)
+          std::memcpy(window.data() + (q - (r - p)) * row, src_row(q), row_bytes);
+        base = window.data() - (r - p) * row;
+      }
+      rows(base, slot(r) - r * row, ep, {}, r, r + 1);
+      // Row r - p of the input is read by no later row of this band.
+      if (r - p >= r0) std::memcpy(xy + (r - p) * row, slot(r - p), row_bytes);
+    }
+    for (int64_t r = std::max(r0, r1 - p); r < r1; ++r)
+      std::memcpy(xy + r * row, slot(r), row_bytes);
+  };
+  if (bands == 1) {
+    band(0);
+    return;
+  }
+  pool_run(bands, threads, band);
 }
 
 void DepthwiseNhwc::rows(const float* x, float* y, const ConvEpilogue* ep,

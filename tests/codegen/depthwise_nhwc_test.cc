@@ -3,7 +3,8 @@
 // dilation, asymmetric padding, channel counts with a tail past the blocks of 16, a
 // batch; the fast path (3x3/5x5, stride 1/2, channels a multiple of 16) with odd map
 // sizes; and its epilogues: Clip then a residual on each row, a lone Clip or Relu
-// applied in registers, none; SiLU with the output written NCHW.
+// applied in registers, none; SiLU with the output written NCHW. And the loop
+// written over its own input.
 
 #include <gtest/gtest.h>
 
@@ -126,6 +127,52 @@ TEST_P(DepthwiseNhwcCases, MatchesTheNchwLoop) {
   }
   EXPECT_LT(worst, 1e-5) << "silu, NCHW output";
   EXPECT_THROW(dw.run(x_nhwc.data(), got.data(), &silu, {res_nhwc.data()}, true), Error);
+}
+
+// Written over its own input: the same values as run() into a separate buffer, for
+// 3x3 and 5x5 ("same" padding, stride 1), the fast path (C a multiple of 16) and the
+// generic one (C = 24, 7x7 kernel), on one to four threads: the map is cut into bands
+// whose boundary rows are saved before any band writes (bands of 6 and 5 rows on a
+// 17-row map with 3 threads: fewer rows than the 5x5's reach in some windows).
+TEST(DepthwiseNhwcInPlace, MatchesRunIntoASeparateBuffer) {
+  struct InPlaceCase {
+    int64_t c, h, w, k;
+  };
+  for (const InPlaceCase t : {InPlaceCase{96, 17, 19, 3}, InPlaceCase{64, 17, 13, 5},
+                              InPlaceCase{24, 20, 20, 7}, InPlaceCase{144, 56, 56, 3}}) {
+    const int64_t p = (t.k - 1) / 2;
+    const DepthwiseShape s{1, t.c, t.h, t.w, t.h, t.w, t.k, t.k, 1, 1, 1, 1, p, p};
+    const auto x = random_floats(static_cast<std::size_t>(t.c * t.h * t.w), 5);
+    const auto w = random_floats(static_cast<std::size_t>(t.c * t.k * t.k), 6);
+    const auto b = random_floats(static_cast<std::size_t>(t.c), 7);
+    DepthwiseNhwc dw(s, w, b);
+    ASSERT_TRUE(dw.can_run_in_place());
+    ConvEpilogue ep({{EpilogueOp::Clip, -0.5f, 0.5f}});
+    for (int threads : {1, 2, 3, 4}) {
+      ScopedThreads scope(threads);
+      std::vector<float> want(x.size());
+      dw.run(x.data(), want.data(), &ep, {});
+      std::vector<float> xy = x;
+      dw.run_in_place(xy.data(), &ep);
+      double worst = 0;
+      for (std::size_t i = 0; i < xy.size(); ++i) {
+        const double d = std::fabs(double(xy[i]) - double(want[i]));
+        if (!(d <= worst)) worst = d;
+      }
+      EXPECT_EQ(worst, 0.0) << t.c << "x" << t.h << "x" << t.w << " k" << t.k << " threads "
+                            << threads;
+    }
+  }
+  // Shapes it does not take: stride 2, a batch, no padding (output smaller).
+  EXPECT_FALSE(DepthwiseNhwc(DepthwiseShape{1, 16, 8, 8, 4, 4, 3, 3, 2, 2, 1, 1, 1, 1},
+                             std::vector<float>(144, 1.f), {})
+                   .can_run_in_place());
+  EXPECT_FALSE(DepthwiseNhwc(DepthwiseShape{2, 16, 8, 8, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1},
+                             std::vector<float>(144, 1.f), {})
+                   .can_run_in_place());
+  EXPECT_FALSE(DepthwiseNhwc(DepthwiseShape{1, 16, 8, 8, 6, 6, 3, 3, 1, 1, 1, 1, 0, 0},
+                             std::vector<float>(144, 1.f), {})
+                   .can_run_in_place());
 }
 
 }  // namespace
