@@ -190,15 +190,12 @@ std::optional<KernelTerms> terms_from_json(const nlohmann::json& j) {
   // ... and before "constant_bytes" and "planes" were: 0 (no weights or planes terms).
   double w = j.contains("constant_bytes") ? num(j, "constant_bytes") : 0.0;
   double p = j.contains("planes") ? num(j, "planes") : 0.0;
-  return KernelTerms{*c,
-                     b,
-                     f,
-                     j.value("launches", 1),
-                     std::isfinite(e) ? e : 0.0,
-                     j.value("fused", false),
-                     std::isfinite(k) ? std::clamp(k, 0.0, b) : 0.0,
+  return KernelTerms{*c, b, f, j.value("launches", 1), std::isfinite(e) ? e : 0.0,
+                     j.value("fused", false), std::isfinite(k) ? std::clamp(k, 0.0, b) : 0.0,
                      std::isfinite(w) ? std::clamp(w, 0.0, b) : 0.0,
-                     std::isfinite(p) ? std::max(p, 0.0) : 0.0};
+                     std::isfinite(p) ? std::max(p, 0.0) : 0.0,
+                     // ... and before "winograd" was: false (the anchor terms as before).
+                     j.value("winograd", false)};
 }
 
 // A kernel row's terms; results written before "fused" was: a row of several nodes.

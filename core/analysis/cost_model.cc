@@ -1,6 +1,9 @@
 #include "analysis/cost_model.h"
 
 #include <algorithm>
+#include <thread>
+
+#include "runtime/winograd_conv.h"
 
 namespace fx {
 namespace {
@@ -65,6 +68,16 @@ int64_t reduced_row(const Graph& g, const Node& n) {
   int64_t row = 1;
   for (int64_t a : axes) row *= in[norm_axis(a, r)];
   return row;
+}
+
+// Operations per counted FLOP in the runtime's unfused kernel of `n`: Where runs the
+// ternary loop (runtime/elementwise_ops.h: ternary_map), which reads its three
+// operands through run-time strides one element at a time (no vector loop, unlike the
+// binary kernels' contiguous and scalar cases): a load per operand and the select per
+// output element, against one vector op for the others. (GPT-2's masked Where: 1.6 MB
+// in 109 us, against 21 us for the Div before it on the same bytes.)
+double unfused_ops_per_flop(const Node& n) {
+  return n.op_type == "Where" ? 4.0 : 1.0;
 }
 
 }  // namespace
@@ -143,6 +156,36 @@ int64_t CostModel::node_planes(const Graph& g, const Node& n) {
   return x[0] * x[1];
 }
 
+bool CostModel::node_winograd(const Graph& g, const Node& n, int threads) {
+  if (n.op_type != "Conv") return false;
+  auto x = dims_of(g, input(n, 0));
+  auto w = dims_of(g, input(n, 1));
+  auto y = dims_of(g, output0(n));
+  if (x.size() != 4 || w.size() != 4 || y.size() != 4) return false;
+  // As the runtime's Conv kernel (runtime/dnnl_kernels.cc): constant weights and bias.
+  if (!g.value(input(n, 1)).is_constant()) return false;
+  if (ValueId b = input(n, 2); b != kNoValue && !g.value(b).is_constant()) return false;
+  const int64_t group = n.attrs.get_int("group", 1);
+  if (!winograd_shape(x[0], x[1], y[1], group, y[2], y[3], {w[2], w[3]},
+                      n.attrs.get_ints("strides"), n.attrs.get_ints("dilations")))
+    return false;
+  WinogradConvSpec s;
+  s.name = n.name;
+  s.ic = x[1], s.ih = x[2], s.iw = x[3];
+  s.oc = y[1], s.oh = y[2], s.ow = y[3];
+  // Explicit pads, else what the output's size implies (SAME: the extra one at the end).
+  auto pads = n.attrs.get_ints("pads");
+  if (pads.size() == 4) {
+    s.pad_top = pads[0], s.pad_left = pads[1], s.pad_bottom = pads[2], s.pad_right = pads[3];
+  } else {
+    const int64_t ph = std::max<int64_t>(0, s.oh + 2 - s.ih),
+                  pw = std::max<int64_t>(0, s.ow + 2 - s.iw);
+    s.pad_top = ph / 2, s.pad_bottom = ph - ph / 2, s.pad_left = pw / 2, s.pad_right = pw - pw / 2;
+  }
+  if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  return winograd_runs(s, threads);
+}
+
 int64_t CostModel::node_tile_bytes(const Graph& g, const Node& n, OpKind kind) {
   const int64_t es = elem_size(g, n);
   const std::string& op = n.op_type;
@@ -173,7 +216,8 @@ int64_t CostModel::node_tile_bytes(const Graph& g, const Node& n, OpKind kind) {
   return kElementTile * es * std::max<int64_t>(1, operands);
 }
 
-CostModel::CostModel(const Graph& g, DeviceProfile profile) : g_(g), profile_(std::move(profile)) {
+CostModel::CostModel(const Graph& g, DeviceProfile profile, int threads)
+    : g_(g), profile_(std::move(profile)) {
   value_bytes_.resize(g.value_count());
   for (std::size_t v = 0; v < g.value_count(); ++v)
     value_bytes_[v] = g.value(static_cast<ValueId>(v)).byte_size().value_or(0);
@@ -222,10 +266,11 @@ CostModel::CostModel(const Graph& g, DeviceProfile profile) : g_(g), profile_(st
       cost.bytes_read = cost.bytes_written = cost.constant_bytes = 0;
       continue;
     }
-    cost.flops = node_flops(g, n, c.kind);
+    cost.flops = node_flops(g, n, c.kind) * unfused_ops_per_flop(n);
     cost.footprint_bytes = node_tile_bytes(g, n, c.kind);
     cost.relayout_bytes = node_relayout_bytes(g, n, cost);
     cost.planes = node_planes(g, n);
+    cost.winograd = node_winograd(g, n, threads);
     cost.time_s = time(double(cost.bytes()), cost.flops, cost.launches, cost.kernel_class);
   }
 }
@@ -296,7 +341,8 @@ Cost CostModel::group(std::span<const NodeId> members) const {
       ++anchors;
       anchor_flops += nc.flops;
     } else {
-      other_flops += nc.flops;
+      // The fused loop is generated (vectorized) whatever the runtime's kernel does.
+      other_flops += nc.flops / unfused_ops_per_flop(g_.node(m));
       reduction = reduction || nc.kernel_class == KernelClass::Reduction;
       copies_only = copies_only && nc.kernel_class == KernelClass::DataMovement;
     }
@@ -358,6 +404,9 @@ Cost CostModel::group(std::span<const NodeId> members) const {
     // output, a residual, folded parameters), at the elementwise bandwidth.
     const Cost& a = node(anchor_node);
     c.anchor_bytes = a.bytes();
+    // The fused conv takes Winograd where the unfused one does (codegen/fused_conv_kernel.cc,
+    // its eltwise and sum post-ops).
+    c.winograd = a.winograd;
     c.epilogue_bytes = c.fused ? std::max<int64_t>(0, c.bytes() - a.bytes_read) : 0;
     if (!c.fused) {
       c.relayout_bytes = a.relayout_bytes;

@@ -68,6 +68,14 @@ struct Cost {
   // dominates small maps (7x7). 0 for other nodes and for fused groups (the fused
   // depthwise loops over channels in NHWC).
   int64_t planes = 0;
+  // The runtime runs this Conv (a group: its anchor) with oneDNN's Winograd convolution
+  // in the unfused and in the fused program alike (runtime/winograd_conv.h: 3x3 stride 1,
+  // Winograd-domain weights of a part within a core's L2; FX_WINOGRAD=0 none). Both then
+  // reorder their activations into oneDNN's blocked layout and back on every call, and
+  // compute alike: fusion saves no relayout and does not change the anchor's
+  // implementation (saving_model.h). relayout_bytes still says what the unfused kernel
+  // converts.
+  bool winograd = false;
   double flops = 0;
   int launches = 1;
   int64_t footprint_bytes = 0;  // on-chip working set of the largest tile
@@ -96,6 +104,7 @@ struct KernelTerms {
   // them (the saving model's anchor_weights and anchor_planes terms are then 0).
   double constant_bytes = 0;
   double planes = 0;
+  bool winograd = false;  // Cost::winograd; false in results written before it
 };
 inline KernelTerms terms_of(const Cost& c) {
   return {c.kernel_class,
@@ -106,14 +115,17 @@ inline KernelTerms terms_of(const Cost& c) {
           c.fused,
           double(c.relayout_bytes),
           double(c.constant_bytes),
-          double(c.planes)};
+          double(c.planes),
+          c.winograd};
 }
 inline double kernel_time(const DeviceProfile& p, const KernelTerms& t);
 
 class CostModel {
  public:
   // Precomputes every node's cost (linear in the graph size). The graph must outlive it.
-  CostModel(const Graph& g, DeviceProfile profile);
+  // `threads`: those the runtime runs on (0: all hardware threads, as the executor),
+  // which decide how it splits a Winograd convolution (Cost::winograd).
+  CostModel(const Graph& g, DeviceProfile profile, int threads = 0);
 
   const DeviceProfile& profile() const { return profile_; }
   const Graph& graph() const { return g_; }
@@ -139,6 +151,9 @@ class CostModel {
   static int64_t node_relayout_bytes(const Graph& g, const Node& n, const Cost& c);
   // Cost::planes of one node: batch x channels of a depthwise Conv, else 0.
   static int64_t node_planes(const Graph& g, const Node& n);
+  // Cost::winograd of one node: a Conv with constant weights (and bias) that the
+  // runtime's own rule (runtime/winograd_conv.h) runs with Winograd on `threads`.
+  static bool node_winograd(const Graph& g, const Node& n, int threads);
 
   static constexpr int64_t kElementTile = 1024;
   static constexpr int64_t kAnchorTile = 128;

@@ -129,7 +129,12 @@ SavingFeatures saving_features(const DeviceProfile& p, const GroupTermsSample& g
   f.us[0] = members_s * 1e6;
   f.us[1] = g.bytes_saved / p.bandwidth(KernelClass::Elementwise) * 1e6;
   f.us[2] = g.launches_saved * p.launch_overhead_s * 1e6;
-  if (anchor) {
+  if (anchor && anchor->winograd) {
+    // oneDNN's Winograd convolution in both programs (cost_model.h: Cost::winograd):
+    // each reorders its activations into the blocked layout and back, and computes
+    // alike, so the anchor's relayout, compute, memory and weights terms change nothing.
+    f.us[5] = -fused->epilogue_bytes / p.bandwidth(KernelClass::Elementwise) * 1e6;
+  } else if (anchor) {
     // The activations the unfused anchor converts between layouts on every call, at the
     // elementwise (copy) bandwidth: the fused conv chain keeps NHWC between fused convs.
     f.us[3] = anchor->relayout_bytes / p.bandwidth(KernelClass::Elementwise) * 1e6;

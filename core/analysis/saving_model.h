@@ -43,6 +43,12 @@
 //                             fixed cost per plane that the fused NHWC loop does not pay
 //                             (half of a 7x7 depthwise conv's time)
 //
+// A conv anchor the runtime runs with oneDNN's Winograd convolution (cost_model.h:
+// Cost::winograd; ResNet's layer1 3x3 convs) runs so in the unfused and in the fused
+// program: both reorder their activations into the blocked layout and back and compute
+// alike, so its relayout, anchor_flop, anchor_memory and anchor_weights terms are 0
+// (what fusion changes there is the members, traffic, launches and the epilogue).
+//
 // Prior (what the uncalibrated cost model says): c = (1, 0, 0, 0, 0, 1, 0, 0, 0). The fit is
 // weighted least squares on the measured savings, each group weighed by
 // 1 / (noise^2 + (rel_floor x measured)^2) (noisy groups count less; the floor makes the

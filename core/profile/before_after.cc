@@ -134,8 +134,8 @@ std::optional<KernelTerms> kernel_terms(const Graph& g, const CostModel& cm,
   return terms_of(c);
 }
 
-void add_cost_terms(const Graph& g, BeforeAfterResult& r) {
-  CostModel cm(g, terms_profile());
+void add_cost_terms(const Graph& g, BeforeAfterResult& r, int threads) {
+  CostModel cm(g, terms_profile(), threads);
   for (const auto& k : r.before.kernels) r.before_terms.push_back(kernel_terms(g, cm, k.nodes));
   for (const auto& k : r.after.kernels) r.after_terms.push_back(kernel_terms(g, cm, k.nodes));
   for (auto& m : r.groups) {
@@ -321,7 +321,7 @@ BeforeAfterResult run_before_after(const Graph& g, const std::vector<const Fusio
   r.tolerance = o.tolerance;
   r.codegen_note = p.note;
   measure_groups(groups, p, r, diffs, r.groups);
-  add_cost_terms(g, r);
+  add_cost_terms(g, r, co.threads);
   for (const auto& m : r.groups)
     if (!m.estimate_profile.empty()) {
       r.estimate_profile = m.estimate_profile;

@@ -17,6 +17,7 @@ json kernel_terms_json(const KernelTerms& t) {
           {"relayout_bytes", t.relayout_bytes},
           {"constant_bytes", t.constant_bytes},
           {"planes", t.planes},
+          {"winograd", t.winograd},
           {"fused", t.fused}};
 }
 

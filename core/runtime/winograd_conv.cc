@@ -91,6 +91,15 @@ bool winograd_shape(int64_t n, int64_t ic, int64_t oc, int64_t group, int64_t oh
 }
 
 std::unique_ptr<WinogradConv> WinogradConv::make(const WinogradConvSpec& s, int threads) {
+  return make_parts(s, threads, false);
+}
+
+bool winograd_runs(const WinogradConvSpec& s, int threads) {
+  return WinogradConv::make_parts(s, threads, true) != nullptr;
+}
+
+std::unique_ptr<WinogradConv> WinogradConv::make_parts(const WinogradConvSpec& s, int threads,
+                                                       bool probe) {
   if (!winograd_enabled()) return nullptr;
   auto conv = std::unique_ptr<WinogradConv>(new WinogradConv());
   dnnl::primitive_attr attr = part_attr();
@@ -153,6 +162,10 @@ std::unique_ptr<WinogradConv> WinogradConv::make(const WinogradConvSpec& s, int 
         spdlog::debug("Conv '{}': Winograd weights of {} KiB per part exceed the budget; direct",
                       s.name, pd.weights_desc().get_size() >> 10);
         return nullptr;
+      }
+      if (probe) {  // the choice only: no weights, no steps
+        conv->parts_.push_back(std::move(part));
+        continue;
       }
       part.steps.push_back(reorder_in(x_md, 0, x_off, part.src));
       if (s.has_sum) part.steps.push_back(reorder_in(r_md, 1, r_off, part.dst));

@@ -62,6 +62,13 @@ bool winograd_shape(int64_t n, int64_t ic, int64_t oc, int64_t group, int64_t oh
                     const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
                     const std::vector<int64_t>& dilations);
 
+// Whether WinogradConv::make takes Winograd for a convolution of winograd_shape with
+// this geometry (spec's sizes, pads and layouts; weights and bias need not be set) on
+// `threads` parts: the switch, oneDNN having a Winograd kernel for it, and each part's
+// weights within winograd_weight_budget. The analysis asks it (analysis/cost_model.h:
+// which convolutions the unfused and the fused program both run this way).
+bool winograd_runs(const WinogradConvSpec& spec, int threads);
+
 class WinogradConv {
  public:
   // The convolution split for `threads`, or null when Winograd is switched off or
@@ -75,6 +82,10 @@ class WinogradConv {
   const std::string& description() const { return description_; }
 
  private:
+  friend bool winograd_runs(const WinogradConvSpec& spec, int threads);
+  // make(), or with `probe` only the decision (parts without weights or steps).
+  static std::unique_ptr<WinogradConv> make_parts(const WinogradConvSpec& spec, int threads,
+                                                  bool probe);
   struct Part {
     std::vector<DnnlPart> steps;  // reorder in, [reorder residual], convolution, reorder out
     dnnl::memory src, dst;        // blocked buffers

@@ -56,6 +56,26 @@ TEST(CostModel, ElementwiseReductionAndSoftmaxFlops) {
   EXPECT_EQ(cm.node(g.find_node("sum")).footprint_bytes, CostModel::kElementTile * 4 * 2);
 }
 
+TEST(CostModel, UnfusedWhereIsAScalarLoopTheFusedOneIsNot) {
+  // The runtime's Where reads its operands through run-time strides one element at a
+  // time: a load per operand and the select per element. Fused, the generated loop
+  // vectorizes, so the group counts one op per element like the other members.
+  GraphBuilder b;
+  auto x = b.input("x", {2, 4, 8});
+  auto m = b.input("m", {1, 4, 8}, DType::Bool);
+  auto d = b.op("Div", {x, testing::scalar(b, "k", 2.f)}, {}, "div", Shape::of({2, 4, 8}));
+  auto w =
+      b.op("Where", {m, d, testing::scalar(b, "neg", -1e9f)}, {}, "where", Shape::of({2, 4, 8}));
+  b.output(b.op("Softmax", {w}, {{"axis", int64_t{-1}}}, "softmax"));
+  Graph g = b.build();
+  CostModel cm(g, test_profile());
+  EXPECT_DOUBLE_EQ(cm.node(g.find_node("div")).flops, 64);
+  EXPECT_DOUBLE_EQ(cm.node(g.find_node("where")).flops, 4 * 64);
+  Cost f = cm.group(
+      std::vector<NodeId>{g.find_node("div"), g.find_node("where"), g.find_node("softmax")});
+  EXPECT_DOUBLE_EQ(f.flops, 64 + 64 + 5 * 64);
+}
+
 TEST(CostModel, GroupCountsOnlyExternalTraffic) {
   GraphBuilder b;
   auto x = b.input("x", {256});  // 1 KiB
