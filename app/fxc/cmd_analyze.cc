@@ -308,7 +308,10 @@ int run_calibrate_from(const CalibrateOptions& o) {
   fx::FusedFit ffit = fx::fit_fused_rates(fused, fit.profile);
   fx::DeviceProfile p = ffit.profile;
   p.calibration = what + fmt::format("; fused rates fitted to {} fused kernels", fused.size());
-  p.source = base.source + "; kernel rates " + p.calibration;
+  // The base may itself be a fitted profile: keep only what was measured, so that
+  // fitting again replaces the earlier fit's statement instead of appending to it.
+  const std::string measured = base.source.substr(0, base.source.find("; kernel rates "));
+  p.source = measured + "; kernel rates " + p.calibration;
   // A base that carried a saving model fitted on other rates: its coefficients do not
   // apply to these; the one fitted below replaces it.
   p.saving_model = {};

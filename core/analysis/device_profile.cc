@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
 
 #include "analysis/cpu_calibration.h"
 #include "util/error.h"
@@ -185,6 +187,18 @@ std::string cpu_host_cache_path() {
 
 DeviceProfile resolve_device(const std::string& name_or_path) {
   const std::string& s = name_or_path;
+  // Plans and results name their profile by label ("cpu-host (calibrated)", see
+  // DeviceProfile::label): that is the profile of that name as cached now.
+  constexpr std::string_view kCalibrated = " (calibrated)";
+  if (s.size() > kCalibrated.size() && s.ends_with(kCalibrated)) {
+    DeviceProfile p = resolve_device(s.substr(0, s.size() - kCalibrated.size()));
+    if (!p.calibrated)
+      spdlog::warn(
+          "device '{}': no calibrated {} profile is cached any more; using the "
+          "uncalibrated one (fxc calibrate --from RESULT.json fits it again)",
+          s, p.name);
+    return p;
+  }
   bool is_path = s.find('/') != std::string::npos ||
                  (s.size() > 5 && s.compare(s.size() - 5, 5, ".json") == 0);
   if (is_path) return load_device_profile(s);

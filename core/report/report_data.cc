@@ -180,10 +180,11 @@ ReportData gather_report(const Graph& graph, const ModelInfo& info, const Fusion
   if (!d.plan_dropped_groups.empty())
     d.warnings.push_back(fmt::format("{} plan groups name nodes this model lacks and are left out",
                                      d.plan_dropped_groups.size()));
-  if (!plan.device().empty() && plan.device() != device.name)
+  // The plan records its profile's label, which says whether it was calibrated.
+  if (!plan.device().empty() && plan.device() != device.label())
     d.warnings.push_back(
         fmt::format("the plan's estimates were made on {}, the analysis totals on {}",
-                    plan.device(), device.name));
+                    plan.device(), device.label()));
   d.analysis = analysis;
   for (const auto& nf : analysis.not_fused)
     ++d.why_not_counts[std::string(not_fused_reason_name(nf.reason))];

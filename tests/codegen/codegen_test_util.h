@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the codegen tests: seeded inputs, tensor comparison, a private
-// kernel cache folder, groups made by hand, fused steps checked against the runtime.
+// kernel cache folder, groups made by hand, seeded weights, programs of post-op groups,
+// fused steps checked against the runtime.
 
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@
 #include "analysis/analysis_result.h"
 #include "codegen/fused_program.h"
 #include "ir/graph.h"
+#include "ir/graph_builder.h"
 #include "runtime/executor.h"
 #include "runtime/tensor.h"
 #include "util/error.h"
@@ -151,6 +153,26 @@ inline std::vector<const FusionGroup*> ptrs(const std::vector<FusionGroup>& gs) 
   std::vector<const FusionGroup*> v;
   for (const auto& g : gs) v.push_back(&g);
   return v;
+}
+
+// A seeded constant of shape `dims`, values in [lo, hi): a weight or a bias.
+inline ValueId random_constant(GraphBuilder& b, const std::string& name,
+                               const std::vector<int64_t>& dims, uint32_t seed, float lo = -0.3f,
+                               float hi = 0.3f) {
+  return b.constant(
+      name, TensorData::from_floats(
+                dims, random_floats(static_cast<std::size_t>(dims_numel(dims)), seed, lo, hi)));
+}
+
+// The fused program of `groups` built without a compiler, each group expected to have
+// become a oneDNN primitive with post-ops (the conv and MatMul tests' premise).
+inline FusedProgram post_op_program(const Graph& g, const std::vector<FusionGroup>& groups) {
+  CodegenOptions opt;
+  opt.compile = false;
+  FusedProgram p = build_fused_program(g, ptrs(groups), opt);
+  for (const auto& gb : p.groups)
+    EXPECT_EQ(gb.outcome, GroupOutcome::DnnlPostOps) << gb.id << ": " << gb.detail;
+  return p;
 }
 
 }  // namespace fx::testing

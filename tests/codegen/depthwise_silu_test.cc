@@ -60,11 +60,7 @@ TEST_P(DepthwiseSilu, WritesNchwAndMatchesUnfused) {
   using testing::make_group;
   std::vector<FusionGroup> groups{make_group("g-expand", {"expand", "expand_sig", "expand_silu"}),
                                   make_group("g-dw", {"dw", "dw_sig", "dw_silu"})};
-  CodegenOptions opt;
-  opt.compile = false;
-  FusedProgram prog = build_fused_program(g, testing::ptrs(groups), opt);
-  for (const auto& gb : prog.groups)
-    EXPECT_EQ(gb.outcome, GroupOutcome::DnnlPostOps) << gb.id << ": " << gb.detail;
+  FusedProgram prog = testing::post_op_program(g, groups);
   // The layout plan keeps one value NHWC, the expansion's output; the depthwise step
   // reads it and writes NCHW (the squeeze-excite reads its output).
   ASSERT_TRUE(std::any_of(prog.steps.begin(), prog.steps.end(),

@@ -124,11 +124,7 @@ TEST_P(FusedConvPaths, MatchesUnfusedRuntime) {
       make_group("fg-res", {"c3", "c3_scale", "c3_residual", "c3_clip"}),
       make_group("fg-bin", {"c4", "c4_gate", "c4_relu", "c4_shift"}),
       make_group("fg-dw", {"c5", "c5_scale", "c5_residual", "c5_hswish"})};
-  CodegenOptions opt;
-  opt.compile = false;  // post-ops need no compiler
-  FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
-  for (const auto& gb : p.groups)
-    EXPECT_EQ(gb.outcome, GroupOutcome::DnnlPostOps) << gb.id << ": " << gb.detail;
+  FusedProgram p = testing::post_op_program(g, groups);  // no compiler
   EXPECT_EQ(p.steps.size(), 5u);
   std::map<std::string, Tensor> in{{"x", testing::random_tensor({2, 4, 6, 6}, 1)},
                                    {"res", testing::random_tensor({2, 8, 6, 6}, 2)},
@@ -208,11 +204,7 @@ TEST_P(FusedConvChain, KeepsChannelsLastBetweenConvGroupsAndMatchesUnfused) {
                                   make_group("g4", {"c4", "c4_residual"}),
                                   make_group("g5", {"c5", "c5_relu"}),
                                   make_group("g7", {"c7", "c7_residual", "c7_relu"})};
-  CodegenOptions opt;
-  opt.compile = false;
-  FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
-  for (const auto& gb : p.groups)
-    EXPECT_EQ(gb.outcome, GroupOutcome::DnnlPostOps) << gb.id << ": " << gb.detail;
+  FusedProgram p = testing::post_op_program(g, groups);
   // c2 -> c3 -> c4 -> c5 -> mid_pool -> c6 -> c7 exchange NHWC tensors; c1's output
   // is a graph output, and c7's goes to the last MaxPool, whose output is one.
   // Planning again finds the same.
@@ -303,11 +295,7 @@ TEST_P(FusedConvResidual, WritesOverTheDyingResidualAndMatchesUnfused) {
       make_group("g0", {"c0", "c0_relu"}), make_group("g1", {"c1", "c1_relu"}),
       make_group("g2", {"c2", "c2_add", "c2_relu"}), make_group("g3", {"c3", "c3_relu"}),
       make_group("g4", {"c4", "c4_add", "c4_relu"})};
-  CodegenOptions opt;
-  opt.compile = false;
-  FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
-  for (const auto& gb : p.groups)
-    EXPECT_EQ(gb.outcome, GroupOutcome::DnnlPostOps) << gb.id << ": " << gb.detail;
+  FusedProgram p = testing::post_op_program(g, groups);
   std::map<std::string, Tensor> in{{"x", testing::random_tensor({bc.n, bc.c, bc.hw, bc.hw}, 3)}};
   auto expected = Executor(g, ExecutorOptions{2}).run(in);
   Executor fused(g, p.steps, ExecutorOptions{2});
@@ -337,10 +325,8 @@ TEST(FusedConvPointwise, PixelPartsMatchUnfused) {
     GraphBuilder b;
     auto x = b.input("x", {1, 128, h, w});
     auto chs = b.input("chs", {1, 128, 1, 1});
-    auto wt = [&](const std::string& name, Ints d, int seed) {
-      return b.constant(name, TensorData::from_floats(
-                                  d, random_floats(static_cast<std::size_t>(dims_numel(d)),
-                                                   static_cast<uint32_t>(seed), -0.3f, 0.3f)));
+    auto wt = [&](const std::string& name, Ints d, uint32_t seed) {
+      return testing::random_constant(b, name, d, seed);
     };
     auto lo = b.constant("lo", TensorData::from_floats({}, {0.f}));
     auto hi = b.constant("hi", TensorData::from_floats({}, {6.f}));
@@ -359,11 +345,7 @@ TEST(FusedConvPointwise, PixelPartsMatchUnfused) {
                                      {"chs", testing::random_tensor({1, 128, 1, 1}, 2)}};
     for (int threads : {1, 2, 3}) {
       // A program per thread count: a kernel's parts are cut for the first run's.
-      CodegenOptions opt;
-      opt.compile = false;
-      FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
-      for (const auto& gb : p.groups)
-        EXPECT_EQ(gb.outcome, GroupOutcome::DnnlPostOps) << gb.id << ": " << gb.detail;
+      FusedProgram p = testing::post_op_program(g, groups);
       auto expected = Executor(g, ExecutorOptions{threads}).run(in);
       Executor fused(g, p.steps, ExecutorOptions{threads});
       for (int run = 0; run < 2; ++run) {
@@ -390,10 +372,8 @@ TEST(FusedConvPointwise, WideOutputChannelPartsMatchUnfused) {
   for (auto [mid, oc, h] : {Case{320, 1280, 7}, Case{320, 1000, 8}, Case{480, 320, 7}}) {
     GraphBuilder b;
     auto x = b.input("x", {1, 96, h, h});
-    auto wt = [&](const std::string& name, Ints d, int seed) {
-      return b.constant(name, TensorData::from_floats(
-                                  d, random_floats(static_cast<std::size_t>(dims_numel(d)),
-                                                   static_cast<uint32_t>(seed), -0.3f, 0.3f)));
+    auto wt = [&](const std::string& name, Ints d, uint32_t seed) {
+      return testing::random_constant(b, name, d, seed);
     };
     auto lo = b.constant("lo", TensorData::from_floats({}, {0.f}));
     auto hi = b.constant("hi", TensorData::from_floats({}, {6.f}));
@@ -407,11 +387,7 @@ TEST(FusedConvPointwise, WideOutputChannelPartsMatchUnfused) {
                                     make_group("g1", {"c1", "c1_clip"})};
     std::map<std::string, Tensor> in{{"x", testing::random_tensor({1, 96, h, h}, 5)}};
     for (int threads : {2, 3}) {
-      CodegenOptions opt;
-      opt.compile = false;
-      FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
-      for (const auto& gb : p.groups)
-        EXPECT_EQ(gb.outcome, GroupOutcome::DnnlPostOps) << gb.id << ": " << gb.detail;
+      FusedProgram p = testing::post_op_program(g, groups);
       std::vector<Step> steps = p.steps;
       EXPECT_EQ(plan_conv_layouts(g, steps), 1);  // c0 -> c1 is NHWC
       auto expected = Executor(g, ExecutorOptions{threads}).run(in);
@@ -437,10 +413,8 @@ TEST(FusedConvDepthwise, WritesOverItsDyingInputAndMatchesUnfused) {
     auto x = b.input("x", {n, 32, 56, 56});
     // Static shapes: the depthwise step writes in place from 1 MiB of input.
     const Shape wide = Shape::of({n, 96, 56, 56}), narrow = Shape::of({n, 32, 56, 56});
-    auto wt = [&](const std::string& name, Ints d, int seed) {
-      return b.constant(name, TensorData::from_floats(
-                                  d, random_floats(static_cast<std::size_t>(dims_numel(d)),
-                                                   static_cast<uint32_t>(seed), -0.3f, 0.3f)));
+    auto wt = [&](const std::string& name, Ints d, uint32_t seed) {
+      return testing::random_constant(b, name, d, seed);
     };
     auto lo = b.constant("lo", TensorData::from_floats({}, {0.f}));
     auto hi = b.constant("hi", TensorData::from_floats({}, {6.f}));
@@ -458,11 +432,7 @@ TEST(FusedConvDepthwise, WritesOverItsDyingInputAndMatchesUnfused) {
                                     make_group("gp", {"p", "p_res"})};
     std::map<std::string, Tensor> in{{"x", testing::random_tensor({n, 32, 56, 56}, 6)}};
     for (int threads : {1, 2, 3}) {
-      CodegenOptions opt;
-      opt.compile = false;
-      FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
-      for (const auto& gb : p.groups)
-        EXPECT_EQ(gb.outcome, GroupOutcome::DnnlPostOps) << gb.id << ": " << gb.detail;
+      FusedProgram p = testing::post_op_program(g, groups);
       auto expected = Executor(g, ExecutorOptions{threads}).run(in);
       Executor fused(g, p.steps, ExecutorOptions{threads});
       EXPECT_GE(fused.slot_of(a1), 0);

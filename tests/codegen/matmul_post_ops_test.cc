@@ -137,11 +137,7 @@ Case make_case() {
 
 TEST(MatMulPostOps, OneDnnPrimitiveMatchesTheUnfusedRuntime) {
   Case c = make_case();
-  CodegenOptions opt;
-  opt.compile = false;  // post-ops need no compiler
-  FusedProgram p = build_fused_program(c.g, testing::ptrs(c.groups), opt);
-  for (const auto& gb : p.groups)
-    EXPECT_EQ(gb.outcome, GroupOutcome::DnnlPostOps) << gb.id << ": " << gb.detail;
+  FusedProgram p = testing::post_op_program(c.g, c.groups);  // no compiler
   EXPECT_EQ(p.find("fg-a")->detail, "oneDNN matmul with 1 post-op(s) and its bias");
   EXPECT_EQ(p.find("fg-c")->detail, "oneDNN matmul with 1 post-op(s) and its bias");
   EXPECT_EQ(p.find("fg-e")->detail, "oneDNN matmul with 4 post-op(s)");

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 
 #include "analysis/fusion_finder.h"
@@ -208,6 +209,31 @@ TEST(ReportWriters, EveryTimeSavedNamesTheModelThatPredictedIt) {
     EXPECT_NEAR(g["estimate"]["time_saved_us"].get<double>(),
                 g["estimate"]["launches_saved"].get<double>(), 1e-9);
   }
+}
+
+// A plan records its profile's label ("... (calibrated)"): reported on that same
+// profile, no warning; on the uncalibrated one, the warning names both.
+TEST(ReportWriters, WarnsOnlyWhenThePlansProfileDiffers) {
+  Fixture f = make_fixture();
+  f.device.calibrated = true;
+  FusionOptions fo;
+  fo.opt_level = 1;
+  f.analysis = analyze_fusion(f.graph, f.device, fo);
+  f.plan = FusionPlan(f.analysis, "model.onnx");
+  ASSERT_EQ(f.plan.device(), f.device.label());
+  auto mentions_device = [](const ReportData& d) {
+    return std::any_of(d.warnings.begin(), d.warnings.end(), [](const std::string& w) {
+      return w.find("the plan's estimates were made on") != std::string::npos;
+    });
+  };
+  EXPECT_FALSE(mentions_device(gather(f, nullptr)));
+  f.device.calibrated = false;
+  const ReportData d = gather(f, nullptr);
+  ASSERT_TRUE(mentions_device(d));
+  EXPECT_NE(d.warnings.front().find(f.device.name + " (calibrated), the analysis totals on " +
+                                    f.device.name),
+            std::string::npos)
+      << d.warnings.front();
 }
 
 TEST(ReportWriters, SingleRunProfileSaysThereIsNoBeforeAfter) {

@@ -68,6 +68,16 @@ std::vector<double> reference(const Case& k, const std::vector<float>& x,
   return y;
 }
 
+// A 3x3 "same" convolution of `c` channels on a square map of `hw`, one image.
+WinogradConvSpec same_3x3(int64_t c, int64_t hw, const float* weights) {
+  WinogradConvSpec s;
+  s.ic = s.oc = c;
+  s.ih = s.iw = s.oh = s.ow = hw;
+  s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
+  s.weights = weights;
+  return s;
+}
+
 class WinogradCases : public ::testing::TestWithParam<Case> {};
 INSTANTIATE_TEST_SUITE_P(
     Splits, WinogradCases,
@@ -88,13 +98,9 @@ TEST_P(WinogradCases, MatchesReference) {
   auto x = test::random_floats(c * hw, 1), w = test::random_floats(c * c * 9, 2),
        b = test::random_floats(c, 3), r = test::random_floats(c * hw, 4);
   for (auto& e : w) e *= 0.1f;
-  WinogradConvSpec s;
+  WinogradConvSpec s = same_3x3(c, k.hw, w.data());
   s.name = "wino";
-  s.ic = s.oc = c;
-  s.ih = s.iw = s.oh = s.ow = k.hw;
-  s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
   s.x_nhwc = s.y_nhwc = s.residual_nhwc = k.nhwc;
-  s.weights = w.data();
   s.bias = b.data();
   s.post_ops.append_sum(1.f);
   s.post_ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
@@ -131,11 +137,7 @@ TEST(Winograd, ShapeRule) {
 
 TEST(Winograd, SwitchedOffByEnvironment) {
   std::vector<float> w(64 * 64 * 9, 0.01f);
-  WinogradConvSpec s;
-  s.ic = s.oc = 64;
-  s.ih = s.iw = s.oh = s.ow = 14;
-  s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
-  s.weights = w.data();
+  WinogradConvSpec s = same_3x3(64, 14, w.data());
   setenv("FX_WINOGRAD", "0", 1);
   EXPECT_FALSE(WinogradConv::make(s, 2));
   unsetenv("FX_WINOGRAD");
@@ -146,11 +148,7 @@ TEST(Winograd, SwitchedOffByEnvironment) {
 // a core's L2 cache, so the direct convolution is kept unless FX_WINOGRAD=all.
 TEST(Winograd, WeightsLargerThanTheBudgetStayDirect) {
   std::vector<float> w(512 * 512 * 9, 0.01f);
-  WinogradConvSpec s;
-  s.ic = s.oc = 512;
-  s.ih = s.iw = s.oh = s.ow = 14;
-  s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
-  s.weights = w.data();
+  WinogradConvSpec s = same_3x3(512, 14, w.data());
   unsetenv("FX_WINOGRAD");
   ASSERT_LT(winograd_weight_budget(), int64_t{8} << 20);
   EXPECT_FALSE(WinogradConv::make(s, 2));
