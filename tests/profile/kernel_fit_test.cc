@@ -299,6 +299,16 @@ TEST(KernelFit, SamplesFromAResult) {
   EXPECT_DOUBLE_EQ(planes[0].unfused[0].constant_bytes, 0.1e6);
   EXPECT_DOUBLE_EQ(planes[0].unfused[0].planes, 96);
   EXPECT_DOUBLE_EQ(groups[0].unfused[0].planes, 0);
+  // And the Winograd flag: written and read back; results before it read false.
+  EXPECT_FALSE(groups[0].unfused[0].winograd);
+  json wino = doc;
+  KernelTerms w = groups[0].unfused[0];
+  w.winograd = true;
+  wino["groups"][0]["cost_terms"]["unfused"][0] = kernel_terms_json(w);
+  EXPECT_TRUE(group_terms_samples(wino, "r.json")[0].unfused[0].winograd);
+  json pre = doc;
+  pre["groups"][0]["cost_terms"]["unfused"][0].erase("winograd");
+  EXPECT_FALSE(group_terms_samples(pre, "r.json")[0].unfused[0].winograd);
   // Fastest runs: each kernel 8 us below its median, so the saving is 8 us less.
   auto fastest = group_terms_samples(doc, "r.json", TimingStat::Min);
   EXPECT_NEAR(fastest[0].measured_us, groups[0].measured_us - 8, 1e-9);
