@@ -113,27 +113,34 @@ inline Diff compare(const std::vector<Tensor>& expected, const std::vector<Tenso
   return d;
 }
 
-// A kernel cache private to one test binary run.
-// Runs `steps` on 1, 2 and 3 threads, twice each (the second run reuses the parts the
-// kernels built on the first), and expects each output within a relative 1e-4 of the
-// unfused runtime's.
+// Runs `fused` twice (the second run reuses the parts and primitives its kernels built
+// on the first) and expects each output within a relative `tol` of `expected`, the
+// unfused runtime's. `context` names the case in failure messages.
+inline void expect_two_runs_match(Executor& fused, const std::map<std::string, Tensor>& inputs,
+                                  const std::vector<Tensor>& expected, const std::string& context,
+                                  double tol = 1e-4) {
+  for (int run = 0; run < 2; ++run) {
+    auto actual = fused.run(inputs);
+    ASSERT_EQ(expected.size(), actual.size()) << context;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      auto d = compare({expected[i]}, {actual[i]});
+      EXPECT_LT(d.max_rel, tol) << context << ", output " << i << ", run " << run << ", max abs "
+                                << d.max_abs;
+    }
+  }
+}
+
+// Runs `steps` on 1, 2 and 3 threads, twice each, against the unfused runtime.
 inline void expect_steps_match_unfused(const Graph& g, const std::vector<Step>& steps,
                                        const std::map<std::string, Tensor>& inputs) {
   for (int threads : {1, 2, 3}) {
     auto expected = Executor(g, ExecutorOptions{threads}).run(inputs);
     Executor fused(g, steps, ExecutorOptions{threads});
-    for (int run = 0; run < 2; ++run) {
-      auto actual = fused.run(inputs);
-      ASSERT_EQ(expected.size(), actual.size());
-      for (std::size_t i = 0; i < expected.size(); ++i) {
-        auto d = compare({expected[i]}, {actual[i]});
-        EXPECT_LT(d.max_rel, 1e-4)
-            << "threads " << threads << " output " << i << " max abs " << d.max_abs;
-      }
-    }
+    expect_two_runs_match(fused, inputs, expected, "threads " + std::to_string(threads));
   }
 }
 
+// A kernel cache private to one test binary run.
 inline std::string test_cache_dir(const std::string& name) {
   auto dir = std::filesystem::path(FX_BINARY_DIR) / "codegen-test-cache" / name;
   std::filesystem::create_directories(dir);

@@ -71,12 +71,7 @@ TEST_P(DepthwiseSilu, WritesNchwAndMatchesUnfused) {
   auto expected = Executor(g, ExecutorOptions{2}).run(in);
   for (int threads : {1, 2}) {
     Executor fused(g, prog.steps, ExecutorOptions{threads});
-    for (int run = 0; run < 2; ++run) {  // the second run reuses the built kernel
-      auto actual = fused.run(in);
-      ASSERT_EQ(actual.size(), expected.size());
-      auto diff = testing::compare(expected, actual);
-      EXPECT_LT(diff.max_rel, 1e-4) << threads << " threads, run " << run;
-    }
+    testing::expect_two_runs_match(fused, in, expected, std::to_string(threads) + " threads");
   }
 }
 

@@ -217,15 +217,8 @@ TEST_P(FusedConvChain, KeepsChannelsLastBetweenConvGroupsAndMatchesUnfused) {
   std::map<std::string, Tensor> in{{"x", testing::random_tensor({GetParam(), 8, 20, 20}, 1)}};
   auto expected = Executor(g, ExecutorOptions{2}).run(in);
   Executor fused(g, p.steps, ExecutorOptions{2});
-  for (int run = 0; run < 2; ++run) {  // the second run reuses the built primitives
-    auto actual = fused.run(in);
-    ASSERT_EQ(actual.size(), expected.size());
-    for (std::size_t i = 0; i < expected.size(); ++i) {
-      auto diff = testing::compare({expected[i]}, {actual[i]});
-      // Summation order differs (folded BatchNormalization, other kernels).
-      EXPECT_LT(diff.max_rel, 1e-3) << "output " << i << " run " << run;
-    }
-  }
+  // Summation order differs (folded BatchNormalization, other kernels).
+  testing::expect_two_runs_match(fused, in, expected, "chain", 1e-3);
   // Each group's own step (what before/after checks alone on NCHW tensors) keeps its
   // NCHW kernel; the program's steps got channels-last variants.
   for (const auto& gb : p.groups) {
@@ -348,11 +341,9 @@ TEST(FusedConvPointwise, PixelPartsMatchUnfused) {
       FusedProgram p = testing::post_op_program(g, groups);
       auto expected = Executor(g, ExecutorOptions{threads}).run(in);
       Executor fused(g, p.steps, ExecutorOptions{threads});
-      for (int run = 0; run < 2; ++run) {
-        auto actual = fused.run(in);
-        auto diff = testing::compare(expected, actual);
-        EXPECT_LT(diff.max_rel, 1e-4) << h << "x" << w << " threads " << threads;
-      }
+      testing::expect_two_runs_match(
+          fused, in, expected,
+          std::to_string(h) + "x" + std::to_string(w) + " threads " + std::to_string(threads));
     }
   }
 }
@@ -392,11 +383,9 @@ TEST(FusedConvPointwise, WideOutputChannelPartsMatchUnfused) {
       EXPECT_EQ(plan_conv_layouts(g, steps), 1);  // c0 -> c1 is NHWC
       auto expected = Executor(g, ExecutorOptions{threads}).run(in);
       Executor fused(g, p.steps, ExecutorOptions{threads});
-      for (int run = 0; run < 2; ++run) {
-        auto actual = fused.run(in);
-        auto diff = testing::compare(expected, actual);
-        EXPECT_LT(diff.max_rel, 1e-4) << oc << " channels, threads " << threads << " run " << run;
-      }
+      testing::expect_two_runs_match(
+          fused, in, expected,
+          std::to_string(oc) + " channels, threads " + std::to_string(threads));
     }
   }
 }
@@ -437,10 +426,9 @@ TEST(FusedConvDepthwise, WritesOverItsDyingInputAndMatchesUnfused) {
       Executor fused(g, p.steps, ExecutorOptions{threads});
       EXPECT_GE(fused.slot_of(a1), 0);
       EXPECT_EQ(fused.slot_of(a2), fused.slot_of(a1));
-      for (int run = 0; run < 2; ++run) {
-        auto diff = testing::compare(expected, fused.run(in));
-        EXPECT_LT(diff.max_rel, 1e-4) << "batch " << n << " threads " << threads << " run " << run;
-      }
+      testing::expect_two_runs_match(
+          fused, in, expected,
+          "batch " + std::to_string(n) + " threads " + std::to_string(threads));
     }
   }
 }
