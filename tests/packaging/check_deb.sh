@@ -52,6 +52,12 @@ expect "packaged fxc analyze with the packaged ascend-910b.json" "^Device +ascen
 expect "fxc(1) has an analyze subsection" '^\.SS analyze' gzip -dc "$root/usr/share/man/man1/fxc.1.gz"
 expect "fusion-explorer(1) lists --screenshot" 'screenshot' \
   gzip -dc "$root/usr/share/man/man1/fusion-explorer.1.gz"
+# the licence: one statement, Apache-2.0, in the copyright file, the AppStream metadata
+# and the package's maintainer (the project, no person)
+expect "copyright says Apache-2.0" '^License: Apache-2.0$' cat "$root/usr/share/doc/fusion-explorer/copyright"
+expect "AppStream project_license is Apache-2.0" '<project_license>Apache-2.0</project_license>' \
+  cat "$root/usr/share/metainfo/io.github.fusion_explorer.metainfo.xml"
+expect "Maintainer is the project" '^Fusion Explorer <' dpkg-deb -f "$deb" Maintainer
 # desktop entry and AppStream metadata as shipped (tools from install-deps.sh)
 if command -v desktop-file-validate >/dev/null; then
   expect "desktop-file-validate" '' desktop-file-validate "$root/usr/share/applications/fusion-explorer.desktop"
