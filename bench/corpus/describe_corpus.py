@@ -130,8 +130,15 @@ def analyze_summary(j):
 
 
 def fxc_baseline(fxc, corpus_dir, models, timeout):
-    out = dict(fxc=os.path.abspath(fxc), date=datetime.datetime.utcnow().strftime(
-        "%Y-%m-%d %H:%M UTC"), models={})
+    def said(*cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout.strip()
+        except (OSError, subprocess.TimeoutExpired):
+            return ""
+    out = dict(fxc=os.path.abspath(fxc), version=said(fxc, "--version"),
+               commit=said("git", "-C", os.path.dirname(os.path.abspath(fxc)), "rev-parse",
+                           "--short", "HEAD") or "unknown",
+               date=datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), models={})
     for m in models:
         path = os.path.join(corpus_dir, m["file"])
         dims = [a for k, v in m.get("dims", {}).items() for a in ("--dim", f"{k}={v}")]
@@ -240,7 +247,7 @@ def main():
           "`bench/run_all.sh` builds the corpus in its export step (`FX_CORPUS=0` skips it). "
           "Each model's inputs, the value to bind to every symbolic dimension and its export "
           "settings are in `bench/cache/corpus/corpus.json`; every model passes "
-          "`onnx.checker`.", "",
+          "`onnx.checker` with `full_check` (strict shape inference).", "",
           "By source: " + ", ".join(f"{k} {n}" for k, n in by_source.most_common()) + ".", "",
           "## What the export settings do (torch 1.13)", "",
           "Read from the files of this corpus:", "",
@@ -286,7 +293,8 @@ def main():
         b = baseline["models"]
         L += ["## Baseline: what fxc does with each model", "",
               f"`fxc inspect` and `fxc analyze` (default device and opt level) on every model, "
-              f"{baseline['date']}, binary `{os.path.relpath(baseline['fxc'], ROOT) if baseline['fxc'].startswith(ROOT) else baseline['fxc']}`. "
+              f"{baseline['date']}, `{baseline.get('version') or 'fxc'}` built from commit "
+              f"{baseline.get('commit', 'unknown')}. "
               "\"as exported\" runs with no `--dim`, as a new user would; \"dims bound\" passes "
               "the manifest's `--dim` values. Groups are fusion candidates; kernels are before → "
               "after fusion. This is the starting point of the \"any model as exported\" issue; "
@@ -304,8 +312,16 @@ def main():
             grouped += bool(best.get("groups"))
             L.append(f"| {m['name']} | {inspect_cell(r['inspect'], m)} | "
                      f"{analyze_cell(r['analyze'])} | {analyze_cell(r.get('analyze_bound'))} |")
+        symbolic = [m["name"] for m in models if m.get("dims") and m["name"] in b]
+        exported = sum(b[n]["analyze"].get("groups", 0) for n in symbolic)
+        bound = sum(b[n].get("analyze_bound", {}).get("groups", 0) for n in symbolic)
+        zero = [n for n in symbolic if not b[n]["analyze"].get("groups")
+                and b[n].get("analyze_bound", {}).get("groups")]
         L += ["", f"{loads} of {len(models)} models load in `fxc inspect`; {grouped} get at least "
-              "one fusion group (with dims bound where the model has symbolic dims).", ""]
+              "one fusion group (with dims bound where the model has symbolic dims). "
+              f"{len(symbolic)} models have symbolic dims: as exported they get {exported} groups "
+              f"in all, with the dims bound {bound}; with no `--dim`, 0 groups but some once "
+              "bound: " + (", ".join(zero) or "none") + ".", ""]
 
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
