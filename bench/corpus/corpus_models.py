@@ -41,7 +41,8 @@ def prepare(model, inputs, calib=None, fresh=False):
     networks' activations in range, like bench/export_models.py does. FrozenBatchNorm2d
     (detection backbones) is calibrated by a pre-hook that sets its statistics from its input.
     Layers that start at zero (ViT's head) are re-initialized so outputs are not all zero, and
-    other constant-valued parameters get noise. With `fresh`, normalization layers keep their initial values (an untrained model).
+    other constant-valued parameters get noise. With `fresh`, normalization layers keep their
+    initial values (an untrained model).
     """
     for m in model.modules():
         w = getattr(m, "weight", None)
