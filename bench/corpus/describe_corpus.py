@@ -4,9 +4,10 @@
     /usr/bin/python3 bench/corpus/build_corpus.py            # builds bench/cache/corpus/
     /usr/bin/python3 bench/corpus/describe_corpus.py         # writes docs/corpus.md
     /usr/bin/python3 bench/corpus/describe_corpus.py --fxc build/app/fxc
-        # also runs `fxc inspect` and `fxc analyze` (with no --dim, then with the manifest's
-        # dims) on every model, saves what they said in CORPUS/fxc_baseline.json and adds the
-        # baseline table; --baseline FILE re-uses a saved one instead of running fxc again.
+        # also runs `fxc inspect`, `fxc analyze` (with no --dim, then with the manifest's dims)
+        # and `fxc run` (unfused, on NAME.inputs/; --no-run skips it) on every model, saves
+        # what they said in CORPUS/fxc_baseline.json and adds the baseline table;
+        # --baseline FILE re-uses a saved one instead of running fxc again.
 
 Per model: source, family, task, export settings, inputs with their symbolic dims and the
 values bound, node count (and nodes inside If/Loop/Scan bodies), parameter bytes (initializers
@@ -21,6 +22,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import onnx
 
@@ -107,13 +109,15 @@ def first_error(text):
     return (err or lines or ["(no message)"])[-1][:160]
 
 
-def run_fxc(fxc, args, timeout):
+def run_fxc(fxc, args, timeout, want_json=True):
     try:
         p = subprocess.run([fxc, *args], capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None, f"timed out after {timeout} s"
     if p.returncode != 0:
         return None, first_error(p.stderr + p.stdout)
+    if not want_json:
+        return {}, None
     try:
         return json.loads(p.stdout), None
     except json.JSONDecodeError:
@@ -129,7 +133,7 @@ def analyze_summary(j):
                 not_fused=reasons.most_common(2))
 
 
-def fxc_baseline(fxc, corpus_dir, models, timeout):
+def fxc_baseline(fxc, corpus_dir, models, timeout, run):
     def said(*cmd):
         try:
             return subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout.strip()
@@ -152,6 +156,15 @@ def fxc_baseline(fxc, corpus_dir, models, timeout):
         if dims:
             j, err = run_fxc(fxc, ["analyze", "--json", path, *dims], timeout)
             r["analyze_bound"] = dict(error=err) if err else analyze_summary(j)
+        if run:
+            # One unfused run on the manifest's input set; outputs are not compared here.
+            data = os.path.join(corpus_dir, m["input_data"])
+            feed = [a for k, i in enumerate(m["inputs"])
+                    for a in ("--input", f"{i['name']}={data}/input_{k}.pb")]
+            with tempfile.TemporaryDirectory() as tmp:
+                _, err = run_fxc(fxc, ["run", path, "--threads", "1", "--output-dir", tmp,
+                                       *dims, *feed], timeout, want_json=False)
+            r["run"] = dict(error=err) if err else dict(ok=True)
         out["models"][m["name"]] = r
         print(f"fxc {m['name']}: " + "; ".join(
             f"{k} {v.get('error') or v.get('groups', 'ok')}" for k, v in r.items()),
@@ -187,6 +200,8 @@ def main():
     ap.add_argument("--fxc", help="run fxc inspect/analyze over the corpus with this binary")
     ap.add_argument("--baseline", help="a saved fxc_baseline.json to show instead of running fxc")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per fxc command")
+    ap.add_argument("--no-run", action="store_true",
+                    help="with --fxc: skip `fxc run` (inspect and analyze only)")
     args = ap.parse_args()
     manifest_path = os.path.join(args.corpus, "corpus.json")
     if not os.path.exists(manifest_path):
@@ -197,7 +212,7 @@ def main():
 
     baseline = None
     if args.fxc:
-        baseline = fxc_baseline(args.fxc, args.corpus, models, args.timeout)
+        baseline = fxc_baseline(args.fxc, args.corpus, models, args.timeout, not args.no_run)
         with open(os.path.join(args.corpus, "fxc_baseline.json"), "w") as f:
             json.dump(baseline, f, indent=1)
     elif args.baseline:
@@ -240,7 +255,8 @@ def main():
           "/usr/bin/python3 bench/corpus/build_corpus.py     # builds bench/cache/corpus/ "
           "(git-ignored)",
           "/usr/bin/python3 bench/corpus/describe_corpus.py  # writes this file",
-          "/usr/bin/python3 bench/corpus/describe_corpus.py --fxc build/app/fxc  # + fxc baseline",
+          "/usr/bin/python3 bench/corpus/describe_corpus.py --fxc build/app/fxc  # + fxc baseline "
+          "(takes minutes)",
           "```", "",
           f"{len(models)} models, built with torch {v['torch']}, torchvision {v['torchvision']}, "
           f"onnx {v['onnx']}; random weights (nothing is downloaded, nothing is committed). "
@@ -297,11 +313,13 @@ def main():
               f"{baseline.get('commit', 'unknown')}. "
               "\"as exported\" runs with no `--dim`, as a new user would; \"dims bound\" passes "
               "the manifest's `--dim` values. Groups are fusion candidates; kernels are before → "
-              "after fusion. This is the starting point of the \"any model as exported\" issue; "
-              "no times are recorded here.", "",
-              "| model | fxc inspect | fxc analyze, as exported | fxc analyze, dims bound |",
-              "| --- | --- | --- | --- |"]
-        loads = grouped = 0
+              "after fusion. `fxc run` runs the model once, unfused, on the manifest's input set "
+              "(`NAME.inputs/`). This is the starting point of the \"any model as exported\" "
+              "issue; no times are recorded here.", "",
+              "| model | fxc inspect | fxc analyze, as exported | fxc analyze, dims bound "
+              "| fxc run |",
+              "| --- | --- | --- | --- | --- |"]
+        loads = grouped = runs = 0
         for m in models:
             r = b.get(m["name"])
             if not r:
@@ -310,18 +328,35 @@ def main():
             loads += not r["inspect"].get("error")
             best = r.get("analyze_bound") or r["analyze"]
             grouped += bool(best.get("groups"))
+            ran = r.get("run")
+            runs += bool(ran and not ran.get("error"))
+            run_cell = ("(not run)" if ran is None else "error: " + ran["error"].replace(
+                "|", "\\|") if ran.get("error") else "runs")
             L.append(f"| {m['name']} | {inspect_cell(r['inspect'], m)} | "
-                     f"{analyze_cell(r['analyze'])} | {analyze_cell(r.get('analyze_bound'))} |")
+                     f"{analyze_cell(r['analyze'])} | {analyze_cell(r.get('analyze_bound'))} "
+                     f"| {run_cell} |")
         symbolic = [m["name"] for m in models if m.get("dims") and m["name"] in b]
         exported = sum(b[n]["analyze"].get("groups", 0) for n in symbolic)
         bound = sum(b[n].get("analyze_bound", {}).get("groups", 0) for n in symbolic)
         zero = [n for n in symbolic if not b[n]["analyze"].get("groups")
                 and b[n].get("analyze_bound", {}).get("groups")]
-        L += ["", f"{loads} of {len(models)} models load in `fxc inspect`; {grouped} get at least "
+        L += ["", f"{loads} of {len(models)} models load in `fxc inspect`; {runs} run in "
+              "`fxc run` "
+              "(unfused, one thread, the manifest's inputs; outputs not compared here); "
+              f"{grouped} get at least "
               "one fusion group (with dims bound where the model has symbolic dims). "
               f"{len(symbolic)} models have symbolic dims: as exported they get {exported} groups "
               f"in all, with the dims bound {bound}; with no `--dim`, 0 groups but some once "
-              "bound: " + (", ".join(zero) or "none") + ".", ""]
+              "bound: " + (", ".join(zero) or "none") + "."]
+        missing = collections.defaultdict(list)
+        for m in models:
+            err = (b.get(m["name"], {}).get("run") or {}).get("error", "")
+            if "unsupported op " in err:
+                missing[err.split("unsupported op ")[1].split()[0]].append(m["name"])
+        if missing:
+            L += ["", "Ops that stop `fxc run` (first one met per model): " + "; ".join(
+                f"{op} ({', '.join(ns)})" for op, ns in sorted(missing.items())) + "."]
+        L += [""]
 
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
