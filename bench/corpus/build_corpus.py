@@ -36,7 +36,8 @@ every model present, with per model: name, source, family, task, file, inputs (s
 the file, each symbolic dim and the value to bind it to, dtype, value range or fixed value of
 non-float inputs), outputs, export settings. A model already in OUT is kept unless --force,
 and so is a failed export (listed under "failed" with its error, not retried); the run still
-succeeds. Build time: about 5 minutes with two jobs on two busy cores, ~5 GB of models.
+succeeds. Build cost: about 4 CPU-minutes and 5 GB; on two cores, 5 minutes with the
+default two jobs while other builds kept the load near 6, 16 minutes near 17.
 Regenerate the table in docs/corpus.md with bench/corpus/describe_corpus.py afterwards.
 """
 
