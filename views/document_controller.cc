@@ -58,8 +58,11 @@ bool DocumentController::is_busy() const {
 }
 
 DocumentController::Progress DocumentController::progress() const {
-  if (open_job_.isRunning())
+  if (open_job_.isRunning()) {
+    if (open_job_.progressMaximum() == 0)  // the worker has not reported yet
+      return {true, open_step_text(OpenStep::Parsing), 0, int(OpenStep::Done)};
     return {true, open_job_.progressText(), open_job_.progressValue(), open_job_.progressMaximum()};
+  }
   // A cancelled job may still run to its end: it is no longer shown.
   if (layout_job_.isRunning() && layout_generation_ == generation_)
     return {true, tr("Laying out…"), 0, 0};

@@ -40,7 +40,7 @@ class ExportService : public QObject {
   // While this says the document is still being analysed, exports are refused.
   void set_document_busy(std::function<bool()> busy) { document_busy_ = std::move(busy); }
 
-  // Each returns false, after `failed`, when nothing was started.
+  // Each returns false when nothing was started: no document, or after `failed`.
   bool export_fused_model(std::shared_ptr<ModelDocument> doc, const QString& path);
   bool export_kernels(std::shared_ptr<ModelDocument> doc, const QString& dir);
   bool export_traces(std::vector<Timeline> lanes, const QString& path);

@@ -15,9 +15,9 @@
 //
 // Split over main_window.cc (construction, wiring, settings, status),
 // main_window_menus.cc (menus and tool bar), main_window_widgets.cc (central split,
-// docks, status bar widgets), main_window_navigation.cc (what is on screen: expand, reveal, select,
-// search, side by side) and main_window_commands.cc (the public commands, forwarded to
-// the controllers with their results shown).
+// docks, status bar widgets), main_window_navigation.cc (what is on screen: expand,
+// reveal, select, search, side by side) and main_window_commands.cc (the public
+// commands, forwarded to the controllers with their results shown).
 
 #include <QMainWindow>
 
