@@ -28,17 +28,14 @@ namespace fx::views {
 void MainWindow::build_menus() {
   build_file_menu();
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-  undo_ = edit->addAction(tr("&Undo Decision"), this, &MainWindow::undo, QKeySequence::Undo);
-  redo_ = edit->addAction(tr("&Redo Decision"), this, &MainWindow::redo, QKeySequence::Redo);
+  undo_ = edit->addAction(tr("&Undo Decision"), QKeySequence::Undo, this, &MainWindow::undo);
+  redo_ = edit->addAction(tr("&Redo Decision"), QKeySequence::Redo, this, &MainWindow::redo);
   edit->addSeparator();
-  edit->addAction(
-      tr("&Find…"), this,
-      [this] {
-        search_->setFocus();
-        search_->selectAll();
-      },
-      QKeySequence::Find);
-  edit->addAction(tr("Find &Next"), this, &MainWindow::on_search, QKeySequence::FindNext);
+  edit->addAction(tr("&Find…"), QKeySequence::Find, this, [this] {
+    search_->setFocus();
+    search_->selectAll();
+  });
+  edit->addAction(tr("Find &Next"), QKeySequence::FindNext, this, &MainWindow::on_search);
   build_view_menu();
   build_tools_menu();
   QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -75,9 +72,8 @@ void MainWindow::build_file_menu() {
                               save_as(QString());
                           });
   save_->setShortcut(QKeySequence::Save);
-  file->addAction(
-      tr("Save Plan &As…"), this, [this, save_as] { save_as(plan_->plan_path()); },
-      QKeySequence::SaveAs);
+  file->addAction(tr("Save Plan &As…"), QKeySequence::SaveAs, this,
+                  [this, save_as] { save_as(plan_->plan_path()); });
   file->addAction(tr("&Load Plan…"), this, [this] {
     const QString p =
         QFileDialog::getOpenFileName(this, tr("Load plan"), QString(), tr("Plans (*.json)"));
@@ -87,17 +83,14 @@ void MainWindow::build_file_menu() {
     if (QFileInfo::exists(plan_->autosave_path())) load_plan(plan_->autosave_path());
   });
   file->addSeparator();
-  file->addAction(
-      tr("&Export View…"), this,
-      [this] {
-        const QString p = QFileDialog::getSaveFileName(
-            this, tr("Export view"), QString(), tr("PNG image (*.png);;SVG drawing (*.svg)"));
-        if (!p.isEmpty()) export_view(p);
-      },
-      QKeySequence(Qt::CTRL | Qt::Key_E));
+  file->addAction(tr("&Export View…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
+    const QString p = QFileDialog::getSaveFileName(this, tr("Export view"), QString(),
+                                                   tr("PNG image (*.png);;SVG drawing (*.svg)"));
+    if (!p.isEmpty()) export_view(p);
+  });
   build_export_menu(file);
   file->addSeparator();
-  file->addAction(tr("&Quit"), this, &QWidget::close, QKeySequence::Quit);
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 }
 
 void MainWindow::build_export_menu(QMenu* file) {
@@ -132,13 +125,13 @@ void MainWindow::build_export_menu(QMenu* file) {
 
 void MainWindow::build_view_menu() {
   view_menu_ = menuBar()->addMenu(tr("&View"));
-  view_menu_->addAction(tr("&Fit"), view_, &GraphView::fit, QKeySequence(Qt::CTRL | Qt::Key_0));
-  view_menu_->addAction(
-      tr("Zoom &In"), view_, [this] { view_->zoom_by(1.25); }, QKeySequence::ZoomIn);
-  view_menu_->addAction(
-      tr("Zoom &Out"), view_, [this] { view_->zoom_by(0.8); }, QKeySequence::ZoomOut);
-  view_menu_->addAction(tr("&Actual Size"), view_, &GraphView::zoom_reset,
-                        QKeySequence(Qt::CTRL | Qt::Key_1));
+  view_menu_->addAction(tr("&Fit"), QKeySequence(Qt::CTRL | Qt::Key_0), view_, &GraphView::fit);
+  view_menu_->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, view_,
+                        [this] { view_->zoom_by(1.25); });
+  view_menu_->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, view_,
+                        [this] { view_->zoom_by(0.8); });
+  view_menu_->addAction(tr("&Actual Size"), QKeySequence(Qt::CTRL | Qt::Key_1), view_,
+                        &GraphView::zoom_reset);
   view_menu_->addAction(tr("&Collapse All"), this, [this] {
     if (!doc()) return;
     documents_->expansion() = layout::Expansion(doc()->tree->group_count());
