@@ -13,6 +13,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <utility>
+
 #include "codegen/fused_program.h"
 #include "codegen/kernel_compiler.h"
 #include "codegen/kernel_ir.h"
@@ -126,12 +128,17 @@ CodeDock::CodeDock(QWidget* parent) : QWidget(parent) {
     if (m.hasMatch()) go_to_line(m.captured(1).toInt());
   });
   connect(&gen_job_, &QFutureWatcherBase::finished, this, [this] {
+    if (std::exchange(gen_dropped_, false)) return;
     editor_->setPlainText(gen_job_.result());
     copy_->setEnabled(true);
     compile_->setEnabled(true);
     emit generated();
   });
   connect(&compile_job_, &QFutureWatcherBase::finished, this, [this] {
+    if (std::exchange(compile_dropped_, false)) {
+      compile_->setEnabled(true);
+      return;
+    }
     const CompileResult r = compile_job_.result();
     compile_->setEnabled(true);
     errors_->clear();
@@ -174,6 +181,18 @@ void CodeDock::generate(std::shared_ptr<ModelDocument> doc, const FusionGroup& g
   compile_->setEnabled(false);
   gen_job_.setFuture(QtConcurrent::run(
       [doc, group] { return QString::fromStdString(generate_group_source(doc->graph(), group)); }));
+}
+
+void CodeDock::cancel() {
+  if (gen_job_.isRunning() && !gen_dropped_) {
+    gen_dropped_ = true;
+    editor_->setPlainText(tr("// cancelled"));
+  }
+  if (compile_job_.isRunning() && !compile_dropped_) {
+    compile_dropped_ = true;
+    errors_->clear();
+    errors_->addItem(tr("Compile cancelled"));
+  }
 }
 
 void CodeDock::compile() {

@@ -42,6 +42,9 @@ class CodeDock : public QWidget {
   // Generates the group's source in a worker; `generated` follows.
   void generate(std::shared_ptr<ModelDocument> doc, const FusionGroup& group);
   void compile();
+  // Drops the result of a running generate or compile (neither has a cancellation
+  // point in core: the worker ends on its own, and a new one waits for it).
+  void cancel();
   void copy_all() const;
   void set_dark(bool dark);
   void clear();
@@ -72,6 +75,7 @@ class CodeDock : public QWidget {
   QPushButton* compile_;
   QFutureWatcher<QString> gen_job_;
   QFutureWatcher<CompileResult> compile_job_;
+  bool gen_dropped_ = false, compile_dropped_ = false;
 };
 
 }  // namespace fx::views

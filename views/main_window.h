@@ -1,22 +1,27 @@
 #pragma once
-// The explorer's main window: graph view in the centre; inspector, minimap and
-// candidate table in docks that the user rearranges (restored on the next start);
-// device and opt-level selectors; status bar with model stats and a progress bar with
-// Cancel. Opening, analysis and layout run in worker threads, one job of each kind at
-// a time; the UI thread only builds scene items from finished results.
+// The explorer's main window: graph view in the centre (the fused graph beside it when
+// side by side); inspector, minimap, candidate table, Generate and the before/after
+// profile in docks that the user rearranges (restored on the next start); device and
+// opt-level selectors; status bar with model stats and a progress bar with Cancel.
 //
-// Split over main_window.cc (widgets, menus, settings), main_window_jobs.cc (workers)
-// and main_window_plan.cc (decisions, plan files, autosave, export).
+// The window owns no job and no plan logic: it wires controllers that work without it
+// and presents what they report.
+//   DocumentController  the open model and its background jobs (open, shapes, layout,
+//                       analysis), cancel, stale results by generation
+//   PlanController      decisions, undo/redo, plan files, autosave
+//   ProfileController   `fxc profile` in a child process, before/after results
+//   ExportService       fused model, kernels, Chrome trace, report
+//   ViewSync            linked navigation of the original and fused views
+//
+// Split over main_window.cc (construction, wiring, settings, status),
+// main_window_menus.cc (menus and tool bar), main_window_widgets.cc (central split,
+// docks, status bar widgets), main_window_navigation.cc (what is on screen: expand,
+// reveal, select, search, side by side) and main_window_commands.cc (the public
+// commands, forwarded to the controllers with their results shown).
 
-#include <QFutureWatcher>
 #include <QMainWindow>
-#include <QPointer>
-#include <QTemporaryDir>
-#include <QThreadPool>
 
-#include <functional>
 #include <memory>
-#include <utility>
 
 #include "layout/visible_graph.h"
 #include "views/model_document.h"
@@ -29,8 +34,7 @@ class QPushButton;
 class QMenu;
 class QAction;
 class QTimer;
-class QProcess;
-class QToolBar;
+class QDockWidget;
 
 namespace fx::views {
 
@@ -44,7 +48,11 @@ class TimelineView;
 class FusedGraphPane;
 class CodeDock;
 class ProfileSummary;
-class ProfileRunner;
+class DocumentController;
+class PlanController;
+class ProfileController;
+class ExportService;
+class ViewSync;
 struct BeforeAfterResult;
 
 class MainWindow : public QMainWindow {
@@ -56,10 +64,10 @@ class MainWindow : public QMainWindow {
   // Starts opening a model in the background (asks first when the plan is unsaved).
   void open_model(const QString& path);
   bool is_busy() const;
-  void cancel_jobs();
+  void cancel_jobs();  // the document's jobs, the running export, generate/compile
   void set_analysis_settings(const AnalysisSettings& s);
   void set_dark(bool dark);
-  void set_autosave_dir(const QString& dir) { autosave_dir_ = dir; }
+  void set_autosave_dir(const QString& dir);
 
   // Plan decisions (also what the candidate panel's buttons call).
   void accept_groups(const QStringList& ids);
@@ -76,12 +84,10 @@ class MainWindow : public QMainWindow {
   // double-click on its box does when the box is on screen.
   void open_group(int group);
   void reveal_node(NodeId node);  // opens its groups, selects and centres it
-  // ---- Before/after profiling (main_window_profile.cc; owned by the profile views) ----
-  // `fxc profile MODEL --plan <current plan> --json --trace-before F --trace-after F` in
-  // a child process (ProfileRunner): a crash, timeout, compile error or bad JSON there
-  // is reported, never fatal. The program defaults to the fxc built or installed next
-  // to this executable; tests put a stub in its place.
-  void set_profiler(const QString& program) { profiler_ = program; }
+
+  // Before/after profiling (ProfileController). The program defaults to the fxc built
+  // or installed next to this executable; tests put a stub in its place.
+  void set_profiler(const QString& program);
   void set_profile_timeout_ms(int ms);
   void profile();
   void cancel_profile();
@@ -93,9 +99,8 @@ class MainWindow : public QMainWindow {
   // Selects in the graph the nodes a kernel or group covers (the group when they form one).
   void select_nodes(const QStringList& names);
   ProfileSummary* profile_summary() const { return profile_summary_; }
-  // ---- end of the profiling block ----
 
-  const ModelDocument* document() const { return doc_.get(); }
+  const ModelDocument* document() const { return doc().get(); }
   GraphScene* scene() const { return scene_; }
   GraphView* view() const { return view_; }
   Inspector* inspector() const { return inspector_; }
@@ -103,9 +108,12 @@ class MainWindow : public QMainWindow {
   CandidatePanel* candidate_panel() const { return panel_; }
   TimelineView* timeline() const { return timeline_; }
   QString last_error() const { return last_error_; }
+  DocumentController* documents() const { return documents_; }
+  PlanController* plan() const { return plan_; }
+  ProfileController* profiler() const { return profiler_; }
+  ExportService* exports() const { return exports_; }
 
-  // --- side-by-side fused graph, Generate, exports (main_window_fused.cc,
-  //     main_window_export.cc) ---
+  // Side-by-side fused graph, Generate, exports.
   FusedGraphPane* fused_pane() const { return fused_pane_; }
   void set_side_by_side(bool on);
   bool side_by_side() const;
@@ -118,8 +126,8 @@ class MainWindow : public QMainWindow {
   void generate(int plan_group);
   // Selects a plan group in the table, the graph and the fused graph.
   void select_group(int plan_group);
-  // Exports, each run off the UI thread; `done(ok)` is emitted with the file written.
-  // Errors are shown naming the file. Return false when nothing was started.
+  // Exports, each run off the UI thread; `export_finished(ok)` is emitted with the file
+  // written. Errors are shown naming the file. Return false when nothing was started.
   bool export_fused_model(const QString& path);
   bool export_kernels(const QString& dir);
   bool export_traces(const QString& path);  // needs a timeline lane
@@ -142,63 +150,60 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
+  std::shared_ptr<ModelDocument> doc() const;
   // main_window.cc
-  void build_actions();
-  void build_docks();
+  void connect_documents();
+  void connect_plan();
+  void connect_profiler();
+  void connect_exports();
   void restore_settings();
   void save_settings();
   void update_title();
   void update_status();
+  void update_progress();
   void update_recent_menu();
   void add_recent(const QString& path);
   void show_error(const QString& title, const QString& message);
   bool maybe_save();
-  void on_search();
-  // main_window_jobs.cc
-  void start_layout();
-  void start_analysis();
-  void start_types();
-  void on_types_finished();
-  void apply_types_when_idle();
-  void on_open_finished();
-  void on_layout_finished();
-  void on_analysis_finished();
-  void show_progress(const QString& text, int value, int maximum);
-  void hide_progress();
-  // main_window_plan.cc
-  // rows_changed false: the table was just reset with this plan (no repaint needed).
-  void plan_changed(bool modified = true, bool rows_changed = true);
-  void autosave();
-  QString autosave_path() const;
+  AnalysisSettings chosen_settings() const;
+  // main_window_menus.cc
+  void build_menus();
+  void build_file_menu();
+  void build_export_menu(QMenu* file);
+  void build_view_menu();
+  void build_tools_menu();
+  void build_tool_bar();
+  // main_window_widgets.cc
+  void build_central();
+  void build_status_bar();
+  void build_docks();
+  void build_profile_dock(QDockWidget* tabify_with);
+  void show_profile_progress(bool on);
+  // main_window_navigation.cc
+  void connect_selection();  // between the graph, the fused graph, the table, the inspector
+  void on_document_shown(const layout::SceneLayout& layout);
+  void on_layout_ready(const layout::SceneLayout& layout);
+  void on_plan_changed(bool rows_changed);
   void select_fusion_group(int plan_index);
-  // main_window_profile.cc
-  void build_profile_docks(class QDockWidget* tabify_with);
-  QAction* build_profile_actions(QMenu* tools);  // returns the Profile action
-  QString default_profiler() const;
-  void on_profile_output(const QByteArray& json);
-  void on_profile_failed(const QString& message, bool cancelled);
+  void on_search();
+  void refresh_fused();
+  // main_window_commands.cc
   void show_profile_result(const BeforeAfterResult& result);
 
-  struct OpenResult;
-  std::shared_ptr<ModelDocument> doc_;
-  layout::Expansion expansion_;
-  QString plan_path_;
-  QString autosave_dir_;
+  // Controllers (children of the window).
+  DocumentController* documents_;
+  PlanController* plan_;
+  ProfileController* profiler_;
+  ExportService* exports_;
+  ViewSync* sync_ = nullptr;
+
   QString last_error_;
   QString search_text_;
   std::vector<NodeId> search_hits_;
   std::size_t search_pos_ = 0;
-  bool layout_pending_ = false;
-  bool fit_after_layout_ = false;
-  int focus_group_ = -1;                       // keep this group in view after the next layout
-  NodeId focus_node_ = kNoNode;                // select and centre this node after the next layout
-  const ModelDocument* layout_for_ = nullptr;  // the document a running job works on
-  const ModelDocument* analysis_for_ = nullptr;
-  const ModelDocument* types_for_ = nullptr;
-  std::shared_ptr<InferredTypes> types_;  // inferred, waiting until no job reads the graph
-  bool analysis_pending_ = false;         // run the analysis again when this one ends
-  bool opening_ = false;                  // the document is shown; shapes or analysis still to come
-  std::shared_ptr<QString> layout_error_;
+  int focus_group_ = -1;         // keep this group in view after the next layout
+  NodeId focus_node_ = kNoNode;  // select and centre this node after the next layout
+  int focus_plan_group_ = -1;    // select this plan group after the next layout
   bool dark_ = false;
 
   GraphScene* scene_;
@@ -215,53 +220,24 @@ class MainWindow : public QMainWindow {
   QPushButton* cancel_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QMenu* view_menu_ = nullptr;
+  QAction* open_ = nullptr;
+  QAction* save_ = nullptr;
   QAction* undo_ = nullptr;
   QAction* redo_ = nullptr;
-  QTimer* autosave_timer_ = nullptr;
-  // Profiling (main_window_profile.cc).
+  QAction* profile_ = nullptr;
   TimelineView* timeline_ = nullptr;
   ProfileSummary* profile_summary_ = nullptr;
-  ProfileRunner* profile_runner_ = nullptr;
   QProgressBar* profile_progress_ = nullptr;
   QLabel* profile_status_ = nullptr;
   QPushButton* profile_cancel_ = nullptr;
-  QString profiler_;
-  std::unique_ptr<QTemporaryDir> profile_dir_;  // plan and traces of the running profile
-  // The last before/after result shown, as fxc printed it (from Profile or a loaded
-  // file), so that the exported report includes the measurements like `fxc report
-  // --profile` does; the origin is the report's --profile path.
-  QByteArray profile_json_;
-  QString profile_json_origin_;
-
-  // Shapes and analysis after the first paint run here, at a lower CPU priority than
-  // the UI thread and the jobs the user waits on (open, layout), which use the global pool.
-  QThreadPool background_pool_;
-  QFutureWatcher<std::shared_ptr<OpenResult>> open_job_;
-  QFutureWatcher<std::shared_ptr<layout::SceneLayout>> layout_job_;
-  QFutureWatcher<std::shared_ptr<AnalysisOutput>> analysis_job_;
-  QFutureWatcher<std::shared_ptr<InferredTypes>> types_job_;
-
-  // --- side-by-side fused graph, Generate, exports ---
-  void build_fused_actions(QMenu* view_menu, QToolBar* bar);
-  void build_export_menu(QMenu* file_menu);
-  void refresh_fused();
-  // Moves the other view (fused when from_fused is false) so that the nodes matching
-  // the ones at the centre of this view sit at the same place, at the same zoom.
-  void sync_views(bool from_fused);
-  // Runs `work` (which throws on failure and returns a summary) in the thread pool.
-  bool start_export(const QString& what, const QString& path, std::function<QString()> work);
   FusedGraphPane* fused_pane_ = nullptr;
   QLabel* original_caption_ = nullptr;  // "Original graph — N nodes", side by side only
   QAction* side_by_side_ = nullptr;
   QAction* link_views_ = nullptr;
-  bool syncing_views_ = false;  // re-entrancy guard: the follower's move is not a new lead
   QTimer* fused_timer_ = nullptr;
-  int focus_plan_group_ = -1;  // highlight this group after the next layout
   CodeDock* code_ = nullptr;
   QAction* generate_ = nullptr;
   QAction* export_traces_ = nullptr;
-  QFutureWatcher<std::pair<bool, QString>> export_job_;  // ok, summary or error
-  QString export_path_;
 };
 
 }  // namespace fx::views

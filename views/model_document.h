@@ -2,7 +2,7 @@
 // Everything the window shows about one opened model, built off the UI thread:
 // the graph, its scope hierarchy, the layout engine, and the fusion analysis with the
 // plan the user edits. The views read it; only the UI thread mutates the plan, and
-// only one layout job at a time touches `layout` (see MainWindow).
+// only one layout job at a time touches `layout` (see DocumentController).
 
 #include <QString>
 
