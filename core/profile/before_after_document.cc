@@ -202,6 +202,10 @@ bool GroupCostTerms::complete() const {
                      [](const auto& u) { return u.second.has_value(); });
 }
 
+const RunDocument* BeforeAfterDocument::run(std::string_view side) const {
+  return side == "before" ? &before : side == "after" ? &after : nullptr;
+}
+
 std::optional<KernelTerms> kernel_terms_from_json(const nlohmann::json& j) {
   if (!j.is_object()) return std::nullopt;
   auto c = kernel_class_from_name(string_only(j, "class"));

@@ -104,6 +104,9 @@ struct BeforeAfterDocument {
   bool has_groups = false;        // "groups" was a list
   std::vector<BeforeAfterGroup> groups;
   std::vector<std::string> warnings;  // keys that were missing or unreadable
+
+  // `before` or `after` by its key; nullptr for any other name.
+  const RunDocument* run(std::string_view side) const;
 };
 
 // Reads a parsed document; `origin` names it in errors and warnings.

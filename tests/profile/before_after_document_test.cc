@@ -114,6 +114,8 @@ TEST(BeforeAfterDocument, ReadsBackWhatTheWriterWrote) {
   EXPECT_EQ(g.cost_terms->unfused[1].first, "b");
   EXPECT_TRUE(g.cost_terms->fused.fused);
   EXPECT_DOUBLE_EQ(g.cost_terms->fused.bytes, 800);
+  EXPECT_EQ(d.run("after"), &d.after);
+  EXPECT_EQ(d.run("during"), nullptr);
 }
 
 TEST(BeforeAfterDocument, WithoutATraceTheKernelsAreLaidEndToEnd) {
