@@ -1,7 +1,8 @@
 #pragma once
 // A before/after profile (`fxc profile --plan PLAN --json`, docs/before_after.md) as the
-// views show it: the report's reading of the numbers and groups (ProfileInput), plus
-// the two kernel timelines with bytes, so that the timeline can give achieved GB/s.
+// views show it: the document as profile/before_after_document.h reads it, summed up as
+// the report does (ProfileInput), plus the two kernel timelines with bytes, so that the
+// timeline can give achieved GB/s.
 //
 // Each lane comes from, in order of preference: a Chrome trace file written by
 // --trace-before/--trace-after, the "trace" embedded in the result, or the kernel rows

@@ -8,14 +8,13 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "analysis/device_profile.h"
-#include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
 #include "codegen/fused_program.h"
 #include "codegen/kernel_export.h"
 #include "commands.h"
 #include "onnx/fused_model_export.h"
 #include "onnx/model_loader.h"
+#include "plan_choice.h"
 #include "util/error.h"
 
 namespace fxc {
@@ -29,22 +28,6 @@ struct ExportCmd {
   bool json = false;
 };
 
-fx::FusionPlan plan_for(const ExportCmd& o, const fx::Graph& g) {
-  if (!o.plan.empty()) {
-    fx::FusionPlan p = fx::FusionPlan::load(o.plan);
-    for (const auto& m : p.bind(g))
-      fmt::print(stderr, "fxc: plan node '{}' is not in the model\n", m);
-    return p;
-  }
-  if (o.opt_level < 0) throw fx::Error("give --plan PLAN or --opt-level N");
-  fx::FusionOptions fo;
-  fo.opt_level = o.opt_level;
-  fo.threshold = o.threshold;
-  fx::FusionPlan p(fx::analyze_fusion(g, fx::resolve_device(o.device), fo), o.model);
-  p.accept_all_above(o.threshold);
-  return p;
-}
-
 nlohmann::json write_kernels(const ExportCmd& o, const fx::Graph& g,
                              const std::vector<const fx::FusionGroup*>& groups) {
   return fx::write_kernel_sources(g, groups, o.kernels, o.model);
@@ -54,7 +37,7 @@ int run_export(const ExportCmd& o) {
   fx::LoadOptions lo;
   for (const auto& d : o.dims) fx::parse_dim_binding(d, lo);
   fx::LoadedModel m = fx::load_onnx(o.model, lo);
-  fx::FusionPlan plan = plan_for(o, m.graph);
+  fx::FusionPlan plan = plan_for({o.plan, o.opt_level, o.threshold, o.device, o.model}, m.graph);
   std::vector<fx::ExportGroup> groups;
   for (const fx::FusionGroup* g : plan.accepted()) groups.push_back({g->id, g->nodes});
   fx::FusedExportResult r = fx::export_fused_model(m, groups, o.out);

@@ -13,17 +13,18 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "analysis/device_profile.h"
-#include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
 #include "commands.h"
 #include "onnx/model_loader.h"
+#include "plan_choice.h"
 #include "profile/before_after.h"
 #include "profile/before_after_child.h"
+#include "profile/before_after_document.h"
 #include "profile/before_after_json.h"
 #include "profile/child_process.h"
 #include "profile/child_profiler.h"
 #include "profile/chrome_trace.h"
+#include "profile/execution_device.h"
 #include "profile/kernel_comparison.h"
 #include "profile/kernel_table.h"
 #include "profile/profile_json.h"
@@ -117,91 +118,53 @@ void print_result(const ProfileCliOptions& o, const fx::ProfileResult& r, bool i
 
 // ---- before/after ----------------------------------------------------------------
 
-fx::FusionPlan plan_for(const ProfileCliOptions& o, const fx::Graph& g) {
-  if (!o.plan.empty()) {
-    fx::FusionPlan p = fx::FusionPlan::load(o.plan);
-    for (const auto& m : p.bind(g))
-      fmt::print(stderr, "fxc: plan {}: node '{}' is not in the model; its group is dropped\n",
-                 o.plan, m);
-    return p;
-  }
-  fx::FusionOptions fo;
-  fo.opt_level = o.opt_level;
-  fo.threshold = o.threshold;
-  fx::FusionPlan p(fx::analyze_fusion(g, fx::resolve_device(o.estimate_device), fo), o.model);
-  p.accept_all_above(o.threshold);
-  return p;
-}
-
-// Runs the fused program on a GPU: not possible here, and the user is told why.
-void require_cpu(const std::string& device) {
-  if (device == "cpu") return;
-  if (device != "cuda") throw fx::Error("--device must be cpu or cuda, not '" + device + "'");
-  std::error_code ec;
-  bool gpu = std::filesystem::exists("/dev/nvidia0", ec) ||
-             (std::filesystem::exists("/proc/driver/nvidia/gpus", ec) &&
-              !std::filesystem::is_empty("/proc/driver/nvidia/gpus", ec));
-  if (!gpu)
-    throw fx::Error(
-        "--device cuda: no NVIDIA GPU found on this machine (no /dev/nvidia0); run with "
-        "--device cpu");
-  throw fx::Error(
-      "--device cuda: a GPU is present, but this build has no CUDA execution path for "
-      "before/after yet (the CUDA backend only emits kernel sources); run with --device cpu");
-}
-
 void write_json_file(const std::string& path, const nlohmann::json& j) {
   std::ofstream f(path);
   f << j.dump() << "\n";
   if (!f) throw fx::FileError(path, "cannot write the trace");
 }
 
-std::string num_or_dash(const nlohmann::json& v, const char* fmt_spec) {
-  return v.is_number() ? fmt::format(fmt::runtime(fmt_spec), v.get<double>()) : "-";
+std::string num_or_dash(double v, const char* fmt_spec) {
+  return std::isnan(v) ? "-" : fmt::format(fmt::runtime(fmt_spec), v);
 }
 
-void print_before_after(const ProfileCliOptions& o, const nlohmann::json& d) {
-  const auto& b = d["before"];
-  const auto& a = d["after"];
+void print_before_after(const ProfileCliOptions& o, const fx::BeforeAfterDocument& d) {
   fmt::print("Model        {}  ({})\n", o.model,
              o.plan.empty() ? fmt::format("opt level {}, groups above {:.0f}% accepted",
                                           o.opt_level, o.threshold * 100)
                             : "plan " + o.plan);
-  fmt::print("Device       {}{}\n", d.value("device", ""), o.in_process ? "" : " (child process)");
-  fmt::print("Runs         {} timed per side after {} warm-up, before/after alternating\n",
-             d.value("runs", 0), d.value("warmup", 0));
+  fmt::print("Device       {}{}\n", d.device, o.in_process ? "" : " (child process)");
+  fmt::print("Runs         {} timed per side after {} warm-up, before/after alternating\n", d.runs,
+             d.warmup);
   fmt::print("Before       {} ms median, {} kernels (unfused)\n",
-             num_or_dash(b["median_ms"], "{:.3f}"), b["kernels"].size());
+             num_or_dash(d.before.median_ms, "{:.3f}"), d.before.kernels.size());
   fmt::print("After        {} ms median, {} kernels (fused)\n",
-             num_or_dash(a["median_ms"], "{:.3f}"), a["kernels"].size());
-  fmt::print("Speedup      {}x\n", num_or_dash(d["speedup"], "{:.3f}"));
+             num_or_dash(d.after.median_ms, "{:.3f}"), d.after.kernels.size());
+  fmt::print("Speedup      {}x\n", num_or_dash(d.speedup, "{:.3f}"));
+  const bool match = d.outputs_match.value_or(false);
   fmt::print("Outputs      {} (max abs error {}, max rel error {}; rtol {:g}, atol {:g} {})\n",
-             d.value("outputs_match", false) ? "match" : "DIFFER",
-             num_or_dash(d["max_abs_error"], "{:.3g}"), num_or_dash(d["max_rel_error"], "{:.3g}"),
-             d["tolerance"].value("rtol", 0.0), d["tolerance"].value("atol", 0.0),
-             d["tolerance"].value("mode", std::string("absolute")));
-  if (!d.value("outputs_match", false)) fmt::print("             {}\n", d.value("mismatch", ""));
-  if (!d.value("codegen_note", "").empty())
-    fmt::print("Codegen      {}\n", d["codegen_note"].get<std::string>());
+             match ? "match" : "DIFFER", num_or_dash(d.max_abs_error, "{:.3g}"),
+             num_or_dash(d.max_rel_error, "{:.3g}"), std::isnan(d.rtol) ? 0.0 : d.rtol,
+             std::isnan(d.atol) ? 0.0 : d.atol,
+             d.tolerance_mode.empty() ? std::string("absolute") : d.tolerance_mode);
+  if (!match) fmt::print("             {}\n", d.mismatch);
+  if (!d.codegen_note.empty()) fmt::print("Codegen      {}\n", d.codegen_note);
   fmt::print("\n{:<12} {:<22} {:<9} {:<16} {:>13} {:>13} {:>11}\n", "group", "pattern", "status",
              "backend", "predicted us", "measured us", "max abs err");
   std::vector<std::string> notes;
-  for (const auto& g : d["groups"]) {
-    std::string pattern = g.value("pattern", "");
+  for (const auto& g : d.groups) {
+    std::string pattern = g.pattern;
     if (pattern.size() > 22) pattern = pattern.substr(0, 19) + "...";
-    fmt::print("{:<12} {:<22} {:<9} {:<16} {:>13} {:>13} {:>11}\n", g.value("id", ""), pattern,
-               g.value("status", ""), g.value("backend", ""),
-               num_or_dash(g["predicted_saved_us"], "{:.1f}"),
-               num_or_dash(g["measured_saved_us"], "{:.1f}"),
-               num_or_dash(g["max_abs_error"], "{:.2g}"));
-    if (g.value("status", "") != "fused" && !g.value("reason", "").empty())
-      notes.push_back(fmt::format("{} {}: {}", g.value("id", ""), g.value("status", ""),
-                                  g.value("reason", "")));
+    fmt::print("{:<12} {:<22} {:<9} {:<16} {:>13} {:>13} {:>11}\n", g.id, pattern, g.status,
+               g.backend, num_or_dash(g.predicted_saved_us, "{:.1f}"),
+               num_or_dash(g.measured_saved_us, "{:.1f}"), num_or_dash(g.max_abs_error, "{:.2g}"));
+    if (g.status != "fused" && !g.reason.empty())
+      notes.push_back(fmt::format("{} {}: {}", g.id, g.status, g.reason));
   }
   fmt::print(
       "(us saved per run: predicted on device profile {}; measured = members' kernels "
       "before - fused kernel after)\n",
-      d.value("estimate_profile", "?"));
+      d.estimate_profile);
   for (const auto& n : notes) fmt::print("{}\n", n);
   if (!o.trace_before.empty()) fmt::print("Trace before {}\n", o.trace_before);
   if (!o.trace_after.empty()) fmt::print("Trace after  {}\n", o.trace_after);
@@ -214,7 +177,7 @@ void emit_before_after(const ProfileCliOptions& o, nlohmann::json doc) {
     fmt::print("{}\n", doc.dump(2));
     return;
   }
-  print_before_after(o, doc);
+  print_before_after(o, fx::read_before_after_document(doc, "the before/after result"));
 }
 
 std::vector<std::string> before_after_child_args(const ProfileCliOptions& o,
@@ -250,7 +213,7 @@ std::vector<std::string> before_after_child_args(const ProfileCliOptions& o,
 }
 
 int run_before_after_cli(const ProfileCliOptions& o, const fx::LoadOptions& lo) {
-  require_cpu(o.device);
+  fx::require_cpu_execution(o.device);
   if (!o.in_process) {
     fx::BeforeAfterChildRequest q;
     q.argv = before_after_child_args(o, lo);
@@ -261,17 +224,15 @@ int run_before_after_cli(const ProfileCliOptions& o, const fx::LoadOptions& lo) 
   }
   if (o.parent_pid > 0) fx::die_with_parent(o.parent_pid);
   auto m = fx::load_onnx(o.model, lo);
-  fx::FusionPlan plan = plan_for(o, m.graph);
+  fx::FusionPlan plan = plan_for(
+      {o.plan, o.opt_level, o.threshold, o.estimate_device, o.model, /*name_the_plan=*/true},
+      m.graph);
   fx::BeforeAfterOptions bo;
   bo.profile = o.profile;
   bo.tolerance = o.tolerance;
   bo.profile.opset = default_opset(m.info);
   bo.codegen.stem = std::filesystem::path(o.model).stem().string();
-  for (const auto& e : o.exclude) {
-    auto eq = e.find('=');
-    bo.excluded[e.substr(0, eq)] =
-        eq == std::string::npos ? "excluded by the caller" : e.substr(eq + 1);
-  }
+  bo.excluded = fx::excluded_groups(o.exclude);
   // Markers on stderr, so that a parent can tell which group's kernel killed us.
   bo.on_check = [](const std::string& id, bool done) {
     fmt::print(stderr, "{}\n", fx::check_marker(id, done));

@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "analysis/device_profile.h"
@@ -13,6 +12,7 @@
 #include "onnx/model_loader.h"
 #include "report/report_writer.h"
 #include "util/error.h"
+#include "util/json_file.h"
 
 namespace fxc {
 namespace {
@@ -22,16 +22,6 @@ struct ReportCmd {
   std::vector<std::string> dims;
   int top_ops = 12;
 };
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw fx::FileError(path, "cannot open");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw fx::FileError(path, std::string("not valid JSON: ") + e.what());
-  }
-}
 
 int run_report(const ReportCmd& o) {
   // Fail on a bad output format before the (slower) loading and analysis.
@@ -62,7 +52,7 @@ int run_report(const ReportCmd& o) {
   fx::AnalysisResult analysis = fx::analyze_fusion(m.graph, profile, fo);
 
   nlohmann::json profile_doc;
-  if (!o.profile.empty()) profile_doc = read_json(o.profile);
+  if (!o.profile.empty()) profile_doc = fx::read_json_file(o.profile, "profile result");
 
   fx::ReportOptions ro;
   ro.model_path = o.model;

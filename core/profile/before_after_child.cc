@@ -7,6 +7,7 @@
 
 #include "profile/child_process.h"
 #include "util/error.h"
+#include "util/json_file.h"
 
 namespace fx {
 namespace {
@@ -32,6 +33,15 @@ std::string group_that_died(const std::string& err) {
   return open;
 }
 
+std::map<std::string, std::string> excluded_groups(const std::vector<std::string>& args) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : args) {
+    auto eq = e.find('=');
+    out[e.substr(0, eq)] = eq == std::string::npos ? "excluded by the caller" : e.substr(eq + 1);
+  }
+  return out;
+}
+
 nlohmann::json before_after_in_child(const BeforeAfterChildRequest& q) {
   std::map<std::string, std::string> excluded;
   const std::string what = "profiling " + q.model + " before/after: the profiling process ";
@@ -47,11 +57,9 @@ nlohmann::json before_after_in_child(const BeforeAfterChildRequest& q) {
     co.timeout_s = q.timeout_s;
     ChildResult r = run_child(argv, co);
     if (r.ok()) {
-      try {
-        return nlohmann::json::parse(r.out);
-      } catch (const nlohmann::json::parse_error& e) {
-        throw Error(what + "printed no valid JSON: " + e.what());
-      }
+      std::string why;
+      if (auto doc = try_parse_json(r.out, &why)) return std::move(*doc);
+      throw Error(what + "printed no valid JSON: " + why);
     }
     std::string culprit = group_that_died(r.err);
     if (!culprit.empty() && !excluded.count(culprit)) {

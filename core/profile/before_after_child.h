@@ -22,6 +22,10 @@ std::string check_marker(const std::string& group_id, bool done);
 // The group whose check began and never ended in a child's stderr, or "".
 std::string group_that_died(const std::string& child_stderr);
 
+// The child's side of the exclusions: its --exclude-group values, "ID=why" (or "ID"),
+// as id -> why.
+std::map<std::string, std::string> excluded_groups(const std::vector<std::string>& args);
+
 struct BeforeAfterChildRequest {
   std::vector<std::string> argv;  // the child's command line, without --exclude-group
   std::string model;              // for messages

@@ -8,6 +8,7 @@
 #include "profile/child_process.h"
 #include "profile/profile_json.h"
 #include "util/error.h"
+#include "util/json_file.h"
 
 namespace fx {
 
@@ -56,13 +57,10 @@ ProfileResult profile_in_child(const ChildProfileRequest& q) {
         r.status == ChildResult::Status::TimedOut ? " (raise the limit with --timeout)" : "";
     throw Error(what + r.describe() + hint + (line.empty() ? "" : "; its last words: " + line));
   }
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(r.out);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(what + "printed no valid JSON: " + e.what());
-  }
-  return profile_result_from_json(doc, "output of '" + argv[0] + " profile'");
+  std::string why;
+  auto doc = try_parse_json(r.out, &why);
+  if (!doc) throw Error(what + "printed no valid JSON: " + why);
+  return profile_result_from_json(*doc, "output of '" + argv[0] + " profile'");
 }
 
 }  // namespace fx

@@ -3,17 +3,15 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "profile/chrome_trace.h"
 #include "profile/flop_counter.h"
 #include "util/error.h"
+#include "util/json_file.h"
 
 namespace fx {
 namespace {
@@ -276,14 +274,7 @@ Timeline parse_trace(const nlohmann::json& doc, const std::string& origin) {
 }
 
 Timeline read_trace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError(path, std::string("cannot open trace: ") + std::strerror(errno));
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw FileError(path, std::string("not valid JSON: ") + e.what());
-  }
+  const json doc = read_json_file(path, "trace");
   try {
     return parse_trace(doc, path);
   } catch (const json::exception& e) {

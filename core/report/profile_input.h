@@ -1,9 +1,9 @@
 #pragma once
-// Measurements a report can show, read tolerantly from either
+// Measurements a report can show, from either
 //   - a before/after result (`fxc profile --plan PLAN --json`, docs/before_after.md), or
 //   - a single-run result (`fxc profile --json`, profile_json.h): no before/after then.
-// Missing optional keys become NaN / empty and a warning; only a document that is not
-// an object, or holds neither "before" nor "kernels", is an error.
+// The document is read by profile/before_after_document.h (tolerantly: missing optional
+// keys become NaN / empty and a warning); this is the report's summary of it.
 
 #include <cmath>
 #include <cstdint>
@@ -12,6 +12,8 @@
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include "profile/before_after_document.h"
 
 namespace fx {
 
@@ -32,15 +34,8 @@ struct RunProfile {
   bool timeline_from_trace = false;
 };
 
-struct MeasuredGroup {
-  std::string id, pattern, status, backend, reason;
-  std::vector<std::string> nodes;
-  double predicted_saved_us = NAN;
-  double measured_saved_us = NAN;
-  double max_abs_error = NAN;
-  double bytes_saved = NAN;  // the estimate's inputs (for the calibration fit)
-  double launches_saved = NAN;
-};
+// A group's measurements, as the result holds them.
+using MeasuredGroup = BeforeAfterGroup;
 
 struct ProfileInput {
   bool before_after = false;  // false: single run, only `before` is filled
@@ -57,6 +52,8 @@ struct ProfileInput {
   std::vector<std::string> warnings;  // keys that were missing or unreadable
 };
 
+// The report's summary of a document read by before_after_document.h.
+ProfileInput profile_input_of(const BeforeAfterDocument& doc);
 // Throws FileError(origin, ...) only for a document that is not a profile at all.
 ProfileInput read_profile_input(const nlohmann::json& doc, const std::string& origin);
 

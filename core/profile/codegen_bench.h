@@ -1,0 +1,64 @@
+#pragma once
+// `fxc codegen --bench`: a model unfused and fused in our runtime, without the
+// profiler's per-kernel timing: the wall time of whole runs, the outputs compared as
+// `fxc profile` compares them (equivalence.h, scaled tolerance).
+//
+//   CodegenBench b = run_codegen_bench(graph, plan.accepted(), {.runs = 20});
+//   b.unfused.median_ms / b.fused.median_ms, b.outputs.match
+//
+// Unfused and fused runs alternate, so that load changes on a shared machine hit both
+// alike; the warm-up pair gives the outputs compared. Optionally the fused program is
+// also timed alone, run after run (as ONNX Runtime is timed), and cold, each run after
+// a walk over a buffer larger than the last-level cache.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/fusion_plan.h"
+#include "codegen/fused_program.h"
+#include "profile/equivalence.h"
+#include "runtime/tensor.h"
+
+namespace fx {
+
+struct CodegenBenchOptions {
+  int runs = 1;
+  int threads = 0;        // 0: all hardware threads
+  std::string stem;       // names the generated sources (the model's file stem)
+  bool alone = false;     // also time the fused program alone, run after run
+  double evict_mb = 0;    // with alone: also time it cold (0: not)
+  bool op_times = false;  // also time each op type's steps (OpTimes)
+};
+
+struct RunTimes {
+  std::size_t steps = 0;
+  double median_ms = 0, min_ms = 0;  // 0 when not timed
+};
+
+// Per op type, the median over runs of the summed time of its steps.
+struct OpTimes {
+  double median_run_ms = 0;                           // whole runs
+  double median_inside_ms = 0;                        // of which inside steps
+  std::vector<std::pair<double, std::string>> by_op;  // (ms, op type), slowest first
+};
+
+struct CodegenBench {
+  FusedProgram program;  // its groups' outcomes and note
+  int threads = 0;
+  RunTimes unfused, fused, fused_alone, fused_cold;
+  Tolerance tolerance;             // what `outputs` was checked with
+  TensorDiff outputs;              // the fused program's outputs against the unfused ones
+  OpTimes unfused_ops, fused_ops;  // with op_times
+  double speedup() const { return unfused.median_ms / fused.median_ms; }
+};
+
+// Throws fx::Error when an input cannot be generated (symbolic dims, an unsupported dtype).
+CodegenBench run_codegen_bench(const Graph& graph, const std::vector<const FusionGroup*>& groups,
+                               const CodegenBenchOptions& options);
+
+// Deterministic inputs for the benches: float32 in [-1, 1), int64 in [0, 8).
+std::map<std::string, Tensor> bench_inputs(const Graph& graph);
+
+}  // namespace fx
