@@ -1,4 +1,4 @@
-#include "codegen/matmul_post_ops.h"
+#include "fused_kernels/matmul_post_ops.h"
 
 #include <spdlog/spdlog.h>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -9,7 +9,7 @@
 #include <set>
 
 #include "analysis/fusion_pattern.h"
-#include "codegen/kernel_ir.h"
+#include "ir/graph_queries.h"
 #include "runtime/dnnl_parts.h"
 #include "runtime/dnnl_util.h"
 #include "runtime/kernel_util.h"

@@ -1,4 +1,4 @@
-#include "codegen/depthwise_nhwc.h"
+#include "fused_kernels/depthwise_nhwc.h"
 
 #include <algorithm>
 #include <cmath>
