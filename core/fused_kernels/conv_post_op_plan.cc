@@ -38,6 +38,48 @@ bool per_channel_constant(const Graph& g, ValueId v, const Shape& out) {
   return true;
 }
 
+// Add/Sub/Mul/Div `n` on the chain value `cur` as a post-op: its second operand must
+// broadcast to the output; it is folded into the weights where only folds precede it
+// and it is a per-channel constant, oneDNN's sum for the first residual Add of the
+// output's shape, else a binary post-op (whose operand becomes a step input of `p`).
+// Returns why not, or "".
+std::string binary_post_op(const Graph& g, const Node& n, ValueId cur,
+                           const std::set<NodeId>& members, int rank, ConvPostOpPlan& p,
+                           bool* has_sum, ConvPostOp& po) {
+  const std::string& op = n.op_type;
+  if (n.inputs.size() != 2) return "node '" + n.name + "' is not binary";
+  ValueId other = n.inputs[0] == cur ? n.inputs[1] : n.inputs[0];
+  if (n.inputs[0] == n.inputs[1]) return "node '" + n.name + "' squares the chain";
+  if ((op == "Sub" || op == "Div") && n.inputs[0] != cur)
+    return "node '" + n.name + "' has the Conv result as its second operand";
+  if (members.count(g.value(other).producer)) return "node '" + n.name + "' reads another member";
+  const Shape& s = g.value(other).shape;
+  const Shape& out = g.value(cur).shape;
+  if (!s.rank_known() || static_cast<int>(s.rank()) > rank || !out.rank_known())
+    return "operand of '" + n.name + "' does not broadcast to the Conv output";
+  for (std::size_t a = 0; a < s.rank(); ++a) {
+    const Dim& d = s[a];
+    const Dim& o = out[out.rank() - s.rank() + a];
+    if (!(d.is_static() && d.value == 1) && !(d == o))
+      return "operand of '" + n.name + "' does not broadcast to the Conv output";
+  }
+  po.alg = op == "Add" ? "add" : op == "Sub" ? "sub" : op == "Mul" ? "mul" : "div";
+  po.operand = other;
+  const bool linear_so_far =
+      std::all_of(p.post_ops.begin(), p.post_ops.end(),
+                  [](const ConvPostOp& q) { return q.kind == ConvPostOp::Kind::Fold; });
+  if (linear_so_far && per_channel_constant(g, other, out))
+    po.kind = ConvPostOp::Kind::Fold;
+  else if (op == "Add" && !*has_sum && same_shape(s, out)) {
+    po.kind = ConvPostOp::Kind::Sum;
+    *has_sum = true;
+  } else {
+    po.kind = ConvPostOp::Kind::Binary;
+  }
+  if (po.kind != ConvPostOp::Kind::Fold) p.step_inputs.push_back(other);
+  return "";
+}
+
 }  // namespace
 
 std::optional<ConvPostOpPlan> plan_conv_post_ops(const Graph& g, const std::vector<NodeId>& nodes,
@@ -119,37 +161,8 @@ std::optional<ConvPostOpPlan> plan_conv_post_ops(const Graph& g, const std::vect
       }
       po.alg = "logistic";
     } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
-      if (n.inputs.size() != 2) return fail("node '" + n.name + "' is not binary");
-      ValueId other = n.inputs[0] == cur ? n.inputs[1] : n.inputs[0];
-      if (n.inputs[0] == n.inputs[1]) return fail("node '" + n.name + "' squares the chain");
-      if ((op == "Sub" || op == "Div") && n.inputs[0] != cur)
-        return fail("node '" + n.name + "' has the Conv result as its second operand");
-      if (members.count(g.value(other).producer))
-        return fail("node '" + n.name + "' reads another member");
-      const Shape& s = g.value(other).shape;
-      const Shape& out = g.value(cur).shape;
-      if (!s.rank_known() || static_cast<int>(s.rank()) > rank || !out.rank_known())
-        return fail("operand of '" + n.name + "' does not broadcast to the Conv output");
-      for (std::size_t a = 0; a < s.rank(); ++a) {
-        const Dim& d = s[a];
-        const Dim& o = out[out.rank() - s.rank() + a];
-        if (!(d.is_static() && d.value == 1) && !(d == o))
-          return fail("operand of '" + n.name + "' does not broadcast to the Conv output");
-      }
-      po.alg = op == "Add" ? "add" : op == "Sub" ? "sub" : op == "Mul" ? "mul" : "div";
-      po.operand = other;
-      const bool linear_so_far =
-          std::all_of(p.post_ops.begin(), p.post_ops.end(),
-                      [](const ConvPostOp& q) { return q.kind == ConvPostOp::Kind::Fold; });
-      if (linear_so_far && per_channel_constant(g, other, out))
-        po.kind = ConvPostOp::Kind::Fold;
-      else if (op == "Add" && !has_sum && same_shape(s, out)) {
-        po.kind = ConvPostOp::Kind::Sum;
-        has_sum = true;
-      } else {
-        po.kind = ConvPostOp::Kind::Binary;
-      }
-      if (po.kind != ConvPostOp::Kind::Fold) p.step_inputs.push_back(other);
+      const std::string w = binary_post_op(g, n, cur, members, rank, p, &has_sum, po);
+      if (!w.empty()) return fail(w);
     } else {
       return fail("op " + op + " (node '" + n.name + "') has no oneDNN post-op");
     }
