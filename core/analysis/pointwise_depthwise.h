@@ -1,7 +1,7 @@
 #pragma once
 // The first half of MobileNet's inverted residual block: a pointwise (1x1) Conv that
 // expands the channels, an optional Relu/Clip, a depthwise Conv over the expanded
-// tensor, an optional Relu/Clip. As one kernel (codegen/pointwise_depthwise_kernel.h)
+// tensor, an optional Relu/Clip. As one kernel (fused_kernels/pointwise_depthwise_kernel.h)
 // the expanded tensor (the block's largest, 6x its input) is produced a band of rows
 // at a time and consumed by the depthwise while the band is in cache, instead of
 // going to memory and back.

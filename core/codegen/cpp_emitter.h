@@ -26,7 +26,8 @@ std::string emit_cpp_function(const LoweredGroup& g);
 // A whole translation unit: the common prelude and each group's function.
 std::string emit_cpp_source(const std::vector<LoweredGroup>& groups);
 
-// The prelude alone (includes, the stride helper).
+// The prelude alone: includes and the helpers the kernels call, the text of
+// codegen/prelude/fx_generated_prelude.h (embedded at build time).
 std::string emit_cpp_prelude();
 
 }  // namespace fx

@@ -41,18 +41,44 @@ std::vector<int> passes_of(const LoweredGroup& g, std::vector<int>& ready, int& 
   return phase;
 }
 
-std::string group_kernel(const LoweredGroup& g) {
-  if (g.inputs.size() > kMaxInputs || g.outputs.size() > kMaxOutputs || g.rank > kMaxRank)
-    throw Error("codegen: group " + g.group_id + " has too many operands for the CUDA backend");
-  std::vector<int> ready;
+// How the device code reads the group's values and writes its outputs.
+struct CudaRefs {
+  const LoweredGroup& g;
+  std::vector<int> phase, ready;
   int passes = 1;
-  std::vector<int> phase = passes_of(g, ready, passes);
+
+  int out_of(int v) const {
+    for (std::size_t k = 0; k < g.outputs.size(); ++k)
+      if (g.outputs[k].var == v) return static_cast<int>(k);
+    return -1;
+  }
+  std::string ref(int v) const {
+    for (std::size_t i = 0; i < g.inputs.size(); ++i)
+      if (g.inputs[i].var == v && g.vars[v].row) return "p" + std::to_string(i) + "[j]";
+    return g.vars[v].c_name;
+  }
+  // The per-row scalars known after pass r (-1: before the first).
+  void scalars(std::ostream& o, int r) const {
+    for (const KOp& op : g.ops) {
+      if (g.vars[op.result].row || is_reduction(op) || ready[op.result] != r) continue;
+      std::vector<std::string> args;
+      for (int x : op.args) args.push_back(ref(x));
+      o << "  const float " << g.vars[op.result].c_name << " = " << c_expression(op, args)
+        << ";  // " << op.node << "\n";
+      if (int k = out_of(op.result); k >= 0)
+        o << "  if (threadIdx.x == 0) a.out[" << k << "][o] = " << g.vars[op.result].c_name
+          << ";\n";
+    }
+  }
+};
+
+// The kernel's head: a block per row (row kernels) or a grid-stride loop over elements,
+// the row's input offsets and pointers.
+void kernel_head(std::ostream& o, const LoweredGroup& g) {
   const int K = g.row_begin;
-  std::ostringstream o;
   o << "\n// ---- fused group " << g.group_id << "\n";
   for (const auto& n : g.node_names) o << "//   node " << n << "\n";
   o << "__global__ void " << g.entry << "_kernel(FxArgs a) {\n";
-  std::string loop_head;
   if (g.has_reduction) {
     o << "  const int64_t o = blockIdx.x;\n  if (o >= a.outer) return;\n";
   } else {
@@ -79,80 +105,62 @@ std::string group_kernel(const LoweredGroup& g) {
     if (!g.vars[g.inputs[i].var].row)
       o << "  const float " << g.vars[g.inputs[i].var].c_name << " = p" << i << "[0];\n";
   }
-  auto out_of = [&](int v) {
-    for (std::size_t k = 0; k < g.outputs.size(); ++k)
-      if (g.outputs[k].var == v) return static_cast<int>(k);
-    return -1;
-  };
-  auto ref = [&](int v) {
-    for (std::size_t i = 0; i < g.inputs.size(); ++i)
-      if (g.inputs[i].var == v && g.vars[v].row) return "p" + std::to_string(i) + "[j]";
-    return g.vars[v].c_name;
-  };
-  auto scalars = [&](int r) {
-    for (const KOp& op : g.ops) {
-      if (g.vars[op.result].row || is_reduction(op) || ready[op.result] != r) continue;
-      std::vector<std::string> args;
-      for (int x : op.args) args.push_back(ref(x));
-      o << "  const float " << g.vars[op.result].c_name << " = " << c_expression(op, args)
-        << ";  // " << op.node << "\n";
-      if (int k = out_of(op.result); k >= 0)
-        o << "  if (threadIdx.x == 0) a.out[" << k << "][o] = " << g.vars[op.result].c_name
-          << ";\n";
+}
+
+// Pass p: the row loop (strided over the block's threads), then the block-wide
+// reductions and the scalars known after it.
+void kernel_pass(std::ostream& o, const CudaRefs& c, int p) {
+  const LoweredGroup& g = c.g;
+  std::vector<const KOp*> reds;
+  for (const KOp& op : g.ops)
+    if (is_reduction(op) && c.phase[op.result] == p) reds.push_back(&op);
+  for (const KOp* r : reds)
+    o << "  float acc" << r->result << " = "
+      << (r->op == "ReduceMax"   ? "-INFINITY"
+          : r->op == "ReduceMin" ? "INFINITY"
+                                 : "0.f")
+      << ";\n";
+  if (g.has_reduction)
+    o << "  for (int64_t j = threadIdx.x; j < a.row; j += blockDim.x) {\n";
+  else
+    o << "  { const int64_t j = jj;\n";
+  // Recompute every row value of passes <= p that this pass needs (all of them, simply).
+  for (const KOp& op : g.ops) {
+    if (c.phase[op.result] > p || (!g.vars[op.result].row && !is_reduction(op))) continue;
+    std::vector<std::string> args;
+    for (int x : op.args) args.push_back(c.ref(x));
+    if (is_reduction(op)) {
+      if (c.phase[op.result] != p) continue;
+      std::string acc = "acc" + std::to_string(op.result);
+      if (op.op == "ReduceSum")
+        o << "    " << acc << " += " << args[0] << ";\n";
+      else
+        o << "    " << acc << " = " << (op.op == "ReduceMax" ? "fmaxf(" : "fminf(") << acc << ", "
+          << args[0] << ");\n";
+      continue;
     }
-  };
-  scalars(-1);
-  for (int p = 0; p < passes; ++p) {
-    std::vector<const KOp*> reds;
-    for (const KOp& op : g.ops)
-      if (is_reduction(op) && phase[op.result] == p) reds.push_back(&op);
-    for (const KOp* r : reds)
-      o << "  float acc" << r->result << " = "
-        << (r->op == "ReduceMax"   ? "-INFINITY"
-            : r->op == "ReduceMin" ? "INFINITY"
-                                   : "0.f")
-        << ";\n";
-    if (g.has_reduction)
-      o << "  for (int64_t j = threadIdx.x; j < a.row; j += blockDim.x) {\n";
-    else
-      o << "  { const int64_t j = jj;\n";
-    // Recompute every row value of passes <= p that this pass needs (all of them, simply).
-    for (const KOp& op : g.ops) {
-      if (phase[op.result] > p || (!g.vars[op.result].row && !is_reduction(op))) continue;
-      std::vector<std::string> args;
-      for (int x : op.args) args.push_back(ref(x));
-      if (is_reduction(op)) {
-        if (phase[op.result] != p) continue;
-        std::string acc = "acc" + std::to_string(op.result);
-        if (op.op == "ReduceSum")
-          o << "    " << acc << " += " << args[0] << ";\n";
-        else
-          o << "    " << acc << " = " << (op.op == "ReduceMax" ? "fmaxf(" : "fminf(") << acc << ", "
-            << args[0] << ");\n";
-        continue;
-      }
-      o << "    const float " << g.vars[op.result].c_name << " = " << c_expression(op, args)
-        << ";  // " << op.node << "\n";
-      if (phase[op.result] == p)
-        if (int k = out_of(op.result); k >= 0)
-          o << "    a.out[" << k << "][o * a.row + j] = " << g.vars[op.result].c_name << ";\n";
-    }
-    o << "  }\n";
-    for (const KOp* r : reds) {
-      const char* f = r->op == "ReduceMax"   ? "fx_block_max"
-                      : r->op == "ReduceMin" ? "fx_block_min"
-                                             : "fx_block_sum";
-      o << "  const float " << g.vars[r->result].c_name << " = " << f << "(acc" << r->result << ")"
-        << (r->mean ? " / (float)a.row" : "") << ";  // " << r->node << "\n";
-      if (int k = out_of(r->result); k >= 0)
-        o << "  if (threadIdx.x == 0) a.out[" << k << "][o] = " << g.vars[r->result].c_name
-          << ";\n";
-    }
-    scalars(p);
+    o << "    const float " << g.vars[op.result].c_name << " = " << c_expression(op, args)
+      << ";  // " << op.node << "\n";
+    if (c.phase[op.result] == p)
+      if (int k = c.out_of(op.result); k >= 0)
+        o << "    a.out[" << k << "][o * a.row + j] = " << g.vars[op.result].c_name << ";\n";
   }
-  if (!g.has_reduction) o << "  }\n";
-  o << "}\n\n";
-  // Host side: strides, launch.
+  o << "  }\n";
+  for (const KOp* r : reds) {
+    const char* f = r->op == "ReduceMax"   ? "fx_block_max"
+                    : r->op == "ReduceMin" ? "fx_block_min"
+                                           : "fx_block_sum";
+    o << "  const float " << g.vars[r->result].c_name << " = " << f << "(acc" << r->result << ")"
+      << (r->mean ? " / (float)a.row" : "") << ";  // " << r->node << "\n";
+    if (int k = c.out_of(r->result); k >= 0)
+      o << "  if (threadIdx.x == 0) a.out[" << k << "][o] = " << g.vars[r->result].c_name << ";\n";
+  }
+  c.scalars(o, p);
+}
+
+// Host side: strides, launch.
+void host_launcher(std::ostream& o, const LoweredGroup& g) {
+  const int K = g.row_begin;
   o << "extern \"C\" int " << g.entry
     << "_cuda(const float* const* in, float* const* out, const int64_t* dims, void* stream) {\n";
   o << "  FxArgs a{};\n  a.outer = 1; a.row = 1;\n";
@@ -177,6 +185,20 @@ std::string group_kernel(const LoweredGroup& g) {
       << "_kernel<<<(unsigned)blocks, 256, 0, (cudaStream_t)stream>>>(a);\n";
   }
   o << "  return (int)cudaGetLastError();\n}\n";
+}
+
+std::string group_kernel(const LoweredGroup& g) {
+  if (g.inputs.size() > kMaxInputs || g.outputs.size() > kMaxOutputs || g.rank > kMaxRank)
+    throw Error("codegen: group " + g.group_id + " has too many operands for the CUDA backend");
+  CudaRefs c{g, {}, {}, 1};
+  c.phase = passes_of(g, c.ready, c.passes);
+  std::ostringstream o;
+  kernel_head(o, g);
+  c.scalars(o, -1);
+  for (int p = 0; p < c.passes; ++p) kernel_pass(o, c, p);
+  if (!g.has_reduction) o << "  }\n";
+  o << "}\n\n";
+  host_launcher(o, g);
   return o.str();
 }
 

@@ -7,7 +7,7 @@
 //
 // Per group, in order of preference:
 //   dnnl_post_ops  Conv (+BN folded) or MatMul + expressible epilogue -> one oneDNN
-//                  primitive (codegen/fused_conv_kernel.h, codegen/matmul_post_ops.h)
+//                  primitive (fused_kernels/fused_conv_kernel.h, fused_kernels/matmul_post_ops.h)
 //   compiled       generated C++ (elementwise chain / row kernel); a MatMul with
 //                  constant weights in parts, each part's rows followed by the generated
 //                  epilogue (codegen/matmul_epilogue.h); or another anchor's runtime
@@ -43,7 +43,7 @@ struct CodegenOptions {
   std::string stem = "model";  // file name stem of the generated source in the cache
   // Threads the program will run on (0: every hardware thread, the executor's default):
   // a MatMul group whose fused kernel would re-read its weights on each of them more
-  // than fusion saves is left unfused (matmul_fusion_loss, codegen/matmul_post_ops.h).
+  // than fusion saves is left unfused (matmul_fusion_loss, fused_kernels/matmul_post_ops.h).
   int threads = 0;
   int64_t opset = 0;  // the model's default-domain opset
 };

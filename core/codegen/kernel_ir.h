@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/graph_queries.h"  // group_external_inputs/outputs, constant_data
 
 namespace fx {
 
@@ -84,15 +85,6 @@ int add_var(LoweredGroup& g, bool row, const std::string& comment);
 // outputs are the values read outside the nodes or graph outputs.
 LowerResult lower_group(const Graph& g, const std::vector<NodeId>& nodes, const std::string& id,
                         const std::string& entry);
-
-// The values `nodes` read from outside / that are read outside them (or are graph
-// outputs), in first-use / production order.
-std::vector<ValueId> group_external_inputs(const Graph& g, const std::vector<NodeId>& nodes);
-std::vector<ValueId> group_external_outputs(const Graph& g, const std::vector<NodeId>& nodes);
-
-// The data of a value known before running: an initializer, or the output of a
-// Constant node (its `value` attribute); null otherwise.
-std::shared_ptr<TensorData> constant_data(const Graph& g, ValueId v);
 
 // A C identifier derived from a name ("fg-1a2b" -> "fx_fg_1a2b").
 std::string c_identifier(const std::string& name);

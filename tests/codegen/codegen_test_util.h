@@ -1,7 +1,8 @@
 #pragma once
-// Helpers shared by the codegen tests: seeded inputs, tensor comparison, a private
-// kernel cache folder, groups made by hand, seeded weights, programs of post-op groups,
-// fused steps checked against the runtime.
+// Helpers shared by the codegen tests and the fused kernel tests (tests/fused_kernels,
+// which run their kernels through fused programs): seeded inputs, tensor comparison, a
+// private kernel cache folder, groups made by hand, seeded weights, programs of post-op
+// groups, fused steps checked against the runtime.
 
 #include <gtest/gtest.h>
 

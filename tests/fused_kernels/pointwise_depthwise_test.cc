@@ -1,4 +1,4 @@
-// The pointwise_depthwise kernel (codegen/pointwise_depthwise_kernel.h) against the
+// The pointwise_depthwise kernel (fused_kernels/pointwise_depthwise_kernel.h) against the
 // unfused runtime: 1x1 Conv (+ Relu/Clip) -> depthwise Conv (+ Relu/Clip) on small odd
 // maps, strides 1 and 2, 3x3 and 5x5, asymmetric pads, channels on and off the 16-wide
 // fast path, batch 1 and 2, one to three threads; the default chunking (one chunk per
@@ -10,10 +10,10 @@
 
 #include <algorithm>
 
-#include "codegen/fused_conv_kernel.h"
+#include "codegen/codegen_test_util.h"
 #include "codegen/fused_program.h"
-#include "codegen/pointwise_depthwise_kernel.h"
-#include "codegen_test_util.h"
+#include "fused_kernels/fused_conv_kernel.h"
+#include "fused_kernels/pointwise_depthwise_kernel.h"
 #include "ir/graph_builder.h"
 
 namespace fx {

@@ -1,4 +1,4 @@
-#include "codegen/depthwise_nhwc.h"
+#include "fused_kernels/depthwise_nhwc.h"
 
 #include <algorithm>
 #include <cmath>
@@ -323,7 +323,7 @@ void DepthwiseNhwc::run(const float* x, float* y, const ConvEpilogue* ep,
   const int64_t work = rows_total * s_.ow * s_.c * s_.kh * s_.kw;
   if (threads > 1 && rows_total >= threads && work >= kMinSplitWork) {
     // One contiguous band of rows per thread, like the row parts of the channels-last
-    // convolutions around it (fused_conv_kernel.cc): the thread that wrote the band
+    // convolutions around it (conv_path_nhwc_rows.cc): the thread that wrote the band
     // of the input this band reads has it in its own L2 (MobileNetV2's expanded
     // activations are ~1-2 MiB), which the interleaved chunks of parallel_for lost.
     pool_run(threads, threads, [&](int64_t t) {

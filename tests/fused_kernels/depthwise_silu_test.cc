@@ -2,15 +2,16 @@
 // expansion + SiLU (channels-last output, read only by the depthwise Conv), the
 // depthwise Conv + SiLU, then a squeeze-excite (GlobalAveragePool, Sigmoid, Mul) that
 // reads its output NCHW. The depthwise kernel then reads NHWC and writes NCHW, rows
-// transposed while in cache (codegen/depthwise_nhwc.h; several rows at a time on small
+// transposed while in cache (fused_kernels/depthwise_nhwc.h; several rows at a time on small
 // maps), and the fused program matches the unfused runtime.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "codegen/fused_conv_kernel.h"
-#include "codegen_test_util.h"
+#include "codegen/codegen_test_util.h"
+#include "fused_kernels/conv_layout_plan.h"
+#include "fused_kernels/fused_conv_kernel.h"
 #include "ir/graph_builder.h"
 
 namespace fx {

@@ -1,4 +1,4 @@
-// The channels-last depthwise loop (codegen/depthwise_nhwc.h) against the runtime's
+// The channels-last depthwise loop (fused_kernels/depthwise_nhwc.h) against the runtime's
 // NCHW one: kernel sizes with a fixed-size path (3x3, 5x5) and the generic one, strides,
 // dilation, asymmetric padding, channel counts with a tail past the blocks of 16, a
 // batch; the fast path (3x3/5x5, stride 1/2, channels a multiple of 16) with odd map
@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "codegen/depthwise_nhwc.h"
-#include "codegen_test_util.h"
+#include "codegen/codegen_test_util.h"
+#include "fused_kernels/depthwise_nhwc.h"
 #include "runtime/depthwise_conv.h"
 #include "runtime/thread_pool.h"
 #include "util/error.h"

@@ -1,4 +1,4 @@
-#include "codegen/conv_epilogue.h"
+#include "fused_kernels/conv_epilogue.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "codegen/pointwise_depthwise_kernel.h"
+#include "fused_kernels/pointwise_depthwise_kernel.h"
 
 #include <spdlog/spdlog.h>
 
@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "codegen/conv_epilogue.h"
-#include "codegen/depthwise_nhwc.h"
-#include "codegen/kernel_ir.h"
+#include "fused_kernels/conv_epilogue.h"
+#include "fused_kernels/depthwise_nhwc.h"
+#include "ir/graph_queries.h"
 #include "runtime/dnnl_parts.h"
 #include "runtime/dnnl_util.h"
 #include "runtime/parallel.h"

@@ -6,7 +6,7 @@
 // activation as a post-op) writes the input rows a chunk needs into a small buffer of
 // the thread's (about 192 KiB, inside its L2), the rows the previous chunk already
 // expanded are moved to the front instead of recomputed, and the depthwise loop of
-// codegen/depthwise_nhwc.h reads them there and applies its clamp in registers.
+// fused_kernels/depthwise_nhwc.h reads them there and applies its clamp in registers.
 //
 // Activations are NHWC inside; the step's input and output are NHWC or NCHW as the
 // layout plan (plan_conv_layouts) says, converted at the edges when NCHW.

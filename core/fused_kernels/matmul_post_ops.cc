@@ -1,4 +1,4 @@
-#include "codegen/matmul_post_ops.h"
+#include "fused_kernels/matmul_post_ops.h"
 
 #include <spdlog/spdlog.h>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -9,7 +9,7 @@
 #include <set>
 
 #include "analysis/fusion_pattern.h"
-#include "codegen/kernel_ir.h"
+#include "ir/graph_queries.h"
 #include "runtime/dnnl_parts.h"
 #include "runtime/dnnl_util.h"
 #include "runtime/kernel_util.h"
@@ -338,6 +338,90 @@ std::string matmul_fusion_loss(const Graph& g, const std::vector<NodeId>& nodes,
          " epilogue op(s) save";
 }
 
+// The MatMul's own conditions: [..., M, K] x constant 2-D float32 [K, N] weights, or a
+// batch of the input's rank >= 3 (p.batched); float32. Sets p's first step inputs.
+// Returns why not, or "".
+std::string check_matmul(const Graph& g, const Node& mm, MatMulPostOpPlan& p) {
+  if (mm.inputs.size() != 2 || mm.outputs.size() != 1) return "the MatMul is malformed";
+  const Shape& as = g.value(mm.inputs[0]).shape;
+  const Shape& bs = g.value(mm.inputs[1]).shape;
+  const Shape& out = g.value(mm.outputs[0]).shape;
+  if (!as.rank_known() || as.rank() < 2 || !bs.rank_known() || !out.rank_known() ||
+      out.rank() != as.rank())
+    return "the MatMul's operands are not [..., M, K] x [K, N] or batched alike";
+  if (auto w = constant_weights(g, mm.inputs[1])) {
+    if (w->dtype() != DType::Float32 || w->rank() != 2)
+      return "the MatMul's weights are not a constant 2-D float32 tensor";
+  } else if (as.rank() >= 3 && bs.rank() == as.rank()) {
+    p.batched = true;
+  } else {
+    return "the MatMul's weights are not constant, nor a batch of the input's rank >= 3";
+  }
+  if (g.value(mm.inputs[0]).dtype != DType::Float32) return "the MatMul is not float32";
+  p.step_inputs = {mm.inputs[0], mm.inputs[1]};
+  return "";
+}
+
+// Node `nd` of the chain on `cur` (the MatMul's output is `out`, N its last dim) as
+// post-op `po`: an eltwise op, a scalar Add/Sub/Mul/Div as a linear one, the first Add of
+// a constant [N] vector as the matmul's bias (*is_bias; p.bias), else a binary post-op
+// whose operand becomes a step input of `p`. Returns why not, or "".
+std::string chain_op(const Graph& g, const Node& nd, ValueId cur, const Shape& out, const Dim& n,
+                     MatMulPostOpPlan& p, MatMulPostOp& po, bool* is_bias) {
+  const std::string& op = nd.op_type;
+  if (op == "Relu") {
+    po.alg = "relu";
+  } else if (op == "LeakyRelu") {
+    po.alg = "relu";
+    po.alpha = nd.attrs.get_float("alpha", 0.01f);
+  } else if (op == "Tanh") {
+    po.alg = "tanh";
+  } else if (op == "Sigmoid") {
+    po.alg = "logistic";
+  } else if (op == "Gelu") {
+    const std::string approx = nd.attrs.get_string("approximate", "none");
+    po.alg = approx == "tanh" ? "gelu_tanh" : "gelu_erf";
+  } else if (op == "Clip") {
+    po.alg = "clip";
+    po.alpha = nd.attrs.get_float("min", -FLT_MAX);
+    po.beta = nd.attrs.get_float("max", FLT_MAX);
+    for (std::size_t k = 1; k < nd.inputs.size() && k < 3; ++k) {
+      if (nd.inputs[k] == kNoValue) continue;
+      auto c = scalar_const(g, nd.inputs[k]);
+      if (!c) return "Clip '" + nd.name + "' has non-constant bounds";
+      (k == 1 ? po.alpha : po.beta) = *c;
+    }
+  } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+    if (nd.inputs.size() != 2 || nd.inputs[0] == nd.inputs[1])
+      return "node '" + nd.name + "' is not binary on the chain";
+    const bool first = nd.inputs[0] == cur;
+    const ValueId other = first ? nd.inputs[1] : nd.inputs[0];
+    if ((op == "Sub" || op == "Div") && !first)
+      return "node '" + nd.name + "' has the MatMul's result as its second operand";
+    if (auto c = scalar_const(g, other)) {
+      po.kind = MatMulPostOp::Kind::Linear;
+      po.alpha = op == "Mul" ? *c : op == "Div" ? 1.f / *c : 1.f;
+      po.beta = op == "Add" ? *c : op == "Sub" ? -*c : 0.f;
+    } else if (op == "Add" && p.post_ops.empty() && p.bias == kNoValue &&
+               vector_constant(g, other, n)) {
+      p.bias = other;  // the matmul's own bias
+      *is_bias = true;
+    } else {
+      const Value& ov = g.value(other);
+      if (ov.dtype != DType::Float32) return "operand of '" + nd.name + "' is not float32";
+      if (!broadcast_of(ov.shape, out))
+        return "operand of '" + nd.name + "' does not broadcast to the MatMul's output";
+      po.kind = MatMulPostOp::Kind::Binary;
+      po.alg = op == "Add" ? "add" : op == "Sub" ? "sub" : op == "Mul" ? "mul" : "div";
+      po.operand = other;
+      p.step_inputs.push_back(other);
+    }
+  } else {
+    return "op " + op + " (node '" + nd.name + "') has no oneDNN post-op";
+  }
+  return "";
+}
+
 std::optional<MatMulPostOpPlan> plan_matmul_post_ops(const Graph& g,
                                                      const std::vector<NodeId>& nodes,
                                                      std::string* why) {
@@ -350,23 +434,8 @@ std::optional<MatMulPostOpPlan> plan_matmul_post_ops(const Graph& g,
   MatMulPostOpPlan p;
   p.matmul = nodes[0];
   const Node& mm = g.node(p.matmul);
-  if (mm.inputs.size() != 2 || mm.outputs.size() != 1) return fail("the MatMul is malformed");
-  const Shape& as = g.value(mm.inputs[0]).shape;
-  const Shape& bs = g.value(mm.inputs[1]).shape;
+  if (std::string w = check_matmul(g, mm, p); !w.empty()) return fail(w);
   const Shape& out = g.value(mm.outputs[0]).shape;
-  if (!as.rank_known() || as.rank() < 2 || !bs.rank_known() || !out.rank_known() ||
-      out.rank() != as.rank())
-    return fail("the MatMul's operands are not [..., M, K] x [K, N] or batched alike");
-  if (auto w = constant_weights(g, mm.inputs[1])) {
-    if (w->dtype() != DType::Float32 || w->rank() != 2)
-      return fail("the MatMul's weights are not a constant 2-D float32 tensor");
-  } else if (as.rank() >= 3 && bs.rank() == as.rank()) {
-    p.batched = true;
-  } else {
-    return fail("the MatMul's weights are not constant, nor a batch of the input's rank >= 3");
-  }
-  if (g.value(mm.inputs[0]).dtype != DType::Float32) return fail("the MatMul is not float32");
-  p.step_inputs = {mm.inputs[0], mm.inputs[1]};
   const Dim n = out[out.rank() - 1];
   std::set<NodeId> left(nodes.begin() + 1, nodes.end());
   // Decomposed GELU is recognized as the analysis does (analysis/fusion_pattern.h).
@@ -394,61 +463,15 @@ std::optional<MatMulPostOpPlan> plan_matmul_post_ops(const Graph& g,
     NodeId id = next_of(g, left, cur);
     if (id == kNoNode) return fail("the MatMul's chain leaves the group or branches");
     const Node& nd = g.node(id);
-    const std::string& op = nd.op_type;
     po.node = nd.name;
     if (!nd.domain.empty() || nd.outputs.size() != 1)
       return fail("node '" + nd.name + "' has no oneDNN post-op");
     left.erase(id);
-    if (op == "Relu") {
-      po.alg = "relu";
-    } else if (op == "LeakyRelu") {
-      po.alg = "relu";
-      po.alpha = nd.attrs.get_float("alpha", 0.01f);
-    } else if (op == "Tanh") {
-      po.alg = "tanh";
-    } else if (op == "Sigmoid") {
-      po.alg = "logistic";
-    } else if (op == "Gelu") {
-      const std::string approx = nd.attrs.get_string("approximate", "none");
-      po.alg = approx == "tanh" ? "gelu_tanh" : "gelu_erf";
-    } else if (op == "Clip") {
-      po.alg = "clip";
-      po.alpha = nd.attrs.get_float("min", -FLT_MAX);
-      po.beta = nd.attrs.get_float("max", FLT_MAX);
-      for (std::size_t k = 1; k < nd.inputs.size() && k < 3; ++k) {
-        if (nd.inputs[k] == kNoValue) continue;
-        auto c = scalar_const(g, nd.inputs[k]);
-        if (!c) return fail("Clip '" + nd.name + "' has non-constant bounds");
-        (k == 1 ? po.alpha : po.beta) = *c;
-      }
-    } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
-      if (nd.inputs.size() != 2 || nd.inputs[0] == nd.inputs[1])
-        return fail("node '" + nd.name + "' is not binary on the chain");
-      const bool first = nd.inputs[0] == cur;
-      const ValueId other = first ? nd.inputs[1] : nd.inputs[0];
-      if ((op == "Sub" || op == "Div") && !first)
-        return fail("node '" + nd.name + "' has the MatMul's result as its second operand");
-      if (auto c = scalar_const(g, other)) {
-        po.kind = MatMulPostOp::Kind::Linear;
-        po.alpha = op == "Mul" ? *c : op == "Div" ? 1.f / *c : 1.f;
-        po.beta = op == "Add" ? *c : op == "Sub" ? -*c : 0.f;
-      } else if (op == "Add" && p.post_ops.empty() && p.bias == kNoValue &&
-                 vector_constant(g, other, n)) {
-        p.bias = other;  // the matmul's own bias
-        cur = nd.outputs[0];
-        continue;
-      } else {
-        const Value& ov = g.value(other);
-        if (ov.dtype != DType::Float32) return fail("operand of '" + nd.name + "' is not float32");
-        if (!broadcast_of(ov.shape, out))
-          return fail("operand of '" + nd.name + "' does not broadcast to the MatMul's output");
-        po.kind = MatMulPostOp::Kind::Binary;
-        po.alg = op == "Add" ? "add" : op == "Sub" ? "sub" : op == "Mul" ? "mul" : "div";
-        po.operand = other;
-        p.step_inputs.push_back(other);
-      }
-    } else {
-      return fail("op " + op + " (node '" + nd.name + "') has no oneDNN post-op");
+    bool is_bias = false;
+    if (std::string w = chain_op(g, nd, cur, out, n, p, po, &is_bias); !w.empty()) return fail(w);
+    if (is_bias) {
+      cur = nd.outputs[0];
+      continue;
     }
     p.post_ops.push_back(po);
     cur = nd.outputs[0];

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "codegen/conv_epilogue.h"
+#include "fused_kernels/conv_epilogue.h"
 #include "runtime/depthwise_conv.h"
 
 namespace fx {
@@ -40,7 +40,7 @@ class DepthwiseNhwc {
   void run_in_place(float* xy, const ConvEpilogue* ep) const;
   // Output rows [r0, r1) of a single image on the calling thread, reading input rows
   // from `x`, which holds them from row `first_row` on (a band of the image, e.g. one
-  // just expanded by a pointwise Conv: codegen/pointwise_depthwise_kernel.h); y is
+  // just expanded by a pointwise Conv: fused_kernels/pointwise_depthwise_kernel.h); y is
   // the whole output.
   void run_rows(const float* x, int64_t first_row, float* y, const ConvEpilogue* ep, int64_t r0,
                 int64_t r1) const {

@@ -10,8 +10,9 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "codegen/fused_conv_kernel.h"
-#include "codegen_test_util.h"
+#include "codegen/codegen_test_util.h"
+#include "fused_kernels/conv_layout_plan.h"
+#include "fused_kernels/fused_conv_kernel.h"
 #include "ir/graph_builder.h"
 
 namespace fx {

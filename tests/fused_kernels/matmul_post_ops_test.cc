@@ -1,4 +1,4 @@
-// MatMul + epilogue as one oneDNN matmul with post-ops (codegen/matmul_post_ops.h)
+// MatMul + epilogue as one oneDNN matmul with post-ops (fused_kernels/matmul_post_ops.h)
 // against the unfused runtime: bias + GELU written out in erf form (ViT) and tanh form
 // (GPT-2), bias + residual Add, attention scores / scalar (batched, both operands
 // inputs), a scalar, a vector and a full-tensor operand after a nonlinearity, weights
@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "codegen/matmul_post_ops.h"
-#include "codegen_test_util.h"
+#include "codegen/codegen_test_util.h"
+#include "fused_kernels/matmul_post_ops.h"
 #include "ir/graph_builder.h"
 
 namespace fx {

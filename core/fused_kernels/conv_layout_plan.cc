@@ -1,0 +1,154 @@
+#include "fused_kernels/conv_layout_plan.h"
+
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "fused_kernels/conv_prep.h"
+#include "fused_kernels/fused_conv_kernel.h"
+#include "fused_kernels/nhwc_max_pool.h"
+#include "fused_kernels/pointwise_depthwise_kernel.h"
+#include "runtime/kernel_registry.h"
+#include "util/error.h"
+
+namespace fx {
+
+namespace {
+
+// Per step, what it is to the plan (at most one of a fused Conv's prep, a MaxPool's
+// geometry, a pointwise+depthwise kernel's prep) and its inputs as such a kernel reads
+// them.
+struct Candidates {
+  std::vector<std::shared_ptr<const ConvPrep>> prep;
+  std::vector<std::optional<PoolGeometry>> pool;
+  // Pointwise+depthwise kernels (pointwise_depthwise_kernel.h): NHWC in and out like a
+  // fused Conv without a residual.
+  std::vector<std::shared_ptr<const PointwiseDepthwisePrep>> pwdw;
+  std::vector<std::vector<ValueId>> inputs;
+};
+
+// The steps that can exchange NHWC tensors: fused Conv kernels, lone Conv nodes (no
+// epilogue to fuse, e.g. MobileNetV2's projections) adopted as fused Conv kernels
+// without post-ops so that they do not break a chain of NHWC tensors, and MaxPool nodes
+// whose input and output can both stay NHWC.
+Candidates find_candidates(const Graph& g, const std::vector<Step>& steps) {
+  Candidates c;
+  c.prep.resize(steps.size());
+  c.pool.resize(steps.size());
+  c.pwdw.resize(steps.size());
+  c.inputs.resize(steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    c.inputs[i] = s.inputs;
+    if (s.outputs.size() != 1) continue;
+    if (s.kernel && (c.pwdw[i] = shared_pointwise_depthwise_prep(*s.kernel))) {
+      if (std::getenv("FX_CONV_PLAIN")) c.pwdw[i].reset();
+      continue;
+    }
+    if (auto k = fused_conv_prep(s.kernel.get())) {
+      c.prep[i] = std::move(k);
+    } else if (s.nodes.size() == 1 && g.node(s.nodes[0]).op_type == "Conv") {
+      auto cp = plan_conv_post_ops(g, s.nodes, nullptr);
+      if (!cp) continue;
+      try {
+        c.prep[i] = prepare_conv(g, *cp);
+      } catch (const Error&) {
+        continue;
+      }
+      c.inputs[i] = cp->step_inputs;
+    } else if (is_nhwc_max_pool_kernel(s.kernel.get()) || !std::getenv("FX_CONV_PLAIN")) {
+      c.pool[i] = nhwc_max_pool_geometry(g, s);
+    }
+    if (c.prep[i] && !c.prep[i]->channels_last) c.prep[i].reset();
+  }
+  return c;
+}
+
+// A value may stay NHWC when such a step produces it and every reader is such a step
+// that reads it as its x or its residual (the Sum operand). A MaxPool's input and output
+// are NHWC together or not at all (until nothing changes; a MaxPool left out is dropped
+// from `c`).
+std::map<ValueId, bool> nhwc_values(const Graph& g, const std::vector<Step>& steps, Candidates& c) {
+  std::set<ValueId> graph_outputs(g.outputs().begin(), g.outputs().end());
+  std::map<ValueId, bool> nhwc;
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    if ((c.prep[i] || c.pool[i] || c.pwdw[i]) && !graph_outputs.count(steps[i].outputs[0]))
+      nhwc[steps[i].outputs[0]] = true;
+  for (std::size_t j = 0; j < steps.size(); ++j) {
+    for (std::size_t i = 0; i < c.inputs[j].size(); ++i) {
+      auto it = nhwc.find(c.inputs[j][i]);
+      if (it == nhwc.end()) continue;
+      const bool layout_input =
+          (c.prep[j] && (i == 0 || static_cast<int>(i) == c.prep[j]->sum_input)) ||
+          ((c.pool[j] || c.pwdw[j]) && i == 0);
+      if (!layout_input) it->second = false;
+    }
+  }
+  auto is = [&](ValueId v) {
+    auto it = nhwc.find(v);
+    return it != nhwc.end() && it->second;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      if (!c.pool[i] || (is(c.inputs[i][0]) && is(steps[i].outputs[0]))) continue;
+      for (ValueId v : {c.inputs[i][0], steps[i].outputs[0]}) {
+        auto it = nhwc.find(v);
+        if (it != nhwc.end() && it->second) it->second = false, changed = true;
+      }
+      c.pool[i].reset();
+    }
+  }
+  return nhwc;
+}
+
+// Each candidate step's kernel for the layouts of its tensors (kept where it has them).
+void apply_layouts(const Graph& g, std::vector<Step>& steps, const Candidates& c,
+                   const std::map<ValueId, bool>& nhwc) {
+  auto is = [&](ValueId v) {
+    auto it = nhwc.find(v);
+    return it != nhwc.end() && it->second;
+  };
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    Step& s = steps[i];
+    if (c.pool[i]) {
+      s.kernel = make_nhwc_max_pool_kernel(*c.pool[i]);
+      continue;
+    }
+    if (is_nhwc_max_pool_kernel(s.kernel.get()))  // planned before, not now
+      s.kernel = make_kernel(g, g.node(s.nodes[0]));
+    if (c.pwdw[i]) {
+      bool x_now = false, out_now = false;
+      pointwise_depthwise_prep(*s.kernel, &x_now, &out_now);
+      const bool x = is(c.inputs[i][0]), out = is(s.outputs[0]);
+      if (x != x_now || out != out_now)
+        s.kernel = make_pointwise_depthwise_kernel(c.pwdw[i], x, out);
+      continue;
+    }
+    if (!c.prep[i]) continue;
+    ConvLayouts lay;
+    lay.x = is(c.inputs[i][0]);
+    lay.sum = c.prep[i]->sum_input >= 0 &&
+              is(c.inputs[i][static_cast<std::size_t>(c.prep[i]->sum_input)]);
+    lay.out = is(s.outputs[0]);
+    ConvLayouts now;
+    if (fused_conv_prep(s.kernel.get(), &now) ? now == lay : !lay.x && !lay.sum && !lay.out)
+      continue;
+    s.kernel = make_fused_conv_kernel(c.prep[i], lay);
+    s.inputs = c.inputs[i];
+  }
+}
+
+}  // namespace
+
+int plan_conv_layouts(const Graph& g, std::vector<Step>& steps) {
+  Candidates c = find_candidates(g, steps);
+  const std::map<ValueId, bool> nhwc = nhwc_values(g, steps, c);
+  int kept = 0;
+  for (auto& [v, on] : nhwc) kept += on;
+  apply_layouts(g, steps, c, nhwc);
+  return kept;
+}
+
+}  // namespace fx

@@ -1,0 +1,25 @@
+#pragma once
+// Layout plan: a tensor that a fused Conv step writes and only fused Conv steps read (as
+// their input or residual) stays NHWC between them; it is converted only where
+// something else reads it (Flatten, a generated kernel, a graph output). A MaxPool
+// between such steps runs on NHWC too (nhwc_max_pool.h), and so do pointwise+depthwise
+// kernels (pointwise_depthwise_kernel.h). The tensor keeps its logical NCHW dims; only
+// its memory order differs.
+
+#include <vector>
+
+#include "ir/graph.h"
+#include "runtime/executor.h"
+
+namespace fx {
+
+// The layout plan over a program's steps: replaces the kernels of fused Conv steps
+// (make_fused_conv_kernel) that exchange NHWC tensors by variants that read/write
+// them so (sharing the folded weights). A lone Conv step (a runtime kernel, constant
+// weights) between such steps becomes a fused Conv kernel without post-ops (its step
+// inputs then omit the weights and bias), so that it does not break the chain. Other
+// steps are left alone. Returns the number of values kept NHWC. Call it again on the
+// full step list after any change to it.
+int plan_conv_layouts(const Graph& g, std::vector<Step>& steps);
+
+}  // namespace fx

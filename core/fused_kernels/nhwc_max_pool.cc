@@ -1,0 +1,91 @@
+#include "fused_kernels/nhwc_max_pool.h"
+
+#include <algorithm>
+
+#include "runtime/parallel.h"
+#include "util/error.h"
+
+namespace fx {
+
+namespace {
+
+// Clones by instruction set (see fused_kernels/depthwise_nhwc.cc).
+#if defined(__x86_64__) && !defined(__clang__)
+#define FX_CONV_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define FX_CONV_CLONES
+#endif
+
+FX_CONV_CLONES void max_pool_nhwc_row(const float* img, float* out, int64_t C, int64_t H, int64_t W,
+                                      int64_t OW, int64_t oh, const PoolGeometry& p) {
+  const int64_t h0 = std::max<int64_t>(0, oh * p.sh - p.pt),
+                h1 = std::min<int64_t>(H, oh * p.sh - p.pt + p.kh);
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    const int64_t w0 = std::max<int64_t>(0, ow * p.sw - p.pl),
+                  w1 = std::min<int64_t>(W, ow * p.sw - p.pl + p.kw);
+    float* __restrict o = out + ow * C;
+    const float* first = img + (h0 * W + w0) * C;
+    for (int64_t c = 0; c < C; ++c) o[c] = first[c];
+    for (int64_t h = h0; h < h1; ++h)
+      for (int64_t w = w0; w < w1; ++w) {
+        const float* __restrict x = img + (h * W + w) * C;
+        for (int64_t c = 0; c < C; ++c) o[c] = x[c] > o[c] ? x[c] : o[c];
+      }
+  }
+}
+
+class NhwcMaxPoolKernel final : public Kernel {
+ public:
+  explicit NhwcMaxPoolKernel(PoolGeometry p) : p_(p) {}
+  void run(KernelContext& ctx) override {
+    const Tensor& x = ctx.in(0);
+    if (x.dtype() != DType::Float32 || x.rank() != 4)
+      throw Error("MaxPool step " + ctx.step_name() + ": unsupported input " + x.str());
+    const auto& d = x.dims();
+    const int64_t n = d[0], c = d[1], h = d[2], w = d[3];
+    const int64_t oh = (h + p_.pt + p_.pb - p_.kh) / p_.sh + 1,
+                  ow = (w + p_.pl + p_.pr - p_.kw) / p_.sw + 1;
+    if (oh <= 0 || ow <= 0) throw Error("MaxPool step " + ctx.step_name() + ": empty output");
+    Tensor& y = ctx.output(0, DType::Float32, {n, c, oh, ow});
+    const float* xp = x.data<float>();
+    float* yp = y.data<float>();
+    parallel_for(n * oh, ow * c * p_.kh * p_.kw, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r)
+        max_pool_nhwc_row(xp + (r / oh) * h * w * c, yp + r * ow * c, c, h, w, ow, r % oh, p_);
+    });
+  }
+
+ private:
+  PoolGeometry p_;
+};
+
+}  // namespace
+
+std::optional<PoolGeometry> nhwc_max_pool_geometry(const Graph& g, const Step& s) {
+  if (s.nodes.size() != 1 || s.outputs.size() != 1 || s.inputs.size() != 1) return {};
+  const Node& n = g.node(s.nodes[0]);
+  if (n.op_type != "MaxPool" || n.outputs.size() != 1) return {};
+  const auto k = n.attrs.get_ints("kernel_shape");
+  auto st = n.attrs.get_ints("strides"), pads = n.attrs.get_ints("pads"),
+       dil = n.attrs.get_ints("dilations");
+  if (k.size() != 2 || n.attrs.get_string("auto_pad", "NOTSET") != "NOTSET" ||
+      n.attrs.get_int("ceil_mode", 0) != 0 || n.attrs.get_int("storage_order", 0) != 0)
+    return {};
+  for (int64_t d : dil)
+    if (d != 1) return {};
+  if (st.empty()) st = {1, 1};
+  if (pads.empty()) pads = {0, 0, 0, 0};
+  if (st.size() != 2 || pads.size() != 4) return {};
+  if (pads[0] >= k[0] || pads[1] >= k[1] || pads[2] >= k[0] || pads[3] >= k[1]) return {};
+  return PoolGeometry{k[0], k[1], st[0], st[1], pads[0], pads[1], pads[2], pads[3]};
+}
+
+std::shared_ptr<Kernel> make_nhwc_max_pool_kernel(const PoolGeometry& p) {
+  return std::make_shared<NhwcMaxPoolKernel>(p);
+}
+
+bool is_nhwc_max_pool_kernel(const Kernel* k) {
+  return dynamic_cast<const NhwcMaxPoolKernel*>(k) != nullptr;
+}
+
+}  // namespace fx
