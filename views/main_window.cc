@@ -24,7 +24,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
-#include "analysis/device_profile.h"
+#include "device/device_presets.h"
 #include "util/version.h"
 #include "views/candidate_model.h"
 #include "views/candidate_panel.h"

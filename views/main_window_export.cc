@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/device_profile.h"
+#include "calibration/host_device.h"
 #include "codegen/kernel_export.h"
 #include "onnx/fused_model_export.h"
 #include "profile/chrome_trace.h"

@@ -2,8 +2,8 @@
 
 #include <QObject>
 
-#include "analysis/device_profile.h"
 #include "analysis/fusion_finder.h"
+#include "calibration/host_device.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
 

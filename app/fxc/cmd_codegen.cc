@@ -15,9 +15,9 @@
 #include <fstream>
 #include <tuple>
 
-#include "analysis/device_profile.h"
 #include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
+#include "calibration/host_device.h"
 #include "codegen/fused_program.h"
 #include "commands.h"
 #include "ir/graph_builder.h"

@@ -6,9 +6,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "analysis/device_profile.h"
 #include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
+#include "calibration/host_device.h"
 #include "commands.h"
 #include "onnx/model_loader.h"
 #include "report/report_writer.h"

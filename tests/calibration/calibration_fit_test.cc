@@ -9,9 +9,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "analysis/calibration_fit.h"
+#include "calibration/group_fit.h"
+#include "calibration/result_samples.h"
 #include "profile/child_process.h"
 #include "util/error.h"
+#include "util/statistics.h"
 
 namespace fx {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "analysis/cpu_calibration.h"
+#include "calibration/cpu_calibration.h"
 
 namespace fx {
 namespace {

@@ -1,4 +1,4 @@
-#include "analysis/cpu_calibration.h"
+#include "calibration/cpu_calibration.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +12,8 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "device/device_presets.h"
+#include "profile/winograd_probe.h"
 #include "util/stopwatch.h"
 
 namespace fx {
@@ -130,6 +132,19 @@ std::string today() {
 
 }  // namespace
 
+std::vector<WinogradShape> common_winograd_shapes() {
+  std::vector<WinogradShape> out;
+  for (int64_t map : {7, 14, 28, 56, 112, 224})
+    for (int64_t ic : {64, 128, 256, 512})
+      for (int64_t oc : {64, 128, 256, 512})
+        out.push_back({ic, oc, map, map, map, map, 1, 1, 1, 1});
+  return out;
+}
+
+WinogradSupport host_winograd_support(int threads) {
+  return probe_winograd(common_winograd_shapes(), threads);
+}
+
 DeviceProfile measure_cpu_host(const CalibrationOptions& o) {
   double budget = std::max(0.05, o.time_budget_s);
   DeviceProfile p;
@@ -145,6 +160,7 @@ DeviceProfile measure_cpu_host(const CalibrationOptions& o) {
   std::ifstream l3("/sys/devices/system/cpu/cpu0/cache/index3/size");
   std::string s;
   if (l3 >> s) p.l2_bytes = std::atoll(s.c_str()) * (s.back() == 'M' ? 1 << 20 : 1024);
+  p.winograd = host_winograd_support();
   return p;
 }
 
