@@ -4,11 +4,8 @@
 #include <fmt/format.h>
 
 #include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <optional>
 
 #include "analysis/analysis_json.h"
 #include "analysis/fusion_finder.h"
