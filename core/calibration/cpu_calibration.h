@@ -7,6 +7,7 @@
 //               path: what the fastest kernels here reach), all cores, best run
 //   launch      round trip of an empty task handed to a worker thread and waited for
 // The on-chip capacity is the per-core L2 size from sysfs (256 KiB when unreadable).
+// The instruction set is the one oneDNN's kernels use here.
 // Which convolutions the runtime runs with Winograd is asked of the runtime for a set of
 // common shapes (host_winograd_support; no timing).
 

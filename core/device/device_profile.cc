@@ -66,6 +66,7 @@ nlohmann::json to_json(const DeviceProfile& p) {
                       {"calibration", p.calibration}};
   if (p.saving_model.groups > 0 || p.saving_model.any_fitted())
     j["saving_model"] = to_json(p.saving_model);
+  if (!p.isa.empty()) j["isa"] = p.isa;
   if (!p.winograd.shapes.empty()) j["winograd"] = to_json(p.winograd);
   return j;
 }
@@ -83,6 +84,7 @@ DeviceProfile device_profile_from_json(const nlohmann::json& j) {
     p.onchip_capacity_bytes = j.at("onchip_capacity_bytes").get<int64_t>();
     p.l2_bytes = j.value("l2_bytes", int64_t{0});
     p.capacity_note = j.value("capacity_note", "");
+    p.isa = j.value("isa", "");
     p.calibrated = j.value("calibrated", false);
     p.calibration = j.value("calibration", "");
     if (auto it = j.find("kernel_classes"); it != j.end() && !it->is_null()) {

@@ -13,6 +13,7 @@
 //     "source": "vendor datasheet", "memory_bandwidth_bytes_per_s": 3.0e12,
 //     "peak_flops": 7.0e14, "launch_overhead_s": 5e-6, "onchip_capacity_bytes": 233472,
 //     "l2_bytes": 52428800, "capacity_note": "shared memory per SM",
+//     "isa": "avx512_core",                      // optional: measured profiles only
 //     "kernel_classes": { "conv": { "bandwidth_bytes_per_s": 2.0e12, "flops_per_s": 4.0e14 },
 //                         ... },                 // optional, per KernelClass (below)
 //     "calibrated": false, "calibration": "" }  // optional: what the rates were fitted to
@@ -80,6 +81,9 @@ struct DeviceProfile {
   int64_t onchip_capacity_bytes = 0;
   int64_t l2_bytes = 0;       // last-level cache shared by cores (informative)
   std::string capacity_note;  // what onchip_capacity_bytes stands for on this device
+  // The instruction set the runtime's kernels use here ("avx512_core"), as calibration
+  // found it; empty: not measured (presets, older profiles). Informative.
+  std::string isa;
   // Effective rates per KernelClass; zeros fall back to the two figures above.
   std::array<KernelClassRates, kKernelClassCount> kernel_classes{};
   // How fused kernels of each class differ from the class's own kernels.
