@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/device_profile.h"
+#include "calibration/host_device.h"
 #include "codegen/kernel_export.h"
 #include "onnx/fused_model_export.h"
 #include "profile/chrome_trace.h"
@@ -134,7 +134,7 @@ bool ExportService::export_report(std::shared_ptr<ModelDocument> doc, const Repo
       inputs.profile_json.isEmpty() ? std::string() : inputs.profile_origin.toStdString();
   const QByteArray profile_json = inputs.profile_json;
   return start(tr("report"), path, [doc, plan, analysis, options, path, pdf, format, profile_json] {
-    const DeviceProfile device = resolve_device(options.device_arg);
+    const DeviceProfile device = resolve_device(options.device_arg, doc->graph());
     nlohmann::json profile_doc;
     if (!profile_json.isEmpty()) {
       try {

@@ -17,6 +17,8 @@
 #include <QStyle>
 #include <QTimer>
 
+#include "device/device_presets.h"
+#include "util/version.h"
 #include "views/candidate_model.h"
 #include "views/candidate_panel.h"
 #include "views/code_view.h"

@@ -13,7 +13,7 @@
 #include <QStyle>
 #include <QToolBar>
 
-#include "analysis/device_profile.h"
+#include "device/device_presets.h"
 #include "util/version.h"
 #include "views/candidate_panel.h"
 #include "views/document_controller.h"

@@ -2,8 +2,8 @@
 
 #include <QObject>
 
-#include "analysis/device_profile.h"
 #include "analysis/fusion_finder.h"
+#include "calibration/host_device.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
 
@@ -48,7 +48,7 @@ std::shared_ptr<AnalysisOutput> run_analysis(const Graph& graph, const QString& 
   out->settings = settings;
   Stopwatch watch;
   try {
-    DeviceProfile profile = resolve_device(settings.device.toStdString());
+    DeviceProfile profile = resolve_device(settings.device.toStdString(), graph);
     out->cost = std::make_unique<CostModel>(graph, profile);
     FusionOptions options;
     options.opt_level = settings.opt_level;

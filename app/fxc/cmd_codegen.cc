@@ -12,7 +12,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
+#include "calibration/host_device.h"
 #include "codegen/fused_program.h"
 #include "commands.h"
 #include "onnx/model_loader.h"

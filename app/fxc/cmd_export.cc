@@ -8,7 +8,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
+#include "calibration/host_device.h"
 #include "codegen/fused_program.h"
 #include "codegen/kernel_export.h"
 #include "commands.h"

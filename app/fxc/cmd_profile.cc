@@ -13,7 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
+#include "calibration/host_device.h"
 #include "commands.h"
 #include "onnx/model_loader.h"
 #include "plan_choice.h"

@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/device_profile.h"
 #include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
+#include "calibration/host_device.h"
 #include "commands.h"
 #include "onnx/model_loader.h"
 #include "report/report_writer.h"
@@ -45,7 +45,7 @@ int run_report(const ReportCmd& o) {
   std::string device = !o.device.empty()        ? o.device
                        : !plan.device().empty() ? plan.device()
                                                 : std::string("cpu-host");
-  fx::DeviceProfile profile = fx::resolve_device(device);
+  fx::DeviceProfile profile = fx::resolve_device(device, m.graph);
   fx::FusionOptions fo;
   fo.opt_level = plan.opt_level();
   fo.threshold = plan.threshold();

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "analysis/device_profile.h"
+#include "calibration/host_device.h"
 #include "analysis/fusion_finder.h"
 #include "util/error.h"
 
@@ -24,7 +24,7 @@ fx::FusionPlan plan_for(const PlanChoice& c, const fx::Graph& g) {
   fx::FusionOptions fo;
   fo.opt_level = c.opt_level;
   fo.threshold = c.threshold;
-  fx::FusionPlan p(fx::analyze_fusion(g, fx::resolve_device(c.device), fo), c.model);
+  fx::FusionPlan p(fx::analyze_fusion(g, fx::resolve_device(c.device, g), fo), c.model);
   p.accept_all_above(c.threshold);
   return p;
 }

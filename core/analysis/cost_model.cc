@@ -1,9 +1,6 @@
 #include "analysis/cost_model.h"
 
 #include <algorithm>
-#include <thread>
-
-#include "runtime/winograd_conv.h"
 
 namespace fx {
 namespace {
@@ -156,21 +153,22 @@ int64_t CostModel::node_planes(const Graph& g, const Node& n) {
   return x[0] * x[1];
 }
 
-bool CostModel::node_winograd(const Graph& g, const Node& n, int threads) {
-  if (n.op_type != "Conv") return false;
+std::optional<WinogradShape> CostModel::node_winograd_shape(const Graph& g, const Node& n) {
+  if (n.op_type != "Conv") return std::nullopt;
   auto x = dims_of(g, input(n, 0));
   auto w = dims_of(g, input(n, 1));
   auto y = dims_of(g, output0(n));
-  if (x.size() != 4 || w.size() != 4 || y.size() != 4) return false;
+  if (x.size() != 4 || w.size() != 4 || y.size() != 4) return std::nullopt;
   // As the runtime's Conv kernel (runtime/dnnl_kernels.cc): constant weights and bias.
-  if (!g.value(input(n, 1)).is_constant()) return false;
-  if (ValueId b = input(n, 2); b != kNoValue && !g.value(b).is_constant()) return false;
-  const int64_t group = n.attrs.get_int("group", 1);
-  if (!winograd_shape(x[0], x[1], y[1], group, y[2], y[3], {w[2], w[3]},
-                      n.attrs.get_ints("strides"), n.attrs.get_ints("dilations")))
-    return false;
-  WinogradConvSpec s;
-  s.name = n.name;
+  if (!g.value(input(n, 1)).is_constant()) return std::nullopt;
+  if (ValueId b = input(n, 2); b != kNoValue && !g.value(b).is_constant()) return std::nullopt;
+  auto ones = [](const std::vector<int64_t>& v) {
+    return std::all_of(v.begin(), v.end(), [](int64_t e) { return e == 1; });
+  };
+  if (x[0] != 1 || n.attrs.get_int("group", 1) != 1 || w[2] != 3 || w[3] != 3 ||
+      !ones(n.attrs.get_ints("strides")) || !ones(n.attrs.get_ints("dilations")))
+    return std::nullopt;
+  WinogradShape s;
   s.ic = x[1], s.ih = x[2], s.iw = x[3];
   s.oc = y[1], s.oh = y[2], s.ow = y[3];
   // Explicit pads, else what the output's size implies (SAME: the extra one at the end).
@@ -182,8 +180,12 @@ bool CostModel::node_winograd(const Graph& g, const Node& n, int threads) {
                   pw = std::max<int64_t>(0, s.ow + 2 - s.iw);
     s.pad_top = ph / 2, s.pad_bottom = ph - ph / 2, s.pad_left = pw / 2, s.pad_right = pw - pw / 2;
   }
-  if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  return winograd_runs(s, threads);
+  return s;
+}
+
+bool CostModel::node_winograd(const Graph& g, const Node& n, const DeviceProfile& p) {
+  auto s = node_winograd_shape(g, n);
+  return s && p.winograd.runs(*s);
 }
 
 int64_t CostModel::node_tile_bytes(const Graph& g, const Node& n, OpKind kind) {
@@ -216,8 +218,7 @@ int64_t CostModel::node_tile_bytes(const Graph& g, const Node& n, OpKind kind) {
   return kElementTile * es * std::max<int64_t>(1, operands);
 }
 
-CostModel::CostModel(const Graph& g, DeviceProfile profile, int threads)
-    : g_(g), profile_(std::move(profile)) {
+CostModel::CostModel(const Graph& g, DeviceProfile profile) : g_(g), profile_(std::move(profile)) {
   value_bytes_.resize(g.value_count());
   for (std::size_t v = 0; v < g.value_count(); ++v)
     value_bytes_[v] = g.value(static_cast<ValueId>(v)).byte_size().value_or(0);
@@ -270,7 +271,7 @@ CostModel::CostModel(const Graph& g, DeviceProfile profile, int threads)
     cost.footprint_bytes = node_tile_bytes(g, n, c.kind);
     cost.relayout_bytes = node_relayout_bytes(g, n, cost);
     cost.planes = node_planes(g, n);
-    cost.winograd = node_winograd(g, n, threads);
+    cost.winograd = node_winograd(g, n, profile_);
     cost.time_s = time(double(cost.bytes()), cost.flops, cost.launches, cost.kernel_class);
   }
 }

@@ -5,7 +5,7 @@
 //   time = launches * launch_overhead
 //          + max(bytes / bandwidth(class), flops / flops(class))
 //
-// with effective rates per KernelClass (device_profile.h: elementwise, reduction, conv,
+// with effective rates per KernelClass (device/device_profile.h: elementwise, reduction, conv,
 // depthwise, matmul, data_movement); an uncalibrated profile uses its one bandwidth and
 // peak for every class, `fxc calibrate --from` fits them to measured kernel times.
 //
@@ -22,7 +22,7 @@
 // reduction a row kernel (reduction class), the rest elementwise, with the members'
 // FLOPs summed.
 // A kernel of several nodes is *fused*: the device profile scales its class's time by a
-// fused factor and times the epilogue at a fused epilogue bandwidth (device_profile.h;
+// fused factor and times the epilogue at a fused epilogue bandwidth (device/device_profile.h;
 // both 1 / the elementwise bandwidth until `fxc calibrate --from` fits them to the fused
 // kernels of a measurement):
 //   time = launch + scale(class) * max(bytes / bandwidth(class), flops / flops(class))
@@ -37,12 +37,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "analysis/device_profile.h"
 #include "analysis/op_kind.h"
+#include "device/device_profile.h"
 #include "ir/graph.h"
 
 namespace fx {
@@ -69,10 +70,10 @@ struct Cost {
   // depthwise loops over channels in NHWC).
   int64_t planes = 0;
   // The runtime runs this Conv (a group: its anchor) with oneDNN's Winograd convolution
-  // in the unfused and in the fused program alike (runtime/winograd_conv.h: 3x3 stride 1,
-  // Winograd-domain weights of a part within a core's L2; FX_WINOGRAD=0 none). Both then
-  // reorder their activations into oneDNN's blocked layout and back on every call, and
-  // compute alike: fusion saves no relayout and does not change the anchor's
+  // in the unfused and in the fused program alike, as the device profile records
+  // (device/winograd_support.h: the runtime's answers for 3x3 stride-1 convolutions).
+  // Both then reorder their activations into oneDNN's blocked layout and back on every
+  // call, and compute alike: fusion saves no relayout and does not change the anchor's
   // implementation (saving_model.h). relayout_bytes still says what the unfused kernel
   // converts.
   bool winograd = false;
@@ -123,9 +124,7 @@ inline double kernel_time(const DeviceProfile& p, const KernelTerms& t);
 class CostModel {
  public:
   // Precomputes every node's cost (linear in the graph size). The graph must outlive it.
-  // `threads`: those the runtime runs on (0: all hardware threads, as the executor),
-  // which decide how it splits a Winograd convolution (Cost::winograd).
-  CostModel(const Graph& g, DeviceProfile profile, int threads = 0);
+  CostModel(const Graph& g, DeviceProfile profile);
 
   const DeviceProfile& profile() const { return profile_; }
   const Graph& graph() const { return g_; }
@@ -151,9 +150,11 @@ class CostModel {
   static int64_t node_relayout_bytes(const Graph& g, const Node& n, const Cost& c);
   // Cost::planes of one node: batch x channels of a depthwise Conv, else 0.
   static int64_t node_planes(const Graph& g, const Node& n);
-  // Cost::winograd of one node: a Conv with constant weights (and bias) that the
-  // runtime's own rule (runtime/winograd_conv.h) runs with Winograd on `threads`.
-  static bool node_winograd(const Graph& g, const Node& n, int threads);
+  // The geometry of a Conv the runtime may run with Winograd (constant weights and bias,
+  // one image, 3x3, stride 1, no dilation, no groups, static shapes); nullopt otherwise.
+  static std::optional<WinogradShape> node_winograd_shape(const Graph& g, const Node& n);
+  // Cost::winograd of one node: its Winograd shape, which `p` records the runtime runs so.
+  static bool node_winograd(const Graph& g, const Node& n, const DeviceProfile& p);
 
   static constexpr int64_t kElementTile = 1024;
   static constexpr int64_t kAnchorTile = 128;

@@ -2,7 +2,7 @@
 // The saving model: a fused group's time saved, predicted directly from what fusion
 // changes, and calibrated against measured savings (`fxc calibrate --from`).
 //
-// The difference-of-times prediction (calibration_fit.h: predict_group_us) subtracts two
+// The difference-of-times prediction (group_terms.h: predict_group_us) subtracts two
 // large predicted times (the unfused members, the fused kernel), so a 10% kernel error
 // becomes a 30-50% saving error. Here the saving is a sum of the terms fusion changes,
 // each timed on the (kernel-fitted) device profile, with one coefficient per term and
@@ -73,7 +73,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/calibration_fit.h"
+#include "analysis/group_terms.h"
+#include "device/device_profile.h"
+#include "device/saving_coefficients.h"
+#include "util/statistics.h"
 
 namespace fx {
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "profile/random_inputs.h"
+#include "profile/winograd_probe.h"
 #include "util/error.h"
 
 namespace fx {
@@ -135,7 +136,11 @@ std::optional<KernelTerms> kernel_terms(const Graph& g, const CostModel& cm,
 }
 
 void add_cost_terms(const Graph& g, BeforeAfterResult& r, int threads) {
-  CostModel cm(g, terms_profile(), threads);
+  // The runtime's Winograd answers for this model's convolutions on the threads it ran
+  // on: the terms say which ran so (KernelTerms::winograd).
+  DeviceProfile p = terms_profile();
+  p.winograd = probe_winograd(winograd_shapes(g), threads);
+  CostModel cm(g, p);
   for (const auto& k : r.before.kernels) r.before_terms.push_back(kernel_terms(g, cm, k.nodes));
   for (const auto& k : r.after.kernels) r.after_terms.push_back(kernel_terms(g, cm, k.nodes));
   for (auto& m : r.groups) {

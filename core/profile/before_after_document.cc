@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "analysis/kernel_class.h"
+#include "device/kernel_class.h"
 #include "profile/chrome_trace.h"
 #include "util/error.h"
 #include "util/json_file.h"

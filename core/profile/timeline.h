@@ -64,7 +64,7 @@ struct KernelStats {
   double min_us = 0;
   double max_us = 0;
   // Quartiles over runs: their spread says how far the median can be trusted (the
-  // calibration's per-group noise, calibration_fit.h).
+  // calibration's per-group noise, calibration/result_samples.h).
   double q1_us = 0, q3_us = 0;
   double share = 0;        // median_us / sum of all kernels' median_us, in [0, 1]
   int64_t bytes_read = 0;  // per run

@@ -17,11 +17,14 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis_result.h"
-#include "analysis/calibration_fit.h"  // spearman_correlation, the calibration fit
-#include "analysis/device_profile.h"
 #include "analysis/fusion_plan.h"
+#include "calibration/fused_fit.h"
+#include "calibration/kernel_fit.h"
+#include "calibration/result_samples.h"
+#include "device/device_profile.h"
 #include "ir/graph.h"
 #include "report/profile_input.h"
+#include "util/statistics.h"  // spearman_correlation
 
 namespace fx {
 
@@ -91,7 +94,7 @@ struct ReportData {
   double rank_correlation = NAN;                  // Spearman, predicted vs measured saved time
   int correlated_groups = 0;                      // groups both predicted and measured
   // How far the predicted group savings were from the measured ones before and after
-  // calibration (calibration_fit.h); absent when the result has no per-kernel cost
+  // calibration (calibration/calibrate_from.h); absent when the result has no per-kernel cost
   // terms or too few groups.
   std::optional<ReportCalibration> calibration;
   std::string calibration_note;       // why there is no fit

@@ -65,8 +65,9 @@ bool winograd_shape(int64_t n, int64_t ic, int64_t oc, int64_t group, int64_t oh
 // Whether WinogradConv::make takes Winograd for a convolution of winograd_shape with
 // this geometry (spec's sizes, pads and layouts; weights and bias need not be set) on
 // `threads` parts: the switch, oneDNN having a Winograd kernel for it, and each part's
-// weights within winograd_weight_budget. The analysis asks it (analysis/cost_model.h:
-// which convolutions the unfused and the fused program both run this way).
+// weights within winograd_weight_budget. Calibration asks it (profile/winograd_probe.h)
+// and records the answers in the device profile, which the cost model reads
+// (device/winograd_support.h); tests/calibration checks the two agree.
 bool winograd_runs(const WinogradConvSpec& spec, int threads);
 
 class WinogradConv {

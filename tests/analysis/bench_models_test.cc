@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "analysis/fusion_finder.h"
+#include "device/device_presets.h"
 #include "onnx/model_loader.h"
 #include "test_graphs.h"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "analysis/analysis_result.h"
-#include "analysis/device_profile.h"
+#include "device/device_profile.h"
 #include "ir/graph_builder.h"
 
 namespace fx::testing {

@@ -1,17 +1,16 @@
 // The cost model knows which convolutions the runtime runs with oneDNN's Winograd
-// convolution (cost_model.h: Cost::winograd, by the runtime's own rule in
-// runtime/winograd_conv.h), and the saving model then credits fusion with no relayout
-// and no change of the anchor's implementation for them: both programs reorder their
-// activations into the blocked layout and compute alike. An ineligible conv (stride 2)
-// keeps its relayout saving, and FX_WINOGRAD=0 (the direct path) restores it.
+// convolution (cost_model.h: Cost::winograd, from the device profile's record of the
+// runtime's answers, device/winograd_support.h), and the saving model then credits
+// fusion with no relayout and no change of the anchor's implementation for them: both
+// programs reorder their activations into the blocked layout and compute alike. An
+// ineligible conv (stride 2) keeps its relayout saving, and a profile where the shape
+// does not run so (FX_WINOGRAD=0: the direct path) restores it. That the records agree
+// with the runtime is tested in tests/calibration/winograd_support_test.cc.
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include "analysis/cost_model.h"
 #include "analysis/saving_model.h"
-#include "runtime/winograd_conv.h"
 #include "test_graphs.h"
 
 namespace fx {
@@ -43,10 +42,19 @@ Net layer1_net() {
   return net;
 }
 
-DeviceProfile rates() {
+// The layer1 conv's shape, as the runtime reads it.
+WinogradShape layer1_shape() {
+  return {64, 64, 56, 56, 56, 56, 1, 1, 1, 1};
+}
+
+// `winograd`: the runtime's recorded answer for the layer1 conv (on 1 thread this host
+// runs it with Winograd: tests/calibration); the stride-2 conv is never asked about.
+DeviceProfile rates(bool winograd = true) {
   DeviceProfile p = testing::test_profile();
   p.memory_bandwidth_bytes_per_s = 20e9;
   p.peak_flops = 100e9;
+  p.winograd.threads = 1;
+  p.winograd.shapes = {{layer1_shape(), winograd}};
   return p;
 }
 
@@ -58,15 +66,9 @@ GroupTermsSample sample(const CostModel& cm, std::vector<NodeId> members) {
   return s;
 }
 
-class WinogradCost : public ::testing::Test {
- protected:
-  void SetUp() override { unsetenv("FX_WINOGRAD"); }
-  void TearDown() override { unsetenv("FX_WINOGRAD"); }
-};
-
-TEST_F(WinogradCost, TheRuntimesRuleDecidesWhichConvs) {
+TEST(WinogradCost, TheRuntimesRuleDecidesWhichConvs) {
   Net net = layer1_net();
-  CostModel cm(net.g, rates(), 1);
+  CostModel cm(net.g, rates());
   const Cost& conv = cm.node(net.conv);
   EXPECT_TRUE(conv.winograd);
   EXPECT_TRUE(terms_of(conv).winograd);
@@ -75,17 +77,18 @@ TEST_F(WinogradCost, TheRuntimesRuleDecidesWhichConvs) {
   EXPECT_FALSE(cm.node(net.relu).winograd);
   // The fused group's anchor takes Winograd too (its post-ops are eltwise).
   EXPECT_TRUE(cm.group(std::vector<NodeId>{net.conv, net.bn, net.relu}).winograd);
-  // The same answer as the runtime's own, asked directly.
-  WinogradConvSpec s;
-  s.ic = s.oc = 64;
-  s.ih = s.iw = s.oh = s.ow = 56;
-  s.pad_top = s.pad_left = s.pad_bottom = s.pad_right = 1;
-  EXPECT_EQ(conv.winograd, winograd_runs(s, 1));
+  // The shape the profile is asked about is the runtime's reading of the conv.
+  EXPECT_EQ(CostModel::node_winograd_shape(net.g, net.g.node(net.conv)), layer1_shape());
+  EXPECT_FALSE(CostModel::node_winograd_shape(net.g, net.g.node(net.down)).has_value());
+  // A device that records no Winograd (a GPU preset) has none.
+  DeviceProfile gpu = rates();
+  gpu.winograd = {};
+  EXPECT_FALSE(CostModel(net.g, gpu).node(net.conv).winograd);
 }
 
-TEST_F(WinogradCost, AWinogradAnchorSavesNoRelayoutAndKeepsItsImplementation) {
+TEST(WinogradCost, AWinogradAnchorSavesNoRelayoutAndKeepsItsImplementation) {
   Net net = layer1_net();
-  CostModel cm(net.g, rates(), 1);
+  CostModel cm(net.g, rates());
   const DeviceProfile p = rates();
   const SavingFeatures wino = saving_features(p, sample(cm, {net.conv, net.bn, net.relu}));
   EXPECT_EQ(wino.fused_class, KernelClass::Conv);
@@ -102,10 +105,9 @@ TEST_F(WinogradCost, AWinogradAnchorSavesNoRelayoutAndKeepsItsImplementation) {
   EXPECT_GT(direct.us[4], 0);
 }
 
-TEST_F(WinogradCost, SwitchedOffTheDirectPathIsDescribed) {
+TEST(WinogradCost, SwitchedOffTheDirectPathIsDescribed) {
   Net net = layer1_net();
-  setenv("FX_WINOGRAD", "0", 1);
-  CostModel cm(net.g, rates(), 1);
+  CostModel cm(net.g, rates(false));
   EXPECT_FALSE(cm.node(net.conv).winograd);
   const SavingFeatures f = saving_features(rates(), sample(cm, {net.conv, net.bn, net.relu}));
   EXPECT_DOUBLE_EQ(f.us[3], cm.node(net.conv).relayout_bytes /

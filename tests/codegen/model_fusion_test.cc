@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "analysis/device_profile.h"
 #include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
 #include "codegen/kernel_ir.h"
 #include "codegen_test_util.h"
+#include "device/device_presets.h"
 #include "onnx/fused_model_export.h"
 #include "onnx/model_loader.h"
 

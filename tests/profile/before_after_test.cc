@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "analysis/device_profile.h"
 #include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
+#include "device/device_presets.h"
 #include "onnx/model_loader.h"
 #include "profile/before_after.h"
 #include "profile/before_after_child.h"

@@ -2,16 +2,18 @@
 // What the cost model needs to know about a device, and where the numbers came from.
 // Profiles are plain JSON files a user can write; three presets are built in:
 //
-//   cpu-host      measured on this machine by a short microbenchmark (cpu_calibration.h),
+//   cpu-host      measured on this machine by calibration (calibration/cpu_calibration.h),
 //                 cached under $XDG_CACHE_HOME/fusion-explorer (or ~/.cache/fusion-explorer)
 //   nvidia-h100   vendor datasheet figures
 //   ascend-910b   public figures, unverified
+// (device_presets.h). This layer is data only: it never measures anything.
 //
 // JSON (every field but name optional on load):
 //   { "schema_version": 1, "name": "nvidia-h100", "description": "...",
 //     "source": "vendor datasheet", "memory_bandwidth_bytes_per_s": 3.0e12,
 //     "peak_flops": 7.0e14, "launch_overhead_s": 5e-6, "onchip_capacity_bytes": 233472,
 //     "l2_bytes": 52428800, "capacity_note": "shared memory per SM",
+//     "isa": "avx512_core",                      // optional: measured profiles only
 //     "kernel_classes": { "conv": { "bandwidth_bytes_per_s": 2.0e12, "flops_per_s": 4.0e14 },
 //                         ... },                 // optional, per KernelClass (below)
 //     "calibrated": false, "calibration": "" }  // optional: what the rates were fitted to
@@ -35,6 +37,9 @@
 // per fused-kernel class, coefficients that predict a group's time saved from the terms
 // fusion changes. Analysis uses them for the classes that kept their fit; absent (older
 // profiles, presets), every group's saving is the difference of its kernel times.
+//
+// Winograd: "winograd" (winograd_support.h), which convolutions the device's runtime runs
+// with Winograd, as calibration asked the runtime.
 
 #include <array>
 #include <cstdint>
@@ -45,8 +50,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "analysis/kernel_class.h"
-#include "analysis/saving_coefficients.h"
+#include "device/kernel_class.h"
+#include "device/saving_coefficients.h"
+#include "device/winograd_support.h"
 
 namespace fx {
 
@@ -75,6 +81,9 @@ struct DeviceProfile {
   int64_t onchip_capacity_bytes = 0;
   int64_t l2_bytes = 0;       // last-level cache shared by cores (informative)
   std::string capacity_note;  // what onchip_capacity_bytes stands for on this device
+  // The instruction set the runtime's kernels use here ("avx512_core"), as calibration
+  // found it; empty: not measured (presets, older profiles). Informative.
+  std::string isa;
   // Effective rates per KernelClass; zeros fall back to the two figures above.
   std::array<KernelClassRates, kKernelClassCount> kernel_classes{};
   // How fused kernels of each class differ from the class's own kernels.
@@ -83,6 +92,8 @@ struct DeviceProfile {
   std::string calibration;  // what they were fitted to, when calibrated
   // Coefficients predicting group savings, fitted to measured savings on these rates.
   SavingCoefficients saving_model;
+  // Which convolutions the runtime runs with Winograd (none recorded: none).
+  WinogradSupport winograd;
 
   double bandwidth(KernelClass c) const {
     double v = kernel_classes[static_cast<std::size_t>(c)].bandwidth_bytes_per_s;
@@ -113,20 +124,5 @@ DeviceProfile device_profile_from_json(const nlohmann::json& j);
 // Throws fx::FileError naming the path.
 DeviceProfile load_device_profile(const std::string& path);
 void save_device_profile(const DeviceProfile& p, const std::string& path);
-
-// Built-in presets that need no measurement.
-DeviceProfile preset_nvidia_h100();
-DeviceProfile preset_ascend_910b();
-// "cpu-host", "nvidia-h100", "ascend-910b".
-std::vector<std::string> device_preset_names();
-
-// Resolves --device: a preset name, or a path to a JSON profile (contains '/' or ends in
-// ".json"). "cpu-host" is read from the cache, measured (and cached) when absent.
-// Throws fx::Error for an unknown name listing the presets.
-DeviceProfile resolve_device(const std::string& name_or_path);
-
-// $XDG_CACHE_HOME/fusion-explorer or ~/.cache/fusion-explorer (not created here).
-std::string device_cache_dir();
-std::string cpu_host_cache_path();
 
 }  // namespace fx

@@ -1,4 +1,4 @@
-#include "analysis/saving_coefficients.h"
+#include "device/saving_coefficients.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "analysis/cpu_calibration.h"
+#include "calibration/cpu_calibration.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +12,8 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "device/device_presets.h"
+#include "profile/winograd_probe.h"
 #include "util/stopwatch.h"
 
 namespace fx {
@@ -121,6 +123,21 @@ int64_t l2_per_core_bytes() {
   return v > 0 ? v : 256 * 1024;
 }
 
+// The instruction set oneDNN's kernels use on this machine.
+std::string isa_name() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::sse41: return "sse41";
+    case dnnl::cpu_isa::avx: return "avx";
+    case dnnl::cpu_isa::avx2: return "avx2";
+    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_core: return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
+    default: return "other";
+  }
+}
+
 std::string today() {
   std::time_t t = std::time(nullptr);
   char buf[32];
@@ -129,6 +146,19 @@ std::string today() {
 }
 
 }  // namespace
+
+std::vector<WinogradShape> common_winograd_shapes() {
+  std::vector<WinogradShape> out;
+  for (int64_t map : {7, 14, 28, 56, 112, 224})
+    for (int64_t ic : {64, 128, 256, 512})
+      for (int64_t oc : {64, 128, 256, 512})
+        out.push_back({ic, oc, map, map, map, map, 1, 1, 1, 1});
+  return out;
+}
+
+WinogradSupport host_winograd_support(int threads) {
+  return probe_winograd(common_winograd_shapes(), threads);
+}
 
 DeviceProfile measure_cpu_host(const CalibrationOptions& o) {
   double budget = std::max(0.05, o.time_budget_s);
@@ -142,9 +172,11 @@ DeviceProfile measure_cpu_host(const CalibrationOptions& o) {
   p.launch_overhead_s = measure_dispatch(budget * 0.1);
   p.onchip_capacity_bytes = l2_per_core_bytes();
   p.capacity_note = "L2 cache per core";
+  p.isa = isa_name();
   std::ifstream l3("/sys/devices/system/cpu/cpu0/cache/index3/size");
   std::string s;
   if (l3 >> s) p.l2_bytes = std::atoll(s.c_str()) * (s.back() == 'M' ? 1 << 20 : 1024);
+  p.winograd = host_winograd_support();
   return p;
 }
 

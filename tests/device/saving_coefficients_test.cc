@@ -2,7 +2,7 @@
 // they survive a save and a load, older profiles without them still load, and a malformed
 // value is an error naming the file and the field.
 
-#include "analysis/saving_coefficients.h"
+#include "device/saving_coefficients.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "analysis/device_profile.h"
+#include "device/device_presets.h"
 #include "util/error.h"
 
 namespace fx {

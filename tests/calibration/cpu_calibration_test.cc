@@ -5,8 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
-#include "analysis/cpu_calibration.h"
+#include "calibration/cpu_calibration.h"
 
 namespace fx {
 namespace {
@@ -22,6 +23,8 @@ TEST(CpuCalibration, ProfileCarriesTheGemmFigure) {
   EXPECT_GT(p.peak_flops, 0);
   EXPECT_GT(p.memory_bandwidth_bytes_per_s, 0);
   EXPECT_GT(p.launch_overhead_s, 0);
+  EXPECT_FALSE(p.isa.empty());
+  EXPECT_EQ(device_profile_from_json(to_json(p)).isa, p.isa);
 }
 
 }  // namespace

@@ -1,6 +1,4 @@
-#include "analysis/device_profile.h"
-
-#include <spdlog/spdlog.h>
+#include "device/device_profile.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -10,7 +8,6 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/cpu_calibration.h"
 #include "util/error.h"
 
 namespace fx {
@@ -69,6 +66,8 @@ nlohmann::json to_json(const DeviceProfile& p) {
                       {"calibration", p.calibration}};
   if (p.saving_model.groups > 0 || p.saving_model.any_fitted())
     j["saving_model"] = to_json(p.saving_model);
+  if (!p.isa.empty()) j["isa"] = p.isa;
+  if (!p.winograd.shapes.empty()) j["winograd"] = to_json(p.winograd);
   return j;
 }
 
@@ -85,6 +84,7 @@ DeviceProfile device_profile_from_json(const nlohmann::json& j) {
     p.onchip_capacity_bytes = j.at("onchip_capacity_bytes").get<int64_t>();
     p.l2_bytes = j.value("l2_bytes", int64_t{0});
     p.capacity_note = j.value("capacity_note", "");
+    p.isa = j.value("isa", "");
     p.calibrated = j.value("calibrated", false);
     p.calibration = j.value("calibration", "");
     if (auto it = j.find("kernel_classes"); it != j.end() && !it->is_null()) {
@@ -110,6 +110,8 @@ DeviceProfile device_profile_from_json(const nlohmann::json& j) {
     }
     if (auto it = j.find("saving_model"); it != j.end() && !it->is_null())
       p.saving_model = saving_coefficients_from_json(*it);
+    if (auto it = j.find("winograd"); it != j.end() && !it->is_null())
+      p.winograd = winograd_support_from_json(*it);
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("device profile: ") + e.what());
   }
@@ -139,91 +141,6 @@ void save_device_profile(const DeviceProfile& p, const std::string& path) {
   if (!out) throw FileError(path, "cannot write device profile");
   out << to_json(p).dump(2) << "\n";
   if (!out) throw FileError(path, "write failed");
-}
-
-DeviceProfile preset_nvidia_h100() {
-  DeviceProfile p;
-  p.name = "nvidia-h100";
-  p.description = "NVIDIA H100 SXM5 80 GB: HBM3, dense FP16 tensor cores";
-  p.source = "vendor datasheet";
-  p.memory_bandwidth_bytes_per_s = 3.0e12;
-  p.peak_flops = 700e12;
-  p.launch_overhead_s = 5e-6;
-  p.onchip_capacity_bytes = 228 * 1024;
-  p.l2_bytes = 50LL * 1024 * 1024;
-  p.capacity_note = "shared memory per SM";
-  return p;
-}
-
-DeviceProfile preset_ascend_910b() {
-  DeviceProfile p;
-  p.name = "ascend-910b";
-  p.description = "Huawei Ascend 910B: HBM2e, FP16 cube units";
-  p.source = "public figures, unverified";
-  p.memory_bandwidth_bytes_per_s = 1.6e12;
-  p.peak_flops = 320e12;
-  p.launch_overhead_s = 10e-6;
-  p.onchip_capacity_bytes = 192 * 1024;
-  p.l2_bytes = 192LL * 1024 * 1024;
-  p.capacity_note = "Unified Buffer (UB) per AI core";
-  return p;
-}
-
-std::vector<std::string> device_preset_names() {
-  return {"cpu-host", "nvidia-h100", "ascend-910b"};
-}
-
-std::string device_cache_dir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
-    return std::string(x) + "/fusion-explorer";
-  if (const char* h = std::getenv("HOME"); h && *h)
-    return std::string(h) + "/.cache/fusion-explorer";
-  return (std::filesystem::temp_directory_path() / "fusion-explorer").string();
-}
-
-std::string cpu_host_cache_path() {
-  return device_cache_dir() + "/cpu-host.json";
-}
-
-DeviceProfile resolve_device(const std::string& name_or_path) {
-  const std::string& s = name_or_path;
-  // Plans and results name their profile by label ("cpu-host (calibrated)", see
-  // DeviceProfile::label): that is the profile of that name as cached now.
-  constexpr std::string_view kCalibrated = " (calibrated)";
-  if (s.size() > kCalibrated.size() && s.ends_with(kCalibrated)) {
-    DeviceProfile p = resolve_device(s.substr(0, s.size() - kCalibrated.size()));
-    if (!p.calibrated)
-      spdlog::warn(
-          "device '{}': no calibrated {} profile is cached any more; using the "
-          "uncalibrated one (fxc calibrate --from RESULT.json fits it again)",
-          s, p.name);
-    return p;
-  }
-  bool is_path = s.find('/') != std::string::npos ||
-                 (s.size() > 5 && s.compare(s.size() - 5, 5, ".json") == 0);
-  if (is_path) return load_device_profile(s);
-  if (s == "nvidia-h100") return preset_nvidia_h100();
-  if (s == "ascend-910b") return preset_ascend_910b();
-  if (s == "cpu-host") {
-    std::string path = cpu_host_cache_path();
-    if (std::filesystem::exists(path)) {
-      try {
-        return load_device_profile(path);
-      } catch (const Error& e) {
-        spdlog::warn("ignoring cached cpu-host profile: {}; measuring again", e.what());
-      }
-    }
-    try {
-      return calibrate_cpu_host(path);
-    } catch (const FileError& e) {
-      // An unwritable cache must not stop the analysis: use the measurement uncached.
-      spdlog::warn("{}", e.what());
-      return measure_cpu_host();
-    }
-  }
-  std::string names;
-  for (const auto& n : device_preset_names()) names += (names.empty() ? "" : ", ") + n;
-  throw Error("unknown device '" + s + "' (presets: " + names + ", or a path to a .json profile)");
 }
 
 }  // namespace fx

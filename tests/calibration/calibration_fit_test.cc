@@ -1,4 +1,4 @@
-// Fitting the cost model to before/after measurements (core/analysis/calibration_fit.h)
+// Fitting the cost model to before/after measurements (core/calibration/*_fit.h)
 // and `fxc calibrate --from`, on fixtures built from a known linear model:
 //   measured_us = bytes_saved / 20 GB/s + launches_saved * 4 us
 
@@ -9,9 +9,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "analysis/calibration_fit.h"
+#include "calibration/group_fit.h"
+#include "calibration/result_samples.h"
 #include "profile/child_process.h"
 #include "util/error.h"
+#include "util/statistics.h"
 
 namespace fx {
 namespace {

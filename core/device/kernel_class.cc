@@ -1,4 +1,4 @@
-#include "analysis/kernel_class.h"
+#include "device/kernel_class.h"
 
 namespace fx {
 

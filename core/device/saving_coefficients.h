@@ -24,7 +24,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "analysis/kernel_class.h"
+#include "device/kernel_class.h"
 
 namespace fx {
 

@@ -7,10 +7,16 @@
 //               path: what the fastest kernels here reach), all cores, best run
 //   launch      round trip of an empty task handed to a worker thread and waited for
 // The on-chip capacity is the per-core L2 size from sysfs (256 KiB when unreadable).
+// The instruction set is the one oneDNN's kernels use here.
+// Which convolutions the runtime runs with Winograd is asked of the runtime for a set of
+// common shapes (host_winograd_support; no timing).
 
 #include <cstdint>
 
-#include "analysis/device_profile.h"
+#include <string>
+#include <vector>
+
+#include "device/device_profile.h"
 
 namespace fx {
 
@@ -21,6 +27,13 @@ struct CalibrationOptions {
 // Best FLOP/s of an n x n x n float32 GEMM through oneDNN's matmul, runs repeated
 // for up to budget_s (at least 3).
 double measure_gemm_flops(int64_t n, double budget_s);
+
+// 3x3 "same" convolutions of one image, 64 to 512 channels in and out, maps of 7 to 224:
+// the shapes of ResNets, VGGs and their kin the cpu-host profile records answers for.
+std::vector<WinogradShape> common_winograd_shapes();
+// The runtime's Winograd answers for common_winograd_shapes() on `threads` parts (0: all
+// hardware threads, as the executor).
+WinogradSupport host_winograd_support(int threads = 0);
 
 DeviceProfile measure_cpu_host(const CalibrationOptions& options = {});
 

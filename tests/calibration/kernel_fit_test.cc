@@ -11,7 +11,11 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "analysis/calibration_fit.h"
+#include "analysis/saving_model.h"
+#include "calibration/fused_fit.h"
+#include "calibration/kernel_fit.h"
+#include "calibration/merge_repeats.h"
+#include "calibration/result_samples.h"
 #include "profile/before_after_json.h"
 #include "profile/child_process.h"
 #include "util/error.h"
