@@ -42,12 +42,6 @@ struct ScopedEnv {
   ~ScopedEnv() { ::unsetenv(name.c_str()); }
 };
 
-const json& group(const json& doc, const std::string& id) {
-  for (const auto& g : doc["groups"])
-    if (g["id"] == id) return g;
-  throw std::runtime_error("no group " + id);
-}
-
 // What every well-formed result must hold, whatever the machine's speed.
 void expect_consistent(const json& d) {
   for (const char* key : {"schema", "before", "after", "speedup", "max_abs_error", "outputs_match",
