@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli_runner.h"
+#include "support/cli_runner.h"
 
 namespace fx {
 namespace {
