@@ -30,6 +30,11 @@ GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
   connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::on_selection_changed);
 }
 
+GraphScene::~GraphScene() {
+  blockSignals(true);
+  clear();
+}
+
 void GraphScene::set_document(std::shared_ptr<ModelDocument> doc) {
   doc_ = std::move(doc);
   selecting_ = true;  // clearing deselects: not a user action

@@ -29,6 +29,9 @@ class GraphScene : public QGraphicsScene {
   Q_OBJECT
  public:
   explicit GraphScene(QObject* parent = nullptr);
+  // Removes the items while this class is whole: ~QGraphicsScene would otherwise emit
+  // selectionChanged into on_selection_changed after this part is destroyed (UBSan).
+  ~GraphScene() override;
 
   void set_document(std::shared_ptr<ModelDocument> doc);
   // Replaces every item with the given layout (the document's current expansion).

@@ -65,6 +65,10 @@ MainWindow::~MainWindow() {
   // The controllers and the scene are children, deleted after this body: silence them,
   // and let the workers (which hold the document) end while the window is whole.
   scene_->disconnect(this);
+  // The views emit viewport_changed while ~QWidget deletes them; the sync must not
+  // follow into a half-destroyed view.
+  delete sync_;
+  sync_ = nullptr;
   for (QObject* c : std::initializer_list<QObject*>{documents_, plan_, profiler_, exports_})
     c->disconnect(this);
   delete exports_;

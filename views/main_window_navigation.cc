@@ -77,7 +77,9 @@ void MainWindow::connect_selection() {
     return fused_pane_->isVisible() && doc() && fused_pane_->source() == doc().get() &&
            fused_pane_->fused();
   });
-  connect(fused_pane_, &FusedGraphPane::graph_built, this, [this] { sync_->follow(false); });
+  connect(fused_pane_, &FusedGraphPane::graph_built, this, [this] {
+    if (sync_) sync_->follow(false);
+  });
 }
 
 void MainWindow::on_document_shown(const layout::SceneLayout& layout) {

@@ -100,7 +100,7 @@ std::shared_ptr<TensorData> tensor_from_proto(const onnx::TensorProto& t, const 
   if (t.has_raw_data()) {
     const std::string& raw = t.raw_data();
     bytes.resize(raw.size());
-    std::memcpy(bytes.data(), raw.data(), raw.size());
+    if (!raw.empty()) std::memcpy(bytes.data(), raw.data(), raw.size());  // data() may be null
   } else if (t.float_data_size()) {
     bytes = pack<float>(t.float_data());
   } else if (t.int32_data_size()) {

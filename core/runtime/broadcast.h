@@ -53,7 +53,8 @@ BroadcastRows<K>::BroadcastRows(const std::array<const std::vector<int64_t>*, K>
         continue;
       }
       std::string msg = "shapes cannot broadcast:";
-      for (auto* x : in) msg += " " + dims_str(*x);
+      // append, not " " + s: GCC 12 warns -Wrestrict on that (a false positive).
+      for (auto* x : in) msg.append(" ").append(dims_str(*x));
       throw Error(msg);
     }
   }

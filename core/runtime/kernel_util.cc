@@ -23,7 +23,7 @@ std::vector<int64_t> broadcast_dims(const std::vector<const std::vector<int64_t>
         continue;
       }
       std::string msg = "shapes cannot broadcast:";
-      for (auto* x : shapes) msg += " " + dims_str(*x);
+      for (auto* x : shapes) msg.append(" ").append(dims_str(*x));  // see broadcast.h
       throw Error(msg);
     }
   }

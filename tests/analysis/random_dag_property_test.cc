@@ -96,7 +96,9 @@ TEST(RandomDagProperty, GroupsAreDisjointAcyclicAndNeverAddTraffic) {
       EXPECT_TRUE(contracted_acyclic(g, r));
       EXPECT_LE(r.bytes_after, r.bytes_before);
       EXPECT_LE(r.kernels_after, r.kernels_before);
-      if (level == 0) EXPECT_TRUE(r.groups.empty());
+      if (level == 0) {
+        EXPECT_TRUE(r.groups.empty());
+      }
     }
   }
 }

@@ -17,7 +17,9 @@ TEST(SyntheticGraph, ValidDeterministicAndAnalysable) {
   EXPECT_NO_THROW(g.validate());
   EXPECT_EQ(make_synthetic_graph(o).node_count(), g.node_count());
   for (const auto& v : g.values())
-    if (!v.is_constant()) EXPECT_TRUE(v.shape.is_static()) << v.name;
+    if (!v.is_constant()) {
+      EXPECT_TRUE(v.shape.is_static()) << v.name;
+    }
 
   FusionOptions fo;
   fo.opt_level = 1;

@@ -88,8 +88,9 @@ TEST(KernelFit, RecoversKnownRatesFromSyntheticKernels) {
     auto kc = static_cast<KernelClass>(c);
     EXPECT_NEAR(f.profile.bandwidth(kc), t.bandwidth(kc), 0.05 * t.bandwidth(kc))
         << kernel_class_name(kc);
-    if (kc != KernelClass::DataMovement)  // copies compute nothing: no FLOP/s to fit
+    if (kc != KernelClass::DataMovement) {  // copies compute nothing: no FLOP/s to fit
       EXPECT_NEAR(f.profile.flops(kc), t.flops(kc), 0.05 * t.flops(kc)) << kernel_class_name(kc);
+    }
     EXPECT_EQ(f.classes[c].kernels, 40);
   }
   EXPECT_LT(f.median_abs_rel_error, 0.05);

@@ -90,7 +90,9 @@ TEST_F(WinogradSupportTest, ProbedShapesAgreeWithTheRuntime) {
       winograd += analysis;
     }
   // Where oneDNN has Winograd kernels (avx512_core), some of these shapes run so.
-  if (runtime_runs({64, 64, 56, 56}, 1)) EXPECT_GT(winograd, 0);
+  if (runtime_runs({64, 64, 56, 56}, 1)) {
+    EXPECT_GT(winograd, 0);
+  }
 }
 
 // The cpu-host profile records the common shapes (cpu_calibration.h), which cover the

@@ -186,7 +186,9 @@ void check_masked_softmax(const std::vector<int64_t>& dims, float lo, float hi) 
   for (std::size_t k = 0; k < n; ++k) {
     ASSERT_TRUE(std::isfinite(a[k])) << "element " << k;
     // exp(-inf) is exp(-87.3) ~ 1e-38 after the clamp: 0 for every purpose.
-    if (mask[k] == -INFINITY) ASSERT_LT(a[k], 1e-37f) << "masked element " << k;
+    if (mask[k] == -INFINITY) {
+      ASSERT_LT(a[k], 1e-37f) << "masked element " << k;
+    }
     max_abs = std::max(max_abs, double(std::fabs(a[k] - e[k])));
   }
   EXPECT_LT(max_abs, 2e-6) << "against the unfused runtime";

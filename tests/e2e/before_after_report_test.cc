@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli_runner.h"
+#include "support/cli_runner.h"
 
 namespace fx {
 namespace {
@@ -62,7 +62,9 @@ TEST(BeforeAfterPipeline, ProfileWithPlanThenCalibrateThenReportShowMeasuredData
   auto af = run_fxc({"analyze", kModel, "--device", fitted, "--json"});
   ASSERT_EQ(af.exit_code, 0) << af.err;
   const bool conv_fitted = fp["saving_model"]["classes"]["conv"]["fitted"].get<bool>();
-  for (const auto& g : json::parse(af.out)["groups"])
+  // A named document: a range-for over a member of a temporary reads it after it is freed.
+  json af_doc = json::parse(af.out);
+  for (const auto& g : af_doc["groups"])
     EXPECT_EQ(g["est_time_saved_by"].get<std::string>().rfind(
                   conv_fitted ? "saving model (class conv" : "difference of kernel times", 0),
               0u)

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cli_runner.h"
+#include "support/cli_runner.h"
 
 namespace fx {
 namespace {

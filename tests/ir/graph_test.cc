@@ -8,6 +8,23 @@
 namespace fx {
 namespace {
 
+// A Value with its name alone, a Node with one input and one output (a designated
+// initializer would have GCC 12 warn about each member it leaves out).
+Value named(std::string name) {
+  Value v;
+  v.name = std::move(name);
+  return v;
+}
+
+Node op_node(std::string name, std::string op, ValueId in, ValueId out) {
+  Node n;
+  n.name = std::move(name);
+  n.op_type = std::move(op);
+  n.inputs = {in};
+  n.outputs = {out};
+  return n;
+}
+
 TEST(Graph, RecordsProducersAndConsumers) {
   GraphBuilder b;
   auto x = b.input("x", {1, 4});
@@ -28,8 +45,8 @@ TEST(Graph, RecordsProducersAndConsumers) {
 TEST(Graph, FindsEveryNameAmongManyAndKeepsTheFirstOfADuplicate) {
   Graph g;
   constexpr int kCount = 5000;
-  for (int i = 0; i < kCount; ++i) g.add_value(Value{.name = "/block." + std::to_string(i) + "/x"});
-  const ValueId dup = g.add_value(Value{.name = "/block.7/x"});
+  for (int i = 0; i < kCount; ++i) g.add_value(named("/block." + std::to_string(i) + "/x"));
+  const ValueId dup = g.add_value(named("/block.7/x"));
   EXPECT_EQ(g.value_count(), std::size_t(kCount + 1));
   for (int i = 0; i < kCount; i += 37)
     EXPECT_EQ(g.find_value("/block." + std::to_string(i) + "/x"), ValueId(i));
@@ -50,13 +67,13 @@ TEST(Graph, FindsEveryNameAmongManyAndKeepsTheFirstOfADuplicate) {
 
 TEST(Graph, TopologicalOrderFollowsDataNotInsertion) {
   Graph g;
-  ValueId x = g.add_value(Value{.name = "x"});
+  ValueId x = g.add_value(named("x"));
   g.add_input(x);
-  ValueId a = g.add_value(Value{.name = "a"});
-  ValueId b = g.add_value(Value{.name = "b"});
+  ValueId a = g.add_value(named("a"));
+  ValueId b = g.add_value(named("b"));
   // Inserted consumer-first: b = Neg(a) before a = Relu(x).
-  g.add_node(Node{.name = "neg", .op_type = "Neg", .inputs = {a}, .outputs = {b}});
-  g.add_node(Node{.name = "relu", .op_type = "Relu", .inputs = {x}, .outputs = {a}});
+  g.add_node(op_node("neg", "Neg", a, b));
+  g.add_node(op_node("relu", "Relu", x, a));
   auto order = g.topological_order();
   ASSERT_EQ(order.size(), 2u);
   EXPECT_EQ(g.node(order[0]).name, "relu");
@@ -65,10 +82,10 @@ TEST(Graph, TopologicalOrderFollowsDataNotInsertion) {
 
 TEST(Graph, ValidateRejectsCycle) {
   Graph g;
-  ValueId a = g.add_value(Value{.name = "a"});
-  ValueId b = g.add_value(Value{.name = "b"});
-  g.add_node(Node{.name = "n1", .op_type = "Relu", .inputs = {b}, .outputs = {a}});
-  g.add_node(Node{.name = "n2", .op_type = "Relu", .inputs = {a}, .outputs = {b}});
+  ValueId a = g.add_value(named("a"));
+  ValueId b = g.add_value(named("b"));
+  g.add_node(op_node("n1", "Relu", b, a));
+  g.add_node(op_node("n2", "Relu", a, b));
   try {
     g.validate();
     FAIL() << "cycle not detected";
@@ -79,9 +96,9 @@ TEST(Graph, ValidateRejectsCycle) {
 
 TEST(Graph, ValidateRejectsUndefinedInput) {
   Graph g;
-  ValueId ghost = g.add_value(Value{.name = "ghost"});
-  ValueId out = g.add_value(Value{.name = "out"});
-  g.add_node(Node{.name = "n", .op_type = "Relu", .inputs = {ghost}, .outputs = {out}});
+  ValueId ghost = g.add_value(named("ghost"));
+  ValueId out = g.add_value(named("out"));
+  g.add_node(op_node("n", "Relu", ghost, out));
   g.add_output(out);
   try {
     g.validate();
@@ -94,11 +111,11 @@ TEST(Graph, ValidateRejectsUndefinedInput) {
 
 TEST(Graph, ValidateRejectsDuplicateOutputs) {
   Graph g;
-  ValueId x = g.add_value(Value{.name = "x"});
+  ValueId x = g.add_value(named("x"));
   g.add_input(x);
-  ValueId y = g.add_value(Value{.name = "y"});
-  g.add_node(Node{.name = "a", .op_type = "Relu", .inputs = {x}, .outputs = {y}});
-  g.add_node(Node{.name = "b", .op_type = "Neg", .inputs = {x}, .outputs = {y}});
+  ValueId y = g.add_value(named("y"));
+  g.add_node(op_node("a", "Relu", x, y));
+  g.add_node(op_node("b", "Neg", x, y));
   EXPECT_THROW(g.validate(), Error);
 }
 

@@ -34,8 +34,11 @@ void expect_sane(const SceneLayout& s) {
       EXPECT_LE(a.x + a.width, frame.x + frame.width + 0.5);
       EXPECT_LE(a.y + a.height, frame.y + frame.height + 0.5);
     }
-    for (std::size_t j = i + 1; j < s.boxes.size(); ++j)
-      if (a.parent == s.boxes[j].parent) EXPECT_FALSE(overlap(a, s.boxes[j])) << i << " " << j;
+    for (std::size_t j = i + 1; j < s.boxes.size(); ++j) {
+      if (a.parent == s.boxes[j].parent) {
+        EXPECT_FALSE(overlap(a, s.boxes[j])) << i << " " << j;
+      }
+    }
   }
   for (const auto& e : s.edges) {
     ASSERT_GE(e.points.size(), 4u);

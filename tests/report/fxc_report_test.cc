@@ -2,9 +2,8 @@
 // for that plan (docs/before_after.md), then fxc report in the three formats.
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
+#include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -12,23 +11,13 @@
 #include "analysis/fusion_plan.h"
 #include "onnx/model_loader.h"
 #include "report/before_after_fixture.h"
+#include "support/cli_runner.h"
 
 namespace fx {
 namespace {
 
 namespace fs = std::filesystem;
-
-int run_fxc(const std::string& args, std::string* out = nullptr) {
-  std::string cmd = std::string(FX_FXC_PATH) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  std::string text;
-  while (std::size_t n = fread(buf, 1, sizeof buf, p)) text.append(buf, n);
-  int status = pclose(p);
-  if (out) *out = text;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using testing::run_fxc;
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p);
@@ -42,12 +31,9 @@ TEST(FxcReport, TinyCnnWithBeforeAfterFixture) {
   fs::create_directories(dir);
   std::string model = std::string(FX_RESOURCES_DIR) + "/models/tiny_cnn.onnx";
   std::string plan = (dir / "plan.json").string();
-  std::string out;
-  ASSERT_EQ(
-      run_fxc("analyze " + model + " --device nvidia-h100 --plan-out " + plan + " --accept-all",
-              &out),
-      0)
-      << out;
+  auto a =
+      run_fxc({"analyze", model, "--device", "nvidia-h100", "--plan-out", plan, "--accept-all"});
+  ASSERT_EQ(a.exit_code, 0) << a.out << a.err;
   FusionPlan p = FusionPlan::load(plan);
   ASSERT_FALSE(p.accepted().empty());
   std::vector<FusionGroup> groups;
@@ -60,11 +46,9 @@ TEST(FxcReport, TinyCnnWithBeforeAfterFixture) {
 
   for (const char* ext : {"html", "md", "json"}) {
     fs::path r = dir / (std::string("report.") + ext);
-    ASSERT_EQ(
-        run_fxc("report " + model + " --plan " + plan + " --profile " + ba + " --out " + r.string(),
-                &out),
-        0)
-        << out;
+    auto rep = run_fxc({"report", model, "--plan", plan, "--profile", ba, "--out", r.string()});
+    std::string out = rep.out + rep.err;
+    ASSERT_EQ(rep.exit_code, 0) << out;
     EXPECT_NE(out.find("before/after measured"), std::string::npos) << out;
   }
   std::string html = slurp(dir / "report.html");
@@ -79,14 +63,13 @@ TEST(FxcReport, TinyCnnWithBeforeAfterFixture) {
   EXPECT_NE(slurp(dir / "report.md").find("| group | pattern |"), std::string::npos);
 
   // Bad inputs fail with a message, not a crash.
-  EXPECT_EQ(
-      run_fxc("report " + model + " --plan " + plan + " --out " + (dir / "r.pdf").string(), &out),
-      2);
-  EXPECT_NE(out.find("report format"), std::string::npos) << out;
+  auto pdf = run_fxc({"report", model, "--plan", plan, "--out", (dir / "r.pdf").string()});
+  EXPECT_EQ(pdf.exit_code, 2);
+  EXPECT_NE((pdf.out + pdf.err).find("report format"), std::string::npos) << pdf.out << pdf.err;
   std::ofstream(dir / "bad.json") << "[1, 2]";
-  EXPECT_EQ(run_fxc("report " + model + " --plan " + plan + " --profile " +
-                        (dir / "bad.json").string() + " --out " + (dir / "r.html").string(),
-                    &out),
+  EXPECT_EQ(run_fxc({"report", model, "--plan", plan, "--profile", (dir / "bad.json").string(),
+                     "--out", (dir / "r.html").string()})
+                .exit_code,
             2);
   fs::remove_all(dir);
 }

@@ -100,7 +100,9 @@ TEST(Executor, ObserverSeesEveryStepInOrder) {
   for (std::size_t i = 0; i < events.size(); ++i) {
     EXPECT_EQ(events[i].step, static_cast<int>(i));
     EXPECT_LE(events[i].start_ns, events[i].end_ns);
-    if (i) EXPECT_GE(events[i].start_ns, events[i - 1].end_ns);
+    if (i) {
+      EXPECT_GE(events[i].start_ns, events[i - 1].end_ns);
+    }
     ASSERT_EQ(events[i].outputs.size(), 1u);
     EXPECT_EQ(events[i].outputs[0]->numel(), 64);
   }
@@ -126,7 +128,8 @@ TEST(Executor, FusedStepReplacesANodeGroup) {
                for (int64_t i = 0; i < in.numel(); ++i) {
                  out.data<float>()[i] = -std::max(0.0f, in.data<float>()[i]);
                }
-             })};
+             }),
+             std::nullopt};
   substitute_step(steps, fused);
   ASSERT_EQ(steps.size(), 1u);
   Executor ex(g, steps);

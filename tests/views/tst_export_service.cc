@@ -67,7 +67,7 @@ class TestExportService : public QObject {
     }
     // The report names the plan file it was given.
     const QString js = dir.filePath(QStringLiteral("named.json"));
-    QVERIFY(run(s, [&] { return s.export_report(doc, {QStringLiteral("my-plan.json")}, js); }));
+    QVERIFY(run(s, [&] { return s.export_report(doc, {QStringLiteral("my-plan.json"), {}, {}}, js); }));
     QFile f(js);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QVERIFY(f.readAll().contains("my-plan.json"));

@@ -2,34 +2,18 @@
 // why, bench-synthetic and the exit code on a bad file.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "support/cli_runner.h"
+
 namespace {
 
 namespace fs = std::filesystem;
-
-struct RunResult {
-  int code;
-  std::string out;
-};
-
-RunResult fxc(const std::string& args) {
-  std::string cmd = std::string(FX_FXC_PATH) + " " + args + " 2>&1";
-  RunResult r{-1, {}};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using fx::testing::run_fxc;
 
 void io(onnx::ValueInfoProto* vi, const std::string& name, std::vector<int64_t> dims) {
   vi->set_name(name);
@@ -96,9 +80,9 @@ class FxcAnalyze : public ::testing::Test {
 
 TEST_F(FxcAnalyze, JsonHasTheDocumentedKeys) {
   std::string plan = (dir_ / "plan.json").string();
-  auto r =
-      fxc("analyze " + model_ + " --device nvidia-h100 --opt-level 1 --json --plan-out " + plan);
-  ASSERT_EQ(r.code, 0) << r.out;
+  auto r = run_fxc({"analyze", model_, "--device", "nvidia-h100", "--opt-level", "1", "--json",
+                    "--plan-out", plan});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   for (const char* k : {"device", "opt_level", "kernels_before", "kernels_after", "bytes_before",
                         "bytes_after", "groups", "not_fused", "analysis_ms"})
@@ -122,31 +106,33 @@ TEST_F(FxcAnalyze, JsonHasTheDocumentedKeys) {
 }
 
 TEST_F(FxcAnalyze, TableNamesDeviceAndSource) {
-  auto r = fxc("analyze " + model_ + " --device ascend-910b");
-  ASSERT_EQ(r.code, 0) << r.out;
+  auto r = run_fxc({"analyze", model_, "--device", "ascend-910b"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("ascend-910b (public figures, unverified)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("conv_bn_act"), std::string::npos) << r.out;
 }
 
 TEST_F(FxcAnalyze, WhyExplainsAPair) {
-  auto r = fxc("why " + model_ + " conv bn --device nvidia-h100 --opt-level 0");
-  ASSERT_EQ(r.code, 0) << r.out;
+  auto r = run_fxc({"why", model_, "conv", "bn", "--device", "nvidia-h100", "--opt-level", "0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("opt_level"), std::string::npos) << r.out;
-  r = fxc("analyze " + model_ + " --device nvidia-h100 --why conv,bn");
-  ASSERT_EQ(r.code, 0) << r.out;
+  r = run_fxc({"analyze", model_, "--device", "nvidia-h100", "--why", "conv,bn"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("fused together"), std::string::npos) << r.out;
-  EXPECT_EQ(fxc("why " + model_ + " conv nosuchnode --device nvidia-h100").code, 2);
+  EXPECT_EQ(run_fxc({"why", model_, "conv", "nosuchnode", "--device", "nvidia-h100"}).exit_code, 2);
 }
 
 TEST_F(FxcAnalyze, BadInputsExitWithTwo) {
-  EXPECT_EQ(fxc("analyze " + (dir_ / "missing.onnx").string() + " --device nvidia-h100").code, 2);
-  EXPECT_EQ(fxc("analyze " + model_ + " --device no-such-device").code, 2);
-  EXPECT_EQ(fxc("analyze " + model_ + " --opt-level 9").code, 2);
+  EXPECT_EQ(
+      run_fxc({"analyze", (dir_ / "missing.onnx").string(), "--device", "nvidia-h100"}).exit_code,
+      2);
+  EXPECT_EQ(run_fxc({"analyze", model_, "--device", "no-such-device"}).exit_code, 2);
+  EXPECT_EQ(run_fxc({"analyze", model_, "--opt-level", "9"}).exit_code, 2);
 }
 
 TEST_F(FxcAnalyze, BenchSyntheticReportsTiming) {
-  auto r = fxc("bench-synthetic --nodes 2000 --device nvidia-h100 --json");
-  ASSERT_EQ(r.code, 0) << r.out;
+  auto r = run_fxc({"bench-synthetic", "--nodes", "2000", "--device", "nvidia-h100", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_GE(j["nodes"].get<int>(), 2000);
   EXPECT_GT(j["groups"].get<int>(), 0);

@@ -3,15 +3,50 @@
 
 #include <gtest/gtest.h>
 
-#include "codegen_test_util.h"
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+
 #include "ir/graph_builder.h"
 #include "onnx/bn_fold.h"
+#include "runtime/executor.h"
+#include "runtime/tensor.h"
+#include "util/error.h"
 
 namespace fx {
 namespace {
 
-using testing::compare;
-using testing::random_floats;
+std::vector<float> random_floats(std::size_t n, uint32_t seed, float lo = -1, float hi = 1) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+Tensor random_tensor(const std::vector<int64_t>& dims, uint32_t seed) {
+  return Tensor::from_floats(dims, random_floats(static_cast<std::size_t>(dims_numel(dims)), seed));
+}
+
+struct Diff {
+  double max_abs = 0, max_rel = 0;
+};
+
+// Relative error against max(|expected|, 0.1), as the codegen tests compare.
+Diff compare(const std::vector<Tensor>& expected, const std::vector<Tensor>& actual) {
+  Diff d;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    auto e = expected[i].to_floats(), a = actual.at(i).to_floats();
+    if (e.size() != a.size() || expected[i].dims() != actual[i].dims()) return {1e30, 1e30};
+    for (std::size_t k = 0; k < e.size(); ++k) {
+      double ad = std::fabs(double(e[k]) - double(a[k]));
+      d.max_abs = std::max(d.max_abs, ad);
+      d.max_rel = std::max(d.max_rel, ad / std::max(std::fabs(double(e[k])), 0.1));
+    }
+  }
+  return d;
+}
 
 Graph conv_bn_graph(bool conv_bias, bool extra_consumer = false) {
   GraphBuilder b;
@@ -32,7 +67,7 @@ Graph conv_bn_graph(bool conv_bias, bool extra_consumer = false) {
 }
 
 void expect_equivalent(const Graph& a, const Graph& b) {
-  std::map<std::string, Tensor> in{{"x", testing::random_tensor({2, 3, 8, 8}, 42)}};
+  std::map<std::string, Tensor> in{{"x", random_tensor({2, 3, 8, 8}, 42)}};
   auto ya = Executor(a).run(in);
   auto yb = Executor(b).run(in);
   auto d = compare(ya, yb);
