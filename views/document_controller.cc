@@ -29,8 +29,8 @@ void background_priority() {
 
 struct DocumentController::OpenResult {
   std::shared_ptr<ModelDocument> doc;
-  std::shared_ptr<layout::SceneLayout> layout;
-  layout::Expansion expansion;
+  std::shared_ptr<drawing::SceneLayout> layout;
+  drawing::Expansion expansion;
   QString error;
 };
 
@@ -91,7 +91,7 @@ void DocumentController::open(const QString& given) {
   cancel();
   const quint64 gen = generation_;
   const AnalysisSettings settings = settings_;
-  const layout::LabelMetrics metrics = metrics_;
+  const drawing::LabelMetrics metrics = metrics_;
   emit message(tr("Opening %1…").arg(path), 0);
   open_job_.setFuture(QtConcurrent::run([path, settings, metrics,
                                          gen](QPromise<Tagged<OpenResult>>& promise) {
@@ -105,9 +105,9 @@ void DocumentController::open(const QString& given) {
       res->doc = open_document(path, settings, metrics, cb);
       if (res->doc && !promise.isCanceled()) {
         promise.setProgressValueAndText(int(OpenStep::Layout), open_step_text(OpenStep::Layout));
-        res->expansion = layout::initial_expansion(*res->doc->tree);
+        res->expansion = drawing::initial_expansion(*res->doc->tree);
         res->layout =
-            std::make_shared<layout::SceneLayout>(res->doc->layout->compute(res->expansion));
+            std::make_shared<drawing::SceneLayout>(res->doc->layout->compute(res->expansion));
       }
     } catch (const std::exception& e) {
       res->doc.reset();
@@ -191,18 +191,18 @@ void DocumentController::relayout() {
     return;
   }
   auto doc = doc_;
-  const layout::Expansion expansion = expansion_;
+  const drawing::Expansion expansion = expansion_;
   const quint64 gen = generation_;
   layout_generation_ = gen;
   layout_error_ = std::make_shared<QString>();
   auto error = layout_error_;
   layout_job_.setFuture(QtConcurrent::run([doc, expansion, error, gen] {
     try {
-      return Tagged<layout::SceneLayout>{
-          gen, std::make_shared<layout::SceneLayout>(doc->layout->compute(expansion))};
+      return Tagged<drawing::SceneLayout>{
+          gen, std::make_shared<drawing::SceneLayout>(doc->layout->compute(expansion))};
     } catch (const std::exception& e) {
       *error = QString::fromUtf8(e.what());
-      return Tagged<layout::SceneLayout>{gen, nullptr};
+      return Tagged<drawing::SceneLayout>{gen, nullptr};
     }
   }));
   emit progress_changed();
@@ -215,7 +215,7 @@ void DocumentController::on_layout_finished() {
     return;
   }
   emit progress_changed();
-  const Tagged<layout::SceneLayout> r = layout_job_.result();
+  const Tagged<drawing::SceneLayout> r = layout_job_.result();
   if (r.generation != generation_) return;  // a model opened since, or cancelled
   if (!r.value) {
     emit failed(tr("Layout failed"), *layout_error_);

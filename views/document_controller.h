@@ -17,7 +17,7 @@
 #include <functional>
 #include <memory>
 
-#include "layout/visible_graph.h"
+#include "drawing/visible_graph.h"
 #include "views/model_document.h"
 
 namespace fx::views {
@@ -39,7 +39,7 @@ class DocumentController : public QObject {
   void set_settings(const AnalysisSettings& settings) { settings_ = settings; }
   const AnalysisSettings& settings() const { return settings_; }
   // Box sizes for the layouts (from the font the scene paints with).
-  void set_label_metrics(const layout::LabelMetrics& metrics) { metrics_ = metrics; }
+  void set_label_metrics(const drawing::LabelMetrics& metrics) { metrics_ = metrics; }
   // Shapes are written into the graph in place: they wait while this says that
   // something outside (the fused pane, an export) still reads it.
   void set_outside_readers(std::function<bool()> busy) { outside_readers_ = std::move(busy); }
@@ -52,7 +52,7 @@ class DocumentController : public QObject {
   void cancel();
 
   std::shared_ptr<ModelDocument> document() const { return doc_; }
-  layout::Expansion& expansion() { return expansion_; }
+  drawing::Expansion& expansion() { return expansion_; }
   quint64 generation() const { return generation_; }
   bool is_busy() const;
   // The document is shown; its shapes or its first analysis are still to come.
@@ -61,8 +61,8 @@ class DocumentController : public QObject {
 
  signals:
   // A new document is installed with its first layout (before shapes and analysis).
-  void document_shown(const layout::SceneLayout& layout);
-  void layout_ready(const layout::SceneLayout& layout);
+  void document_shown(const drawing::SceneLayout& layout);
+  void layout_ready(const drawing::SceneLayout& layout);
   // The analysis result replaces the document's plan between these two.
   void analysis_about_to_apply();
   void analysis_applied();
@@ -88,10 +88,10 @@ class DocumentController : public QObject {
   void finish_opening();
 
   AnalysisSettings settings_;
-  layout::LabelMetrics metrics_;
+  drawing::LabelMetrics metrics_;
   std::function<bool()> outside_readers_;
   std::shared_ptr<ModelDocument> doc_;
-  layout::Expansion expansion_;
+  drawing::Expansion expansion_;
   quint64 generation_ = 0;
   quint64 layout_generation_ = 0, analysis_generation_ = 0;  // of the running jobs
   bool opening_ = false;
@@ -104,7 +104,7 @@ class DocumentController : public QObject {
   // the UI thread and the jobs the user waits on (open, layout), which use the global pool.
   QThreadPool background_pool_;
   QFutureWatcher<Tagged<OpenResult>> open_job_;
-  QFutureWatcher<Tagged<layout::SceneLayout>> layout_job_;
+  QFutureWatcher<Tagged<drawing::SceneLayout>> layout_job_;
   QFutureWatcher<Tagged<AnalysisOutput>> analysis_job_;
   QFutureWatcher<Tagged<InferredTypes>> types_job_;
 };

@@ -15,8 +15,8 @@ struct FusedGraphPane::Built {
   std::shared_ptr<ModelDocument> doc;
   std::shared_ptr<FusedGraph> fused;
   std::vector<int> plan_group;
-  layout::Expansion expansion;
-  std::shared_ptr<layout::SceneLayout> layout;
+  drawing::Expansion expansion;
+  std::shared_ptr<drawing::SceneLayout> layout;
   QString error;
 };
 
@@ -58,7 +58,7 @@ void FusedGraphPane::set_dark(bool dark) {
 }
 
 void FusedGraphPane::set_source(std::shared_ptr<ModelDocument> original,
-                                const layout::LabelMetrics& metrics) {
+                                const drawing::LabelMetrics& metrics) {
   metrics_ = metrics;
   if (!original) {
     doc_.reset();
@@ -98,11 +98,11 @@ void FusedGraphPane::set_source(std::shared_ptr<ModelDocument> original,
       doc->path = original->path;
       doc->model.info = original->model.info;
       doc->model.graph = out->fused->graph;
-      doc->tree = std::make_unique<layout::ScopeTree>(doc->graph());
-      doc->layout = std::make_unique<layout::HierarchicalLayout>(doc->graph(), *doc->tree, metrics);
+      doc->tree = std::make_unique<drawing::ScopeTree>(doc->graph());
+      doc->layout = std::make_unique<drawing::HierarchicalLayout>(doc->graph(), *doc->tree, metrics);
       doc->rebuild_node_groups();
-      out->expansion = layout::initial_expansion(*doc->tree);
-      out->layout = std::make_shared<layout::SceneLayout>(doc->layout->compute(out->expansion));
+      out->expansion = drawing::initial_expansion(*doc->tree);
+      out->layout = std::make_shared<drawing::SceneLayout>(doc->layout->compute(out->expansion));
       out->doc = std::move(doc);
     } catch (const std::exception& e) {
       out->error = QString::fromUtf8(e.what());
@@ -157,12 +157,12 @@ void FusedGraphPane::start_layout() {
   if (!doc_) return;
   if (layout_job_.isRunning()) return;  // the finishing job re-runs with the newest state
   auto doc = doc_;
-  const layout::Expansion expansion = expansion_;
+  const drawing::Expansion expansion = expansion_;
   layout_job_.setFuture(QtConcurrent::run([doc, expansion] {
     try {
-      return std::make_shared<layout::SceneLayout>(doc->layout->compute(expansion));
+      return std::make_shared<drawing::SceneLayout>(doc->layout->compute(expansion));
     } catch (const std::exception&) {
-      return std::shared_ptr<layout::SceneLayout>();
+      return std::shared_ptr<drawing::SceneLayout>();
     }
   }));
 }
@@ -206,7 +206,7 @@ int FusedGraphPane::plan_group_of(NodeId fused) const {
 void FusedGraphPane::select_fused(NodeId n) {
   if (!doc_ || n == kNoNode) return;
   BoxItem* b = scene_->box_of_node(n);
-  if (b && b->item().kind == layout::Item::Node) {
+  if (b && b->item().kind == drawing::Item::Node) {
     scene_->select_node(n);
     view_->reveal(b->sceneBoundingRect());
     return;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "analysis/fused_graph.h"
-#include "layout/visible_graph.h"
+#include "drawing/visible_graph.h"
 #include "views/model_document.h"
 
 class QLabel;
@@ -31,7 +31,7 @@ class FusedGraphPane : public QWidget {
 
   // Rebuilds from the original document's accepted groups (copied: the worker never
   // reads the live plan). A null document clears the pane.
-  void set_source(std::shared_ptr<ModelDocument> original, const layout::LabelMetrics& metrics);
+  void set_source(std::shared_ptr<ModelDocument> original, const drawing::LabelMetrics& metrics);
   bool is_busy() const { return job_.isRunning() || layout_job_.isRunning(); }
   void set_dark(bool dark);
 
@@ -70,16 +70,16 @@ class FusedGraphPane : public QWidget {
   const ModelDocument* source_ = nullptr;
   std::shared_ptr<FusedGraph> fused_;
   std::vector<int> plan_group_;  // fused node -> plan group index, or -1
-  layout::Expansion expansion_;
+  drawing::Expansion expansion_;
   NodeId focus_ = kNoNode;
   bool rebuild_pending_ = false;
   std::shared_ptr<ModelDocument> pending_source_;
-  layout::LabelMetrics metrics_;
+  drawing::LabelMetrics metrics_;
   GraphScene* scene_;
   GraphView* view_;
   QLabel* caption_;
   QFutureWatcher<std::shared_ptr<Built>> job_;
-  QFutureWatcher<std::shared_ptr<layout::SceneLayout>> layout_job_;
+  QFutureWatcher<std::shared_ptr<drawing::SceneLayout>> layout_job_;
 };
 
 }  // namespace fx::views

@@ -8,7 +8,7 @@
 namespace fx::views {
 namespace {
 
-QPointF qt(const layout::Point& p) {
+QPointF qt(const drawing::Point& p) {
   return {p.x, p.y};
 }
 
@@ -24,7 +24,7 @@ QPolygonF arrow_head(QPointF from, QPointF tip, double size = 7) {
 
 }  // namespace
 
-BoxItem::BoxItem(const layout::SceneBox& box, int index, QStringList lines, OpStyle style,
+BoxItem::BoxItem(const drawing::SceneBox& box, int index, QStringList lines, OpStyle style,
                  int repeat_count)
     : box_(box),
       index_(index),
@@ -89,12 +89,12 @@ void BoxItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget
   if (lod < 0.25) return;  // text is unreadable this far out; skip the cost
   p->setPen(overlay_ ? QColor(20, 20, 20) : style_.text);
   QFont f = p->font();
-  f.setBold(box_.item.kind == layout::Item::Group);
+  f.setBold(box_.item.kind == drawing::Item::Group);
   p->setFont(f);
   p->drawText(r, Qt::AlignCenter, lines_.join(QLatin1Char('\n')));
 }
 
-EdgeItem::EdgeItem(const layout::SceneEdge& e, QString label, QSizeF label_size, QColor color)
+EdgeItem::EdgeItem(const drawing::SceneEdge& e, QString label, QSizeF label_size, QColor color)
     : label_(std::move(label)), label_size_(label_size), color_(color) {
   const auto& pts = e.points;
   if (!pts.empty()) {

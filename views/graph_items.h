@@ -15,7 +15,7 @@
 #include <optional>
 #include <vector>
 
-#include "layout/hierarchical_layout.h"
+#include "drawing/hierarchical_layout.h"
 #include "views/label_placer.h"
 #include "views/op_style.h"
 
@@ -24,13 +24,13 @@ namespace fx::views {
 class BoxItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 1 };
-  BoxItem(const layout::SceneBox& box, int index, QStringList lines, OpStyle style,
+  BoxItem(const drawing::SceneBox& box, int index, QStringList lines, OpStyle style,
           int repeat_count);
   int type() const override { return Type; }
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
-  const layout::Item& item() const { return box_.item; }
+  const drawing::Item& item() const { return box_.item; }
   bool is_open() const { return box_.open; }
   int index() const { return index_; }
   void set_overlay(std::optional<QColor> color);
@@ -39,7 +39,7 @@ class BoxItem : public QGraphicsItem {
   void set_match(bool on);  // search hit
 
  private:
-  layout::SceneBox box_;
+  drawing::SceneBox box_;
   int index_;
   QStringList lines_;
   OpStyle style_;
@@ -53,7 +53,7 @@ class EdgeItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 2 };
   // `label_size` is the shape label's painted size in the scene's small font.
-  EdgeItem(const layout::SceneEdge& edge, QString label, QSizeF label_size, QColor color);
+  EdgeItem(const drawing::SceneEdge& edge, QString label, QSizeF label_size, QColor color);
   int type() const override { return Type; }
   QRectF boundingRect() const override;
   QPainterPath shape() const override;

@@ -13,11 +13,11 @@
 
 namespace fx::views {
 
-layout::LabelMetrics label_metrics(const QFont& font) {
+drawing::LabelMetrics label_metrics(const QFont& font) {
   QFont bold = font;
   bold.setBold(true);
   const QFontMetricsF fm(bold);
-  layout::LabelMetrics m;
+  drawing::LabelMetrics m;
   m.char_width = fm.horizontalAdvance(QStringLiteral("LayerNormalization")) / 18.0 * 1.08;
   m.line_height = fm.height() + 2;
   m.padding = 10;
@@ -49,10 +49,10 @@ void GraphScene::set_document(std::shared_ptr<ModelDocument> doc) {
 void GraphScene::set_dark(bool dark) {
   dark_ = dark;
   setBackgroundBrush(dark ? QColor(36, 38, 43) : QColor(252, 252, 253));
-  if (doc_ && !layout_.boxes.empty()) show_layout(layout::SceneLayout(layout_));
+  if (doc_ && !layout_.boxes.empty()) show_layout(drawing::SceneLayout(layout_));
 }
 
-QString GraphScene::edge_label(const layout::SceneEdge& e) const {
+QString GraphScene::edge_label(const drawing::SceneEdge& e) const {
   if (e.value == kNoValue) return {};
   const Value& v = doc_->graph().value(e.value);
   QString s = QString::fromStdString(v.shape.str());
@@ -60,7 +60,7 @@ QString GraphScene::edge_label(const layout::SceneEdge& e) const {
   return s;
 }
 
-void GraphScene::show_layout(const layout::SceneLayout& layout) {
+void GraphScene::show_layout(const drawing::SceneLayout& layout) {
   selecting_ = true;  // clearing deselects: not a user action
   clear();            // deletes the items
   selecting_ = false;
@@ -70,16 +70,16 @@ void GraphScene::show_layout(const layout::SceneLayout& layout) {
   layout_ = layout;
   if (!doc_) return;
   const Graph& g = doc_->graph();
-  const layout::ScopeTree& tree = *doc_->tree;
+  const drawing::ScopeTree& tree = *doc_->tree;
   boxes_.reserve(layout.boxes.size());
   for (std::size_t i = 0; i < layout.boxes.size(); ++i) {
-    const layout::SceneBox& b = layout.boxes[i];
+    const drawing::SceneBox& b = layout.boxes[i];
     QStringList lines;
-    for (const auto& l : layout::box_lines(g, tree, b.item)) lines << QString::fromStdString(l);
+    for (const auto& l : drawing::box_lines(g, tree, b.item)) lines << QString::fromStdString(l);
     OpStyle style = group_box_style(dark_);
     int repeats = 0;
     QString tip;
-    if (b.item.kind == layout::Item::Node) {
+    if (b.item.kind == drawing::Item::Node) {
       const Node& n = g.node(b.item.id);
       style = op_style(classify_op(n.domain, n.op_type).kind, dark_);
       tip = QString::fromStdString(n.name) + QLatin1Char('\n') + QString::fromStdString(n.op_type);
@@ -90,7 +90,7 @@ void GraphScene::show_layout(const layout::SceneLayout& layout) {
         tip += tr("\nfused kernel");
       }
     } else {
-      const layout::Group& grp = tree.group(b.item.id);
+      const drawing::Group& grp = tree.group(b.item.id);
       repeats = grp.repeat_count;
       tip = QString::fromStdString(grp.path.empty() ? grp.name : grp.path) + QLatin1Char('\n') +
             QString::fromStdString(tree.summary(b.item.id)) +
@@ -222,7 +222,7 @@ void GraphScene::refresh_fusion() {
     std::optional<QColor> internal;
     const auto& a = layout_.boxes[std::size_t(e.from)];
     const auto& b = layout_.boxes[std::size_t(e.to)];
-    if (a.item.kind == layout::Item::Node && b.item.kind == layout::Item::Node) {
+    if (a.item.kind == drawing::Item::Node && b.item.kind == drawing::Item::Node) {
       const int ga = doc_->group_of_node(a.item.id);
       if (ga >= 0 && ga == doc_->group_of_node(b.item.id))
         internal = status_color(groups[std::size_t(ga)].status).darker(130);
@@ -297,9 +297,9 @@ int GraphScene::closed_box_near(const QPointF& p) const {
 
 NodeId GraphScene::node_of_box(int box) const {
   if (!doc_ || box < 0 || std::size_t(box) >= layout_.boxes.size()) return kNoNode;
-  layout::Item item = layout_.boxes[std::size_t(box)].item;
+  drawing::Item item = layout_.boxes[std::size_t(box)].item;
   // Children are in topological order: the first leaf below is the group's first node.
-  while (item.kind == layout::Item::Group) {
+  while (item.kind == drawing::Item::Group) {
     const auto& children = doc_->tree->group(item.id).children;
     if (children.empty()) return kNoNode;
     item = children.front();
@@ -325,7 +325,7 @@ void GraphScene::select_fusion_group(int plan_group) {
     if (h->plan_group() == plan_group) h->setSelected(true);
   for (BoxItem* b : boxes_) {
     bool in = false;
-    if (plan_group >= 0 && b->item().kind == layout::Item::Node)
+    if (plan_group >= 0 && b->item().kind == drawing::Item::Node)
       in = doc_->group_of_node(b->item().id) == plan_group;
     b->set_highlighted(in);
   }
@@ -368,7 +368,7 @@ void GraphScene::on_selection_changed() {
     return;
   }
   if (auto* box = qgraphicsitem_cast<BoxItem*>(items.front())) {
-    if (box->item().kind == layout::Item::Node)
+    if (box->item().kind == drawing::Item::Node)
       emit node_selected(box->item().id);
     else
       emit group_box_selected(box->item().id);
@@ -383,7 +383,7 @@ void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
     if (!box) continue;
     // The innermost box under the cursor decides: an op does nothing, a group
     // (closed box or open frame) toggles.
-    if (box->item().kind == layout::Item::Group) {
+    if (box->item().kind == drawing::Item::Group) {
       emit toggle_requested(box->item().id);
       event->accept();
       return;

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "layout/hierarchical_layout.h"
+#include "drawing/hierarchical_layout.h"
 #include "views/model_document.h"
 
 namespace fx::views {
@@ -23,7 +23,7 @@ class HullItem;
 enum class Overlay { None, Bytes, Flops };
 
 // Box sizes for the layout, from the font the scene paints with (group titles are bold).
-layout::LabelMetrics label_metrics(const QFont& font);
+drawing::LabelMetrics label_metrics(const QFont& font);
 
 class GraphScene : public QGraphicsScene {
   Q_OBJECT
@@ -35,8 +35,8 @@ class GraphScene : public QGraphicsScene {
 
   void set_document(std::shared_ptr<ModelDocument> doc);
   // Replaces every item with the given layout (the document's current expansion).
-  void show_layout(const layout::SceneLayout& layout);
-  const layout::SceneLayout& current_layout() const { return layout_; }
+  void show_layout(const drawing::SceneLayout& layout);
+  const drawing::SceneLayout& current_layout() const { return layout_; }
   void set_dark(bool dark);
   void set_overlay(Overlay overlay);
   Overlay overlay() const { return overlay_; }
@@ -74,10 +74,10 @@ class GraphScene : public QGraphicsScene {
  private:
   void on_selection_changed();
   void apply_overlay();
-  QString edge_label(const layout::SceneEdge& e) const;
+  QString edge_label(const drawing::SceneEdge& e) const;
 
   std::shared_ptr<ModelDocument> doc_;
-  layout::SceneLayout layout_;
+  drawing::SceneLayout layout_;
   std::vector<BoxItem*> boxes_;
   std::vector<EdgeItem*> edges_;
   std::vector<HullItem*> hulls_;

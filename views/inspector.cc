@@ -144,9 +144,9 @@ void Inspector::show_node(const ModelDocument& doc, NodeId id) {
   not_fused_rows(doc, {n.name});
 }
 
-void Inspector::show_scope_group(const ModelDocument& doc, layout::GroupId id) {
+void Inspector::show_scope_group(const ModelDocument& doc, drawing::GroupId id) {
   clear();
-  const layout::Group& grp = doc.tree->group(id);
+  const drawing::Group& grp = doc.tree->group(id);
   auto* s = section(tr("Group"));
   row(s, tr("Name"), qs(grp.name));
   if (!grp.path.empty()) row(s, tr("Scope"), qs(grp.path));
@@ -156,12 +156,12 @@ void Inspector::show_scope_group(const ModelDocument& doc, layout::GroupId id) {
     // Sum over the ops below, by walking the group.
     int64_t bytes = 0;
     double flops = 0;
-    std::vector<layout::GroupId> stack{id};
+    std::vector<drawing::GroupId> stack{id};
     while (!stack.empty()) {
       const auto g = stack.back();
       stack.pop_back();
       for (const auto& it : doc.tree->group(g).children) {
-        if (it.kind == layout::Item::Group) {
+        if (it.kind == drawing::Item::Group) {
           stack.push_back(it.id);
         } else if (const Cost& c = doc.cost->node(it.id); c.known) {
           bytes += c.bytes();

@@ -14,7 +14,7 @@ class Inspector : public QTreeWidget {
   explicit Inspector(QWidget* parent = nullptr);
 
   void show_node(const ModelDocument& doc, NodeId node);
-  void show_scope_group(const ModelDocument& doc, layout::GroupId group);
+  void show_scope_group(const ModelDocument& doc, drawing::GroupId group);
   void show_fusion_group(const ModelDocument& doc, int plan_group);
   void show_nothing();
   // The model as a whole: what is shown when nothing is selected.

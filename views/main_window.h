@@ -23,7 +23,7 @@
 
 #include <memory>
 
-#include "layout/visible_graph.h"
+#include "drawing/visible_graph.h"
 #include "views/model_document.h"
 
 class QComboBox;
@@ -181,8 +181,8 @@ class MainWindow : public QMainWindow {
   void show_profile_progress(bool on);
   // main_window_navigation.cc
   void connect_selection();  // between the graph, the fused graph, the table, the inspector
-  void on_document_shown(const layout::SceneLayout& layout);
-  void on_layout_ready(const layout::SceneLayout& layout);
+  void on_document_shown(const drawing::SceneLayout& layout);
+  void on_layout_ready(const drawing::SceneLayout& layout);
   void on_plan_changed(bool rows_changed);
   void select_fusion_group(int plan_index);
   void on_search();

@@ -134,7 +134,7 @@ void MainWindow::build_view_menu() {
                         &GraphView::zoom_reset);
   view_menu_->addAction(tr("&Collapse All"), this, [this] {
     if (!doc()) return;
-    documents_->expansion() = layout::Expansion(doc()->tree->group_count());
+    documents_->expansion() = drawing::Expansion(doc()->tree->group_count());
     documents_->relayout();
   });
   view_menu_->addSeparator();

@@ -82,7 +82,7 @@ void MainWindow::connect_selection() {
   });
 }
 
-void MainWindow::on_document_shown(const layout::SceneLayout& layout) {
+void MainWindow::on_document_shown(const drawing::SceneLayout& layout) {
   const auto d = doc();
   search_text_.clear();
   search_hits_.clear();
@@ -107,20 +107,20 @@ void MainWindow::on_document_shown(const layout::SceneLayout& layout) {
   emit layout_shown();
 }
 
-void MainWindow::on_layout_ready(const layout::SceneLayout& result) {
+void MainWindow::on_layout_ready(const drawing::SceneLayout& result) {
   // Keep the group the user clicked where it was on screen.
-  auto box_of = [this](const layout::SceneLayout& l) -> const layout::SceneBox* {
+  auto box_of = [this](const drawing::SceneLayout& l) -> const drawing::SceneBox* {
     if (focus_group_ <= 0 || l.box_of_group.size() <= std::size_t(focus_group_)) return nullptr;
     const int b = l.box_of_group[std::size_t(focus_group_)];
     return b >= 0 ? &l.boxes[std::size_t(b)] : nullptr;
   };
   QPointF anchor_view;
-  const layout::SceneBox* before = box_of(scene_->current_layout());
+  const drawing::SceneBox* before = box_of(scene_->current_layout());
   const bool keep = before != nullptr;
   if (keep) anchor_view = view_->mapFromScene(QPointF(before->x + before->width / 2, before->y));
   scene_->show_layout(result);  // `before` is gone with the old layout
   if (!search_text_.isEmpty()) search_hits_ = scene_->search(search_text_);
-  if (const layout::SceneBox* b = keep ? box_of(result) : nullptr) {
+  if (const drawing::SceneBox* b = keep ? box_of(result) : nullptr) {
     const QPointF now = view_->mapFromScene(QPointF(b->x + b->width / 2, b->y));
     view_->centerOn(
         view_->mapToScene(view_->viewport()->rect().center() + (now - anchor_view).toPoint()));
@@ -152,7 +152,7 @@ void MainWindow::on_plan_changed(bool rows_changed) {
 void MainWindow::toggle_group(int group) {
   const auto d = doc();
   if (!d || group <= 0 || group >= int(d->tree->group_count())) return;
-  layout::Expansion& e = documents_->expansion();
+  drawing::Expansion& e = documents_->expansion();
   e.set_open(group, !e.is_open(group));
   focus_group_ = group;
   documents_->relayout();
@@ -176,7 +176,7 @@ void MainWindow::reveal_node(NodeId node) {
   const auto d = doc();
   if (!d || node < 0 || std::size_t(node) >= d->graph().node_count()) return;
   BoxItem* box = scene_->box_of_node(node);
-  if (box && box->item().kind == layout::Item::Node) {
+  if (box && box->item().kind == drawing::Item::Node) {
     scene_->select_node(node);
     inspector_->show_node(*d, node);
     view_->reveal(box->sceneBoundingRect());
@@ -202,7 +202,7 @@ void MainWindow::select_fusion_group(int plan_index) {
   for (const std::string& name : groups[std::size_t(plan_index)].nodes) {
     const NodeId n = d->graph().find_node(name);
     BoxItem* box = scene_->box_of_node(n);
-    if (n != kNoNode && (!box || box->item().kind != layout::Item::Node)) {
+    if (n != kNoNode && (!box || box->item().kind != drawing::Item::Node)) {
       documents_->expansion().reveal(*d->tree, n);
       folded = true;
     }

@@ -81,7 +81,7 @@ void apply_analysis(ModelDocument& doc, AnalysisOutput&& out) {
 }
 
 std::shared_ptr<ModelDocument> open_document(const QString& path, const AnalysisSettings& settings,
-                                             const layout::LabelMetrics& metrics,
+                                             const drawing::LabelMetrics& metrics,
                                              const OpenCallbacks& cb) {
   auto step = [&](OpenStep s) {
     if (cb.step) cb.step(s);
@@ -99,8 +99,8 @@ std::shared_ptr<ModelDocument> open_document(const QString& path, const Analysis
 
   step(OpenStep::Hierarchy);
   watch.restart();
-  doc->tree = std::make_unique<layout::ScopeTree>(doc->graph());
-  doc->layout = std::make_unique<layout::HierarchicalLayout>(doc->graph(), *doc->tree, metrics);
+  doc->tree = std::make_unique<drawing::ScopeTree>(doc->graph());
+  doc->layout = std::make_unique<drawing::HierarchicalLayout>(doc->graph(), *doc->tree, metrics);
   doc->tree_ms = watch.elapsed_ms();
   doc->settings = settings;
   doc->parameter_bytes = doc->graph().parameter_bytes();

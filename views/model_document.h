@@ -13,7 +13,7 @@
 #include "analysis/analysis_result.h"
 #include "analysis/cost_model.h"
 #include "analysis/fusion_plan.h"
-#include "layout/hierarchical_layout.h"
+#include "drawing/hierarchical_layout.h"
 #include "onnx/model_loader.h"
 
 namespace fx::views {
@@ -27,8 +27,8 @@ struct AnalysisSettings {
 struct ModelDocument {
   QString path;
   LoadedModel model;
-  std::unique_ptr<layout::ScopeTree> tree;
-  std::unique_ptr<layout::HierarchicalLayout> layout;
+  std::unique_ptr<drawing::ScopeTree> tree;
+  std::unique_ptr<drawing::HierarchicalLayout> layout;
   std::unique_ptr<CostModel> cost;  // per-node bytes/FLOPs for the overlays
   std::optional<AnalysisResult> analysis;
   FusionPlan plan;
@@ -60,7 +60,7 @@ struct OpenCallbacks {
   std::function<bool()> cancelled;
 };
 std::shared_ptr<ModelDocument> open_document(const QString& path, const AnalysisSettings& settings,
-                                             const layout::LabelMetrics& metrics,
+                                             const drawing::LabelMetrics& metrics,
                                              const OpenCallbacks& callbacks);
 
 // The analysis of a graph, computed in a worker and then applied to the document on

@@ -99,7 +99,7 @@ class TestDocumentController : public QObject {
     c.expansion().set_open(layer1, false);
     std::size_t boxes = 0;
     connect(&c, &DocumentController::layout_ready, this,
-            [&](const fx::layout::SceneLayout& l) { boxes = l.boxes.size(); });
+            [&](const fx::drawing::SceneLayout& l) { boxes = l.boxes.size(); });
     QSignalSpy ready(&c, &DocumentController::layout_ready);
     c.relayout();
     QVERIFY(ready.wait(10000));

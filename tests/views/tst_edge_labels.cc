@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "ir/graph_builder.h"
-#include "layout/hierarchical_layout.h"
+#include "drawing/hierarchical_layout.h"
 #include "views/graph_items.h"
 #include "views/graph_scene.h"
 #include "views/label_placer.h"
@@ -33,8 +33,8 @@ fx::Graph converging_graph() {
 std::shared_ptr<fx::views::ModelDocument> document(fx::Graph g, const QFont& font) {
   auto doc = std::make_shared<fx::views::ModelDocument>();
   doc->model.graph = std::move(g);
-  doc->tree = std::make_unique<fx::layout::ScopeTree>(doc->model.graph);
-  doc->layout = std::make_unique<fx::layout::HierarchicalLayout>(doc->model.graph, *doc->tree,
+  doc->tree = std::make_unique<fx::drawing::ScopeTree>(doc->model.graph);
+  doc->layout = std::make_unique<fx::drawing::HierarchicalLayout>(doc->model.graph, *doc->tree,
                                                                  fx::views::label_metrics(font));
   return doc;
 }
@@ -65,7 +65,7 @@ class TestEdgeLabels : public QObject {
     fx::views::GraphScene scene;
     auto doc = document(converging_graph(), scene.font());
     scene.set_document(doc);
-    fx::layout::Expansion all(doc->tree->group_count());
+    fx::drawing::Expansion all(doc->tree->group_count());
     scene.show_layout(doc->layout->compute(all));
 
     std::vector<QRectF> labels;

@@ -45,7 +45,7 @@ int node_boxes(fx::views::GraphScene* scene) {
   int n = 0;
   for (QGraphicsItem* it : scene->items())
     if (auto* b = qgraphicsitem_cast<fx::views::BoxItem*>(it);
-        b && b->item().kind == fx::layout::Item::Node)
+        b && b->item().kind == fx::drawing::Item::Node)
       ++n;
   return n;
 }

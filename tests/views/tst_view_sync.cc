@@ -31,7 +31,7 @@ class TestViewSync : public QObject {
  private slots:
   void maps_a_view_between_two_scenes() {
     auto doc = t::analysed_document();
-    const auto layout = doc->layout->compute(fx::layout::initial_expansion(*doc->tree));
+    const auto layout = doc->layout->compute(fx::drawing::initial_expansion(*doc->tree));
     GraphScene a_scene, b_scene;
     for (GraphScene* s : {&a_scene, &b_scene}) {
       s->set_document(doc);

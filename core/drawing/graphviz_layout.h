@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace fx::layout {
+namespace fx::drawing {
 
 struct Point {
   double x = 0, y = 0;
@@ -53,4 +53,4 @@ struct LayoutSpacing {
 LevelLayout layout_with_dot(const std::vector<Size>& boxes, const std::vector<LayoutEdge>& edges,
                             const LayoutSpacing& spacing = {});
 
-}  // namespace fx::layout
+}  // namespace fx::drawing

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "ir/graph.h"
-#include "layout/scope_tree.h"
+#include "drawing/scope_tree.h"
 
-namespace fx::layout {
+namespace fx::drawing {
 
 struct AggregatedEdge {
   int32_t from = -1;  // index into the box list
@@ -70,4 +70,4 @@ struct VisibleGraph {
 
 VisibleGraph visible_graph(const Graph& graph, const ScopeTree& tree, const Expansion& expansion);
 
-}  // namespace fx::layout
+}  // namespace fx::drawing

@@ -1,10 +1,10 @@
-#include "layout/visible_graph.h"
+#include "drawing/visible_graph.h"
 
 #include <deque>
 #include <unordered_map>
 #include <unordered_set>
 
-namespace fx::layout {
+namespace fx::drawing {
 namespace {
 
 // Folds data edges into one edge per (from, to) pair of boxes.
@@ -133,4 +133,4 @@ VisibleGraph visible_graph(const Graph& graph, const ScopeTree& tree, const Expa
   return vg;
 }
 
-}  // namespace fx::layout
+}  // namespace fx::drawing

@@ -1,4 +1,4 @@
-#include "layout/scope_tree.h"
+#include "drawing/scope_tree.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -6,7 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 
-namespace fx::layout {
+namespace fx::drawing {
 namespace {
 
 uint64_t mix(uint64_t seed, uint64_t v) {
@@ -302,4 +302,4 @@ std::string ScopeTree::summary(GroupId id) const {
   return s + std::to_string(g.node_count) + " ops";
 }
 
-}  // namespace fx::layout
+}  // namespace fx::drawing

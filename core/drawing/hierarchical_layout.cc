@@ -1,10 +1,10 @@
-#include "layout/hierarchical_layout.h"
+#include "drawing/hierarchical_layout.h"
 
 #include <algorithm>
 
 #include "util/stopwatch.h"
 
-namespace fx::layout {
+namespace fx::drawing {
 namespace {
 
 uint64_t pair_key(int32_t a, int32_t b) {
@@ -171,4 +171,4 @@ SceneLayout HierarchicalLayout::compute(const Expansion& expansion) {
   return scene;
 }
 
-}  // namespace fx::layout
+}  // namespace fx::drawing

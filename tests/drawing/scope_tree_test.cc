@@ -1,4 +1,4 @@
-#include "layout/scope_tree.h"
+#include "drawing/scope_tree.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include "graphs.h"
 
-namespace fx::layout {
+namespace fx::drawing {
 namespace {
 
 // Every node appears exactly once below the root.
@@ -172,4 +172,4 @@ TEST(ScopeTree, ChildSlotFindsTheChildHoldingANode) {
 }
 
 }  // namespace
-}  // namespace fx::layout
+}  // namespace fx::drawing

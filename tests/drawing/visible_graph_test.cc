@@ -1,10 +1,10 @@
-#include "layout/visible_graph.h"
+#include "drawing/visible_graph.h"
 
 #include <gtest/gtest.h>
 
 #include "graphs.h"
 
-namespace fx::layout {
+namespace fx::drawing {
 namespace {
 
 // a: three ops; b: two ops; a feeds b through two values.
@@ -103,9 +103,9 @@ TEST(VisibleGraph, RevealOpensEveryAncestor) {
 }
 
 }  // namespace
-}  // namespace fx::layout
+}  // namespace fx::drawing
 
-namespace fx::layout {
+namespace fx::drawing {
 namespace {
 
 TEST(InitialExpansion, OpensSmallModelsFullyAndLargeOnesWithinTheBudget) {
@@ -123,4 +123,4 @@ TEST(InitialExpansion, OpensSmallModelsFullyAndLargeOnesWithinTheBudget) {
 }
 
 }  // namespace
-}  // namespace fx::layout
+}  // namespace fx::drawing

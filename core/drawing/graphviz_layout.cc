@@ -1,4 +1,4 @@
-#include "layout/graphviz_layout.h"
+#include "drawing/graphviz_layout.h"
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
@@ -9,7 +9,7 @@
 
 #include "util/error.h"
 
-namespace fx::layout {
+namespace fx::drawing {
 namespace {
 
 std::mutex& graphviz_mutex() {
@@ -106,4 +106,4 @@ LevelLayout layout_with_dot(const std::vector<Size>& boxes, const std::vector<La
   return out;
 }
 
-}  // namespace fx::layout
+}  // namespace fx::drawing

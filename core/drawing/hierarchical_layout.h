@@ -18,11 +18,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "layout/graphviz_layout.h"
-#include "layout/scope_tree.h"
-#include "layout/visible_graph.h"
+#include "drawing/graphviz_layout.h"
+#include "drawing/scope_tree.h"
+#include "drawing/visible_graph.h"
 
-namespace fx::layout {
+namespace fx::drawing {
 
 // Font measures the caller supplies (the views measure their QFont) so that boxes fit
 // their labels without this layer knowing about fonts.
@@ -95,4 +95,4 @@ class HierarchicalLayout {
   std::vector<Size> closed_sizes_;  // per group, computed once
 };
 
-}  // namespace fx::layout
+}  // namespace fx::drawing

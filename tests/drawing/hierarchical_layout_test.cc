@@ -1,4 +1,4 @@
-#include "layout/hierarchical_layout.h"
+#include "drawing/hierarchical_layout.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include "graphs.h"
 #include "util/stopwatch.h"
 
-namespace fx::layout {
+namespace fx::drawing {
 namespace {
 
 bool overlap(const SceneBox& a, const SceneBox& b) {
@@ -139,4 +139,4 @@ TEST(HierarchicalLayout, HundredThousandNodesFirstViewAndExpandAreFast) {
 }
 
 }  // namespace
-}  // namespace fx::layout
+}  // namespace fx::drawing

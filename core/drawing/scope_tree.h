@@ -20,7 +20,7 @@
 
 #include "ir/graph.h"
 
-namespace fx::layout {
+namespace fx::drawing {
 
 using GroupId = int32_t;
 inline constexpr GroupId kRootGroup = 0;
@@ -92,4 +92,4 @@ class ScopeTree {
   int depth_ = 0;
 };
 
-}  // namespace fx::layout
+}  // namespace fx::drawing
