@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Compares two directories of output_<i>.pb TensorProto files (a reference, a candidate).
 
     /usr/bin/python3 bench/compare_outputs.py REF_DIR OUT_DIR [--rel-tol 1e-3]

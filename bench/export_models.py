@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Exports the benchmark models to ONNX with random weights (nothing is downloaded).
 
 Run with Debian's interpreter, which has torch 1.13 and torchvision 0.14:

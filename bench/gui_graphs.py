@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the two generated graphs the GUI step opens (bench/steps/60_gui.sh).
 
   gui_graphs.py --out DIR   ->  DIR/llm_10k.onnx   (~10,000 nodes, decoder-only LLM-like:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Shared by bench/run_all.sh and bench/steps/*.sh (sourced, not run).
 # Environment every step can rely on:

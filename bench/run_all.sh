@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every benchmark and writes docs/benchmarks-latest.md with the results of this run.
 #
 #   bench/run_all.sh [STEP_PATTERN]     e.g. bench/run_all.sh        (all steps)

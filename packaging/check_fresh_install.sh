@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Release check: install the .deb with apt into a fresh, minimal Debian 12 (debootstrap)
 # and run the installed programs there. Proves that the package's computed
 # dependencies are enough on a machine that has never seen a build tree.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs, with apt, the Debian 12 packages Fusion Explorer needs that are not yet installed.
 # Idempotent: a second run installs nothing. Run as root (or with sudo available).
 #   packaging/install-deps.sh            build + test dependencies

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Writes fxc's bash completion from the template and fxc's own --help texts:
 #   make_completion.sh FXC TEMPLATE OUT
 # Lists every subcommand (the "Subcommands:" section of `fxc --help`) and, per subcommand,

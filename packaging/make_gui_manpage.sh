@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Writes the fusion-explorer(1) man page from the program's own --help, so it never
 # drifts from the program: make_gui_manpage.sh FUSION_EXPLORER OUT.1
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Writes the fxc(1) man page from fxc's own --help texts, so it never drifts from
 # the program: make_manpage.sh FXC OUT.1
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Renders the application's SVG icon to PNGs: render_icon ICON.svg OUTDIR SIZE...
 // writes OUTDIR/<S>x<S>/fusion-explorer.png for each size. Build-time tool only.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A before/after profile (`fxc profile --plan PLAN --json`, docs/before_after.md) as the
 // views show it: the document as profile/before_after_document.h reads it, summed up as

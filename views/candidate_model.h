@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The fusion candidates of a plan as a table: one row per group, in plan order.
 // Display text is formatted for people; SortRole carries the raw number so that the

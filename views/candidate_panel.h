@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The candidate review dock: a sortable, filterable table of fusion groups with
 // accept / reject / reset, and "accept all at or above N% traffic reduction". The

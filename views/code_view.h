@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The Generate dock: the generated C++ of one fusion group (core: codegen/fused_program.h
 // generate_group_source), read-only, syntax highlighted, copyable; "Compile" runs the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The open model and its background jobs, without a window: opening (parse, hierarchy,
 // first layout), shape inference, relayout after an expand, and the fusion analysis.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "views/export_service.h"
 
 #include <QtConcurrent/QtConcurrentRun>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The four exports, without a window: the fused model (.onnx), the kernel sources with
 // their manifest, Chrome traces of timeline lanes, and the report (HTML/Markdown/JSON as

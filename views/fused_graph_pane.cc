@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "views/fused_graph_pane.h"
 
 #include <QLabel>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The fused graph beside the original: the document's accepted groups contracted
 // into one kernel node each (core: analysis/fused_graph.h), laid out off the UI thread

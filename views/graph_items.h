@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The items of the graph scene, painted by Qt from the Graphviz layout:
 //

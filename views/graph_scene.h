@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The graph of one document as Qt items: builds BoxItem/EdgeItem/HullItem from a
 // SceneLayout computed elsewhere (never lays out itself), recolours for overlays and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The zoomable, pannable view on a GraphScene: wheel zooms around the cursor, drag
 // pans, fit shows everything; draws the overlay legend in a corner; and tells when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The measured fusion groups of a before/after profile as a table: id, pattern,
 // status, backend, predicted and measured saving, max abs error, and the profiler's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The inspector dock: what is known about the selected node, scope group or fusion
 // group, as a two-column tree (copyable with Ctrl+C).

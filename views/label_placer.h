@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Where the graph's shape labels go: a uniform grid of the rectangles already taken
 // (node boxes, open frames' title bars, labels placed earlier), so that each edge label

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The explorer's main window: graph view in the centre (the fused graph beside it when
 // side by side); inspector, minimap, candidate table, Generate and the before/after

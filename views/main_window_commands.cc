@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MainWindow's public commands: each forwards to the controller that owns the concern
 // (DocumentController, PlanController, ProfileController, ExportService) with what the
 // window holds (the document, the timeline's lanes), and shows what comes back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MainWindow's menus and tool bar: each action calls a public command of the window
 // (main_window_commands.cc, main_window_navigation.cc) or asks for a file first.
 #include <QActionGroup>

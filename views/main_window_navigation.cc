@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MainWindow's navigation: what is on screen and selected. Expanding and revealing go
 // through the DocumentController's expansion and a relayout; selection is kept in sync
 // between the original graph, the fused graph, the candidate table and the inspector;

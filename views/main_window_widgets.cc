@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MainWindow's widgets: the central split (original graph | fused graph), the docks
 // (inspector, overview, candidates, Generate, before/after profile) and the status
 // bar's labels, progress bars and Cancel buttons. Wiring is elsewhere.

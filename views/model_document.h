@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Everything the window shows about one opened model, built off the UI thread:
 // the graph, its scope hierarchy, the layout engine, and the fusion analysis with the

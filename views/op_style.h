@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Colours of the graph view: op kinds (Netron-like families), plan status, and the
 // overlay gradient; each in a light and a dark variant.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The user's fusion plan, without a window: accept/reject/reset decisions go to
 // FusionPlan (which owns undo/redo), plan files are saved and loaded, and a modified

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Before/after profiling, without a window: the plan as it is now is saved to a
 // temporary file and `fxc profile MODEL --plan PLAN --json --trace-before B

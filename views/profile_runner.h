@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `fxc profile` in a child process, so that a crash, a hang or a compile error in the
 // generated code never reaches the window. Owns one QProcess at a time; reports

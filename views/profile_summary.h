@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The summary of a before/after profile beside the timeline: total time and kernel
 // count before and after, speed-up, output equivalence (max abs/rel error, outputs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The HTML report as PDF through Qt's own writer (QPdfWriter + QTextDocument): the
 // inline SVG charts, which QTextDocument cannot draw, are rendered to images first.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Predicted vs measured time saved per fusion group, as paired horizontal bars on one
 // microsecond scale: predicted (outlined, from the estimate's device profile) above

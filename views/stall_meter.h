@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Measures how long the UI thread goes without running its event loop: a 5 ms timer
 // whose late firings are the stalls. The longest gap is what a user feels as a freeze.

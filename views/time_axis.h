@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The coordinate maths of the timeline, apart from any widget so that it has its own
 // test: a visible time range mapped onto a pixel width, zoom around a point, pan, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Before/after kernel timelines as aligned lanes over one shared time axis (one
 // representative run each): kernels coloured by fusion group (the same hue in both

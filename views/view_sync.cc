@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "views/view_sync.h"
 
 #include "views/graph_scene.h"

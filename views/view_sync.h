@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Linked navigation of two graph views (the original and the fused graph side by
 // side): when one view zooms, pans or is centred, the other moves so that the nodes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fxc analyze / why / calibrate / bench-synthetic: the fusion analysis from the command
 // line. Wiring only: everything is computed by core/analysis and core/calibration.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fxc codegen: print or write the generated kernels of a plan's groups; with --bench,
 // time the model unfused and fused in our runtime; with --bandwidth, compare a
 // generated elementwise chain with a generated stream copy on a large tensor.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fxc export: the fused model as ONNX (each accepted group a model-local function in
 // domain ai.fusion_explorer, Conv+BN folded), and optionally the generated kernel
 // sources with a manifest. Wiring only: core/onnx and core/codegen do the work.

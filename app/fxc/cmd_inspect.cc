@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fxc inspect: what a model holds, before any analysis.
 
 #include <fmt/format.h>

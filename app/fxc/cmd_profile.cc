@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fxc profile: run a model on the CPU runtime and time it kernel by kernel.
 // fxc trace-import: the same table for a trace another tool wrote.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fxc report: an HTML, Markdown or JSON report of a model's fusion plan, with the
 // measurements of `fxc profile` when given. Wiring only: core/report does the work.
 

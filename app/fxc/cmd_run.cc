@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fxc run: run a model once on the CPU runtime and write its outputs as TensorProto
 // files (output_<i>.pb in graph-output order). Inputs come from TensorProto files
 // or are random with a seed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The fxc subcommands. Each register_* adds its subcommand to the app and, when
 // that subcommand is chosen, stores in `run` the function that carries it out and

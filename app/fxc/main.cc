@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fxc: Fusion Explorer's command line. Wiring only: every subcommand calls core.
 
 #include <spdlog/spdlog.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The fusion plan a subcommand works on: a plan file (--plan), or the model analysed
 // at --opt-level with every group above --threshold accepted. Shared by profile,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fusion-explorer [MODEL]: the desktop explorer.
 //
 //   --screenshot FILE   open MODEL, wait for the graph, save the window as a PNG, quit

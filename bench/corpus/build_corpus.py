@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Builds the benchmark corpus: real models, random weights, exported several ways.
 
     /usr/bin/python3 bench/corpus/build_corpus.py [--out bench/cache/corpus] [--only PATTERN ...]

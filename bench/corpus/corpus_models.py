@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The corpus's PyTorch models: what to build, with which example inputs and export settings.
 
 MODELS maps a name to a spec, read by build_corpus.py:

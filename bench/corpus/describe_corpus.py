@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes docs/corpus.md: one row per corpus model, read from the model files themselves.
 
     /usr/bin/python3 bench/corpus/build_corpus.py            # builds bench/cache/corpus/

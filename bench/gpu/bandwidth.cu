@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the generated CUDA memory-bound kernels of `fxc codegen --bandwidth MIB
 // --cuda-out gen.cu` on the device and compares each with the generated stream copy
 // (the bandwidth floor: what the device sustains for read + write) and with a

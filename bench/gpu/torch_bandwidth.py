@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """torch.compile on the shapes of bench/gpu/bandwidth.cu: stream copy, the chain
 sigmoid(1.5 x + 0.25) * x, LayerNorm and Softmax over rows of 1024 floats.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: Apache-2.0
 // Runs a model with ONNX Runtime (CPU) and prints one JSON object with its latency.
 // The peer fxc's numbers are compared against; see usage() for the options.
 'use strict';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Just enough protobuf to exchange tensors with fxc and the ONNX test data, and to count
 // the nodes of a model ORT saved. Field numbers are from onnx.proto:
 //   TensorProto: dims=1 (int64), data_type=2, float_data=4, int32_data=5, int64_data=7,

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: Apache-2.0
 // Self-test of tensor_pb.js: round trips, and reading files written by other protobuf
 // encoders (the ONNX test data, written by Python's onnx package). Run: node tensor_pb_test.js
 'use strict';

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Step: how long `fxc inspect` takes per model (parse + lazy load + shape inference).
 # Median of $BENCH_REPEAT runs with a warm page cache, read from its --json output.
 set -euo pipefail

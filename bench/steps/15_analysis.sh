@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Step: what the fusion analysis finds and how long it takes. Per model, device profile
 # (cpu-host, nvidia-h100) and opt level (1-3): kernels and DRAM bytes before/after and
 # the analysis time, from `fxc analyze --json`; beside it, the node count of the model

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Step: the ONNX Runtime peer. Per model: median latency with graph optimizations
 # disabled and all (2 intra-op threads), and ORT's node count after its optimizer at
 # level extended (fusions only) and all (plus NCHWc layout rewrites).

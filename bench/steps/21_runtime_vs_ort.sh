@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Step: our unfused CPU runtime (fxc run) against ONNX Runtime with graph optimizations
 # disabled, same thread count, interleaved in the same run: ROUNDS rounds, each one
 # `ort_run.js --runs RUNS` then `fxc run --runs RUNS+1` (its first run, which builds

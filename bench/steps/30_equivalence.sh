@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Step: do `fxc run` (our CPU runtime, unfused) and ONNX Runtime (optimizations disabled)
 # compute the same outputs on the same inputs? Needs step 20's $RESULTS/ort/<model>.data.
 # A model passes when, for every output, max |fxc - ort| <= REL_TOL * max |ort|.

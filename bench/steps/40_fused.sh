@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Step: fused execution. Per model, our runtime unfused vs fused (the plan of
 # `--opt-level 2 --threshold 0`, every group generated/compiled as build_fused_program
 # does it) and ONNX Runtime with all graph optimizations, same thread count, in

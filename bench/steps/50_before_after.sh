@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Step: before/after in our runtime. `fxc profile MODEL --opt-level 2 --json` runs the
 # unfused and the fused program on the same seeded inputs, alternating runs, checks the
 # outputs (rtol 1e-3, atol 1e-5; a group that breaks them is excluded) and measures the

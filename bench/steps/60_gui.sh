@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Step: the desktop explorer's figures (issue 7): time from process start to the first
 # painted graph, the longest UI-thread stall while opening (target: under 100 ms for
 # ViT-B/16) and the peak memory of the open window, for every bench model and for two

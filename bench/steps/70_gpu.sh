@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Step: generated CUDA memory-bound kernels on the GPU (issue 6's GPU figures).
 # Without a working nvidia-smi: writes "skipped: no GPU" and exits 0. Otherwise:
 #   1. fxc codegen --bandwidth MIB --cuda-out gen.cu: the generated stream copy, chain

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Activation tails shared by the anchor patterns: single ops, SiLU/Swish built from
 // Sigmoid and Mul, HardSwish built from HardSigmoid and Mul, and decomposed GELU.
 #include <algorithm>

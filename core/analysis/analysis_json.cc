@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "analysis/analysis_json.h"
 
 #include <nlohmann/json.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // JSON renderings of analysis results shared by `fxc analyze --json`, reports and tests.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The plain result of a fusion analysis, what the CLI prints and the GUI's item models
 // take (they never see the finder). Everything refers to nodes by name; node_ids are a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Custom activations after an anchor: the largest cluster of elementwise/broadcast ops
 // fed only by the anchor's output (and constants), e.g. Swish(x) = x * Sigmoid(beta * x)
 // or x * Tanh(Softplus(x)) written out, which fixed pattern lists miss. It runs last,

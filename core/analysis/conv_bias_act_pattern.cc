@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conv + bias Add (+ activation), and Conv + activation: the bias and the activation
 // become the conv's epilogue (ORT's ConvAdd/ConvActivation, CANN's Conv+BiasAdd+LeakyReLU).
 #include "analysis/fusion_pattern.h"

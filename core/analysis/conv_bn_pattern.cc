@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conv + BatchNormalization (+ activation): BN folds into the conv weights
 // (W' = W * gamma / sqrt(var + eps), b' = (b - mean) * gamma / sqrt(var + eps) + beta),
 // the activation becomes the conv's epilogue. A conv output also used elsewhere is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "analysis/cost_model.h"
 
 #include <algorithm>
@@ -405,7 +406,7 @@ Cost CostModel::group(std::span<const NodeId> members) const {
     // output, a residual, folded parameters), at the elementwise bandwidth.
     const Cost& a = node(anchor_node);
     c.anchor_bytes = a.bytes();
-    // The fused conv takes Winograd where the unfused one does (codegen/fused_conv_kernel.cc,
+    // The fused conv takes Winograd where the unfused one does (fused_kernels/conv_path_winograd.cc,
     // its eltwise and sum post-ops).
     c.winograd = a.winograd;
     c.epilogue_bytes = c.fused ? std::max<int64_t>(0, c.bytes() - a.bytes_read) : 0;

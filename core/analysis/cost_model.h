@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The cost model: bytes moved, FLOPs and launches of a node or of a fused group, and the
 // time they take on a device profile, per kernel:

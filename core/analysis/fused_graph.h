@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The fused graph: the original graph with each given fusion group contracted into one
 // node (a "kernel"), what the GUI shows beside the original. The mapping both ways lets

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The finder runs the levels in order over one FusionState:
 //   level 1: seed patterns, node by node in topological order, in the explicit pattern
 //            order of seed_patterns(); a match is contracted all-or-nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Finds fusion groups in a graph, level by level (MindSpore's opt levels):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Seed fusion patterns (level 1), ONNX-Runtime style: each pattern names the op types it
 // starts from, has a cheap condition on that node, and a match that returns the member

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The user's decisions over an analysis: which groups are accepted or rejected, with
 // undo/redo. The GUI and `fxc analyze --plan-out` both go through this class.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Internal to the finder: the groups being built, the legality and benefit rules for
 // contracting two groups, and the reasons recorded for adjacent pairs left apart.

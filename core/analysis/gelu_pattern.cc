@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GELU written out by exporters (erf form: Div, Erf, Add, Mul, Mul; tanh form: Pow, Mul,
 // Add, Mul, Tanh, Add, Mul, Mul) recognized as one elementwise kernel (ORT's Gelu and
 // FastGelu fusions). Anchored at the Erf/Tanh; x is found by walking back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The contracted graph during fusion: union-find over dense node ids, each group with its
 // members, and an incrementally maintained topological position per group, so that the

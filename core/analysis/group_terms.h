@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A fusion group as the cost model sees it, apart and fused (the terms of its kernels),
 // with its measured saving: what calibration fits and judges the cost model on, and what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LayerNorm, as the LayerNormalization op or decomposed the way exporters write it:
 //   m = ReduceMean(x); d = x - m; v = ReduceMean(Pow(d, 2)); y = d / Sqrt(v + eps)
 //   (then * gamma + beta)

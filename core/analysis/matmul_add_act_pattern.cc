@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MatMul/Gemm + bias Add (+ activation): a Linear layer with its epilogue (ORT's
 // MatMulAdd -> Gemm, GemmActivation, BiasGelu; the seeds' Linear+Activation).
 #include "analysis/fusion_pattern.h"

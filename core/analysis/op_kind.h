@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Op kinds for fusion, after TVM's op-pattern taxonomy. The enum is ordered: a fused
 // group's kind is the max of its members' kinds, and the fusion rules compare kinds.

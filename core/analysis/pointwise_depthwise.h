@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The first half of MobileNet's inverted residual block: a pointwise (1x1) Conv that
 // expands the channels, an optional Relu/Clip, a depthwise Conv over the expanded

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pointwise Conv (+ Relu/Clip) -> depthwise Conv (+ Relu/Clip) as one group: the
 // expanded tensor between the two never leaves the kernel (analysis/pointwise_depthwise.h).
 // It runs before conv_bias_act, which would otherwise split the chain in two groups.

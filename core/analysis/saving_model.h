@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The saving model: a fused group's time saved, predicted directly from what fusion
 // changes, and calibrated against measured savings (`fxc calibrate --from`).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scale + mask + Softmax, the attention-score epilogue (ORT's BiasSoftmax; the
 // reduction + elementwise UB fusion of the seeds): Softmax(x * s + mask) or
 // Softmax(x / s + mask), with either the scale or the mask optional but not both. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A generated graph of any size with the shape of real networks, to time the analysis:
 // repeated blocks of Conv -> BatchNormalization -> Relu, residual Add, a decomposed

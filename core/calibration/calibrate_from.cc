@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "calibration/calibrate_from.h"
 
 #include <fmt/format.h>

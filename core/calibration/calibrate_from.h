@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `fxc calibrate --from RESULT.json...`: the device profile fitted to before/after
 // measurements, in three stages, and judged on the group savings of the same results

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fxc calibrate --from ... --json`: the calibration run as a JSON document
 // (calibrate_from.h: to_json).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Measures the cpu-host device profile with three short microbenchmarks (well under a
 // second in total):

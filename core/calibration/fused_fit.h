@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Stage 2 of `fxc calibrate --from` (kernel_fit.h is stage 1): the fused kernels
 // (terms.fused) of the "after" timeline, timed by the profile's fused formula

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The group fit (the older in-sample check, kept for results without per-kernel cost
 // terms and for reports): a group's saving modelled as what the cost model charges for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "calibration/host_device.h"
 
 #include <spdlog/spdlog.h>

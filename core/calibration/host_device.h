@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // --device resolved on this host, for the CLI and the GUI: device/device_presets.h's
 // find_device, and where that has no cpu-host profile cached, a measurement of this

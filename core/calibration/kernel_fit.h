@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Fits the cost model to before/after measurements (`fxc calibrate --from RESULT.json`).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Repeats: results of one model and plan, each measured by its own process. A group's
 // measured saving differs between processes more than its kernels' spread within one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The samples calibration fits and judges, read from before/after results
 // (docs/before_after.md: `fxc profile MODEL --plan PLAN --json`), through the one typed

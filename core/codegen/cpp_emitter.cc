@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Emission of a row kernel (cpp_row_emitter.h): planning, the function's skeleton, and
 // the queries of where a value is read from. The passes are in cpp_emitter_pass.cc.
 

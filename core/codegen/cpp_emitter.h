@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // C++ source for lowered groups (kernel_ir.h). The source depends on nothing but the
 // C/C++ standard library and OpenMP, has one extern "C" entry point per group:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Emission of one pass over the row (cpp_row_emitter.h): a prelude row primitive when
 // the pass is exactly one, else a loop (in blocks with prefetches, or with lane
 // accumulators for its reductions), then the reductions' results and the streaming

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Passes that are one call of a prelude primitive (cpp_row_emitter.h): a row max
 // (fx_row_max), Softmax's exp pass, e = exp(x - max) kept for a later pass and summed
 // (fx_exp_sum), and LayerNorm's output pass while streaming it out

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The C++ of one lowered group (cpp_emitter.h), written by one object: the emitter plans
 // which row values are buffered and which outputs stream, then writes the function top

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // CUDA C++ for the same lowered groups as cpp_emitter.h (memory-bound chains and row
 // kernels). One block per row for row kernels (block-wide reductions through warp

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // From a fusion plan to something the runtime executes: one Step per accepted group,
 // the others as make_steps() built them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Runtime kernels behind a fused step:
 //   GeneratedKernel  calls a compiled row kernel (cpp_emitter.h) through its C entry,

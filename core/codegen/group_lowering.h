@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Which part of a fusion group becomes one generated kernel (kernel_ir.h), shared by
 // the program builder (fused_program.cc) and the readable source of a group

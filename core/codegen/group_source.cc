@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The readable source of one group (fused_program.h: generate_group_source): the
 // generated row kernel, or for a Conv group the oneDNN form it runs as.
 

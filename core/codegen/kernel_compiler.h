@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Compiles generated C++ into a shared library and loads it, with a cache.
 //

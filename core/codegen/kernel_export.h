@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The generated kernels of a plan as files: one <group id>.cc per group (what
 // generate_group_source gives) and manifest.json naming each file's group, nodes,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lowering of a fusion group to a row kernel (see kernel_ir.h). The checks run in the
 // order a user would want to read them: unsupported op, dtype, shape, broadcasting.
 

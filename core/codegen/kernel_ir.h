@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The small IR a fusion group is lowered to before C++ is emitted: one "row kernel".
 //

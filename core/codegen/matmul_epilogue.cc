@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "codegen/matmul_epilogue.h"
 
 #include <oneapi/dnnl/dnnl.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // MatMul + generated epilogue in one step, part by part (the seeds' "UB fusion"): the
 // MatMul's output is cut into parts, each one oneDNN matmul primitive run on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The elementwise ops the C++ emitter knows, as C expressions over float operands.
 

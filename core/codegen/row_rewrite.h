@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Rewrites of a lowered row kernel (kernel_ir.h) that the C++ emitter applies before
 // scheduling its passes over the row.

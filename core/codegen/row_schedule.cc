@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The passes of a row kernel (row_schedule.h). A row op runs in the first pass after
 // all of its per-row scalars are known; a reduction ends its pass.
 

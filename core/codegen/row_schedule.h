@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The passes over the row that the C++ emitter (cpp_emitter.h) schedules a lowered row
 // kernel into: each var's pass, when each per-row scalar is known, and the pass that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The built-in device profiles, the cache of the calibrated cpu-host profile, and --device
 // resolved to a profile without measuring anything: a host that has none cached is the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the cost model needs to know about a device, and where the numbers came from.
 // Profiles are plain JSON files a user can write; three presets are built in:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The classes of kernels the cost model gives their own effective rates (device_profile.h)
 // and the saving model its own coefficients (saving_coefficients.h).

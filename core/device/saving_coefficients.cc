@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "device/saving_coefficients.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The saving model's fitted coefficients (saving_model.h), as a device profile carries
 // them: `fxc calibrate --from` fits them to measured group savings and saves them with

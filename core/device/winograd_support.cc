@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "device/winograd_support.h"
 
 #include <nlohmann/json.hpp>

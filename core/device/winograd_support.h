@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Which convolutions a device's runtime runs with Winograd, as data of its device profile
 // (DeviceProfile::winograd), so that the cost model need not ask the runtime.

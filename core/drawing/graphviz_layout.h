@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One level of the hierarchy laid out by Graphviz `dot`, top to bottom.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Lays out the expanded part of the hierarchy, one level at a time.
 //

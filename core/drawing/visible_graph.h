@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the view shows for a given expansion state, and the per-level graphs that
 // get laid out.

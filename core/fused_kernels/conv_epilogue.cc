@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "fused_kernels/conv_epilogue.h"
 
 #include <algorithm>

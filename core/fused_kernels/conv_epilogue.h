@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The elementwise epilogue of a fused Conv, applied in place to the convolution's
 // output right after it is written (while it is still in cache), by vectorized loops

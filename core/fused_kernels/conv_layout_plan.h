@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Layout plan: a tensor that a fused Conv step writes and only fused Conv steps read (as
 // their input or residual) stays NHWC between them; it is converted only where

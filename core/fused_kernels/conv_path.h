@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // How a fused Conv kernel (fused_conv_kernel.h) computes: one ConvPath per execution
 // path, chosen by the kernel when it first meets an input's dims (and again when they

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The depthwise path (conv_path.h): a depthwise Conv with our own epilogue (no Binary
 // post-op) runs our direct loops. NHWC (depthwise_nhwc.h, the epilogue on each row
 // while in cache) when a tensor of it is NHWC, else the runtime's NCHW loop and our

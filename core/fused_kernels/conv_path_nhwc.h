@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The channels-last paths (conv_path.h): NHWC activations through oneDNN with every
 // post-op in oneDNN, as parts that run side by side on the runtime's pool

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The channels-last path cut over output channels (conv_path_nhwc.h), for a single
 // image with few output rows: part k computes output channels [c0, c1) of every pixel
 // into its own dense NHWC buffer (oneDNN's brgemm kernels take only dense memory, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The channels-last path cut over output rows (conv_path_nhwc.h): a single image's
 // output rows split into parts that run side by side, each reading the input rows its
 // outputs need; a 1x1 convolution with stride 1 and no padding is cut into runs of

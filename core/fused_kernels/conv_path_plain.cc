@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plain path (conv_path.h): NCHW through oneDNN's gemm convolution. With Binary
 // post-ops every post-op goes to oneDNN, else the bias and epilogue are our pass after
 // it (conv_epilogue.h).

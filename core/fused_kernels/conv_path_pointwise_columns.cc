@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The channels-last path as matmul column parts (conv_path_nhwc.h).
 //
 // A 1x1 convolution (stride 1, no padding) of a single small image (at most 64 pixels)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Winograd path (conv_path.h): oneDNN's Winograd convolution (runtime/winograd_conv.h)
 // for a 3x3 stride-1 convolution whose post-ops are eltwise and sum ones. It reads and
 // writes the tensors in their own layouts: the kernel converts nothing around it.

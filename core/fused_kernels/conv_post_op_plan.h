@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Which Conv groups become one oneDNN convolution with post-ops, and how each epilogue
 // op is applied.

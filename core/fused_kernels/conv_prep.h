@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The constant part of a fused Conv kernel, prepared once per group and shared by its
 // layout variants (conv_layout_plan.h): the Conv's attributes, and its weights and bias

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Direct depthwise 2-D convolution on channels-last (NHWC) float32, with the fused
 // group's epilogue applied to each output row while it is in cache. Channels are the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "fused_kernels/fused_conv_kernel.h"
 
 #include <algorithm>

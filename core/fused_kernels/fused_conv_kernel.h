@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Conv (+ folded BatchNormalization) + elementwise epilogue as one oneDNN convolution
 // with post-ops: the epilogue is applied by oneDNN to each output block while it is in

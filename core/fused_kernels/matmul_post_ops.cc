@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "fused_kernels/matmul_post_ops.h"
 
 #include <spdlog/spdlog.h>

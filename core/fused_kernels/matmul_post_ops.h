@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // MatMul + elementwise epilogue as one oneDNN matmul primitive with post-ops: the
 // epilogue is applied by oneDNN to each output block while it is still in registers,

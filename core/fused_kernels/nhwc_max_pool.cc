@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "fused_kernels/nhwc_max_pool.h"
 
 #include <algorithm>

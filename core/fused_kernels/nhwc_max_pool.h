@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // MaxPool on NHWC in and out (a ResNet stem's pool between two NHWC Convs): a direct
 // loop over output rows, vectorized over channels. Adopted by the layout plan

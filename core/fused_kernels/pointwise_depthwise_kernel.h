@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The kernel of a "pointwise_depthwise" group (analysis/pointwise_depthwise.h): a 1x1
 // Conv (+ Relu/Clip) whose output feeds only a depthwise Conv (+ Relu/Clip), run so

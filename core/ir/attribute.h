@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Node attributes. Subgraph attributes (If/Loop/Scan bodies) are kept only as a
 // node count: the IR treats control flow as opaque, and export rewrites the source

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Element types of tensors. The numeric values follow onnx.TensorProto.DataType so
 // that import and export are a cast, but nothing here depends on ONNX headers.

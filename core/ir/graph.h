@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The graph IR every layer shares: values (tensors) and nodes (ops), addressed by
 // dense integer ids so analysis of a 100,000-node graph stays cache friendly.

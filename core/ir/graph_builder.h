@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A terse way to build graphs in tests, benchmarks and rewrites:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Questions about a graph that the kernel builders of several layers ask (the generated
 // kernels' lowering, codegen/kernel_ir.h, and the hand-written fused kernels,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A read-only file mapped into memory. Model weights are referenced inside it by
 // offset, so opening a 350 MB model touches only the pages of its graph structure.

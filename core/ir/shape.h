@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Tensor shapes with static and symbolic dimensions. A Shape may be of unknown rank
 // (shape inference could not say anything), or of known rank with some dims unknown

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The bytes of a constant tensor (an initializer or a Constant node's value). Large
 // data stays where the model keeps it, a mapped model file or external-data file,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "onnx/bn_fold.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Conv + BatchNormalization folding (a "graph fusion" in the seeds' terms): an
 // inference-time BN after a Conv is an affine map per output channel, so it folds

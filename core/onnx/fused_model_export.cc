@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fused export on the proto level: the original ModelProto is copied, its stripped
 // weights put back, Conv+BN pairs of a group folded, each group's NodeProtos moved into
 // a FunctionProto and replaced by one call node, the nodes re-sorted topologically.

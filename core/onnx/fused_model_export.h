@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Export of a fused model: the original ONNX model where each fused group is one call
 // of a model-local ONNX function (domain ai.fusion_explorer, body = the group's

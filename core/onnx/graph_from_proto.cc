@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "onnx/graph_from_proto.h"
 
 #include "util/error.h"

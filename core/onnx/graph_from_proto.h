@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Converts a parsed onnx::GraphProto (after shape inference) into the IR's Graph.
 

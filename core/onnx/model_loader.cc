@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "onnx/model_loader.h"
 
 #include <onnx/defs/schema.h>

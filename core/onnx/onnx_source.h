@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The parsed ONNX model kept beside the IR, for the parts that need ONNX itself:
 // export (rewrites the original model), the checker, and the kernels' view of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The length of Range outputs that ONNX shape inference leaves unknown. Its Range
 // inference reads only constant inputs, while a transformer's causal mask takes the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // ONNX TensorProto files (the `input_0.pb` / `output_0.pb` of ONNX's test data and
 // of `fxc run`) read into and written from TensorData. No ONNX types here; the

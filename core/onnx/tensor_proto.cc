@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "onnx/tensor_proto.h"
 
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Conversion between onnx::TensorProto and the IR's TensorData.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Just enough of the protobuf wire format to open a model without copying its
 // weights: strip_large_raw_data() rewrites a serialized ModelProto so that the

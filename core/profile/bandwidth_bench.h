@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `fxc codegen --bandwidth`: generated memory-bound kernels (an elementwise chain,
 // LayerNormalization, Softmax) against a generated stream copy on tensors of a given

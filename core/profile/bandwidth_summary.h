@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The verdict of `fxc codegen --bandwidth`: memory-bound kernels against a stream copy
 // measured in the same process, kernel and copy interleaved. The copy's own speed

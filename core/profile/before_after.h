@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Before/after: the unfused and the fused program of a plan, on the same seeded random
 // inputs, timed in alternation, with the outputs compared (docs/before_after.md).

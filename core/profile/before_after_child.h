@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Runs the before/after profile in a child process (`fxc profile ... --json
 // --in-process`), so that a generated kernel that crashes or hangs ends the child, not

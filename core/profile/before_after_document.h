@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one reader of the before/after result (docs/before_after.md; written by
 // before_after_json.h): the report, the GUI, the CLI's text output and the calibration

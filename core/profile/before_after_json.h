@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // BeforeAfterResult as the JSON of docs/before_after.md (what `fxc profile --plan ...
 // --json` prints, and what the report, the GUI and `fxc calibrate --from` read).

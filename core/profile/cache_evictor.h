@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CacheEvictor: pushes a model's weights and activations out of the caches between
 // timed runs, so that a "cold" figure means the same for our runtime and for ONNX
 // Runtime (bench/peer/ort_run.js --cold-runs does the same walk over a buffer of the

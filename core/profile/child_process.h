@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Runs a command in a child process and reports how it ended, as a value: a kernel
 // that crashes or hangs takes down the child, never the caller (the CLI's

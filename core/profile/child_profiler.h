@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Profiles a model in a child process, so that a crashing or hanging kernel ends the
 // child and comes back here as an fx::Error ("... crashed with SIGSEGV ..."). The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chrome Trace Event export. Import lives in chrome_trace_import.cc.
 
 #include "profile/chrome_trace.h"

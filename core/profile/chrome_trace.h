@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Chrome Trace Event JSON, the format Perfetto UI and chrome://tracing open, and
 // ONNX Runtime's profiler JSON (a Chrome trace with its own conventions), to and

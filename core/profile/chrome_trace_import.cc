@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chrome trace and ONNX Runtime profile import (see chrome_trace.h for the rules).
 
 #include <spdlog/spdlog.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `fxc codegen --bench`: a model unfused and fused in our runtime, without the
 // profiler's per-kernel timing: the wall time of whole runs, the outputs compared as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Do two programs compute the same thing? Output comparison with ONNX's test
 // tolerances, and the check of one fused step against the unfused run:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Where a before/after profile can run (`fxc profile --device`): the CPU runtime only,
 // for now. Asking for CUDA says why not: no GPU on this machine, or no CUDA execution

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A test-only hook that breaks one fused kernel on purpose, so that the before/after
 // profile's equivalence check and crash handling can be tested on real models:

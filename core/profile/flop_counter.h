@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Floating-point operations of one node, counted from the dims of its actual inputs
 // and outputs (a multiply-add is 2). Used for achieved GFLOP/s in the profiler; it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "profile/kernel_comparison.h"
 
 #include <fmt/format.h>

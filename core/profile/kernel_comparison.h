@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Two per-kernel tables side by side: ours against another tool's trace, or unfused
 // against fused. Kernels are matched through the graph nodes they cover: kernels on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The per-kernel table as text, shared by `fxc profile` and `fxc trace-import`:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // ProfileResult as JSON: what `fxc profile --json` prints and what a parent process
 // (the CLI without --in-process, the GUI) reads back from its profiling child.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Measures a graph on the CPU runtime, kernel by kernel.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Seeded random inputs for a graph's runtime inputs, so that a profile can run a
 // model without input files and two runs (unfused, fused) see the same data.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What a profiler saw: one event per kernel execution, on a lane (thread), with its
 // start, duration and the traffic and work it did. The same structure holds our own

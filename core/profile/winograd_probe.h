@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the runtime does with Winograd on this host, as device data
 // (device/winograd_support.h): the runtime's own decision (runtime/winograd_conv.h:

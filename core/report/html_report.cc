@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HTML report: one file with inline CSS and inline SVG, no scripts, no fonts, no
 // links to anything outside it, so that it opens offline and prints as it looks.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The JSON report, schema "fusion-explorer/report" version 1 (docs/report-schema.md).
 // Unknown or unmeasured numbers are null, never 0, so that a CI check cannot mistake
 // "not measured" for "no savings".

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Markdown report: the HTML report's content as tables (no charts; the numbers the
 // charts draw are in the group table), for pull requests and wikis.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "report/profile_input.h"
 
 #include "profile/timeline.h"

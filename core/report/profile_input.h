@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Measurements a report can show, from either
 //   - a before/after result (`fxc profile --plan PLAN --json`, docs/before_after.md), or

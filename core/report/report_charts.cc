@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "report/report_charts.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The report's charts, built from ReportData (the writers only embed them):
 //   savings_chart   estimated (and measured, when profiled) time saved per group

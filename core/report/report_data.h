@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Everything a report shows, gathered once from the inputs (model, plan, device,
 // analysis, optional profile result), then rendered by the HTML, Markdown and JSON

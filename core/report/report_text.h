@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Text helpers shared by the report writers: escaping for HTML/SVG and Markdown,
 // number formatting with units, and shell quoting for the "commands to reproduce".

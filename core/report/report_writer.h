@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Renders a ReportData as HTML (self-contained, inline SVG charts), Markdown (the same
 // content as tables) or JSON (schema "fusion-explorer/report", docs/report-schema.md),

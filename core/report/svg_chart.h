@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Inline SVG charts for the reports, written as text (no toolkit, no scripts, no
 // external fonts), so that the HTML stays self-contained and opens anywhere.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Numpy broadcasting as rows: the output is viewed as `outer` rows of `inner`
 // contiguous elements, and every input advances by 0 or 1 per inner element, so the

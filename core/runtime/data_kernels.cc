@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels that rearrange data of any dtype (moved as bytes): Transpose, Concat,
 // Split, Slice, Gather, Tile.
 

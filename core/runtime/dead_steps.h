@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Steps whose results nothing reads, dropped from a program before it runs.
 //

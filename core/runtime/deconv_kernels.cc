@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ConvTranspose through oneDNN's deconvolution primitive (1-D to 3-D, groups,
 // dilations, pads, output_padding, output_shape, auto_pad). ONNX's weights
 // [C_in, C_out / group, k...] are described to oneDNN by strides, not copied.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Direct depthwise 2-D convolution on NCHW float32 (group == in channels == out
 // channels). oneDNN handles plain-layout depthwise convolutions through im2col+gemm,

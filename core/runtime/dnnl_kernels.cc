@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conv, MatMul and Gemm through oneDNN. Primitives are created for the input dims
 // of the first run and kept until the dims change; constant weights are reordered
 // once into the layout oneDNN prefers for that primitive. Activations stay plain

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/dnnl_parts.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // oneDNN primitives that each compute one slice of a node's output (output channels
 // of a Conv, columns or rows or batches of a MatMul), run side by side on the

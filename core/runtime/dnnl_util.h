@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The oneDNN engine and stream the runtime shares, and memory helpers.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Elementwise kernels: activations and math (unary), arithmetic and comparison
 // with numpy broadcasting (binary, variadic), Where, Clip.
 

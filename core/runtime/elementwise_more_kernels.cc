@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Elementwise kernels with several dtypes in play: Pow, Where, Clip, Not, Mod,
 // IsNaN, IsInf.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Templates of the elementwise kernels: a unary map over contiguous data and an
 // n-ary broadcasting map over rows (see broadcast.h), both split over threads.

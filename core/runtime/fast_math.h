@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Branch-free float versions of exp, tanh, erf and the logistic function, written
 // so that loops calling them auto-vectorize (libm's calls do not; fx_runtime is

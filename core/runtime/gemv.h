@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // y = alpha * W x (+ c): a matrix-vector product over row-major weights [n, k], for
 // Gemm and MatMul with a single row on the left (a classifier head: MobileNetV2's

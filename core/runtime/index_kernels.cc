@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels that index along one axis: GatherElements, CumSum, Hardmax, and Trilu
 // (a triangle of the last two dims). Plain loops: none is in the bench models' hot
 // path; they are here so that models using them run (and ONNX's tests pass).

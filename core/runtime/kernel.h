@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What a step's code sees. A Kernel is built once per step (it may cache oneDNN
 // primitives, reordered weights, parsed attributes) and run many times; at run time

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The project's kernels by op type: one explicit table (no self-registration), filled
 // by the kernel files' register functions.

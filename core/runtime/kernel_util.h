@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Helpers shared by the kernel files: a kernel from a lambda, axis handling,
 // numpy broadcasting of dims, reading constant inputs at build time.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Sum and max of a contiguous float32 run in 32 independent lanes (four 8-wide vector
 // accumulators), combined at the end. A plain `acc += x[i]` loop is one dependent add

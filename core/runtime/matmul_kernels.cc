@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MatMul (batched, numpy-broadcast batch dims) and Gemm through oneDNN's matmul
 // primitive, split into parts that run side by side (runtime/dnnl_parts.h).
 // Constant right-hand sides (weights) are reordered once into the layout oneDNN

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Static memory plan: each intermediate value gets an arena slot; values whose
 // lifetimes (first write .. last read, in step order) do not overlap share a slot.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Normalizations: BatchNormalization (inference), LayerNormalization,
 // InstanceNormalization, Softmax, LogSoftmax. Each works on contiguous rows.
 

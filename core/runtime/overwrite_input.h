@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Kernels whose output 0 may be written over an input other than input 0 (see
 // Kernel::may_write_over_input for input 0): a fused Conv whose residual is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pad: constant, reflect, edge and wrap modes; negative pads crop. Pads come from
 // input 1 (opset 11+) or the "pads" attribute; optional axes (opset 18).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // How kernels split work: parallel_for over the runtime's thread pool
 // (runtime/thread_pool.h). oneDNN runs on its own OpenMP team of the same size;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pooling over 1-3 spatial dims of NC... tensors: MaxPool, AveragePool,
 // GlobalAveragePool, GlobalMaxPool. Parallel over the N*C planes.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions: ReduceSum/Mean/Max/Min/Prod/L1/L2/SumSquare/LogSum/LogSumExp and
 // ArgMax/ArgMin. Axes come from the attribute (older opsets) or input 1 (newer).
 // The input is viewed as [outer, reduced, inner] when the reduced axes are

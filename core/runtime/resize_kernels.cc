@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Resize (opset 10+) and Upsample: nearest and (multi-)linear interpolation over
 // any dims, with ONNX's coordinate transformation and nearest rounding modes.
 // Per-axis index/weight tables are computed once per run; each output element

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels that only move or describe data: Reshape, Flatten, Squeeze, Unsqueeze,
 // Identity and Dropout are views of their input (no copy); Shape, Size, Constant,
 // ConstantOfShape, Range, Cast, Expand.

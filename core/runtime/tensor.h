@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A runtime tensor: element type, dims, and a pointer into memory it either owns
 // (64-byte aligned, shared between copies of the Tensor) or merely views (an

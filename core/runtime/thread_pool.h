@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The thread pool of the project's kernels (oneDNN keeps its own OpenMP team).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The 4-byte transpose that NCHW <-> NHWC permutes come down to, in 8x8 tiles
 // transposed in registers: out[o][m][n] = in[o * outer_stride + m + n * n_stride]

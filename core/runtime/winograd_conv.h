@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // oneDNN's Winograd convolution (its jit_wino_4x3 / jit_fp32_wino_2x3 kernels on
 // avx512_core) for 3x3 stride-1 convolutions of a single image, used by the unfused

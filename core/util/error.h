@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One exception type for failures caused by the user's input (a model, a plan, a
 // profile, a flag). It is caught at the edges: the CLI turns it into a one-line

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Loading a JSON document, with the failure said the same way everywhere: the file (or
 // whatever `origin` names) and the cause, as fx::FileError.

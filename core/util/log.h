@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Logging setup shared by the CLI and the GUI. Libraries log through spdlog's
 // default logger; only the executables decide the level and the sink.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Saturating int64 arithmetic for byte and element counts: a model may declare
 // absurd dims, and a count that overflows must not turn negative.

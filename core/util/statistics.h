@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Small statistics over measurements: the median, Spearman's rank correlation, and how
 // far predictions are from measurements (what calibration and reports judge a cost

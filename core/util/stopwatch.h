@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Wall-clock timing in milliseconds for figures the tool reports (load time, ...).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Builds the small sample models committed next to this script.
 
 Run with Debian's interpreter (needs the `onnx` package and numpy only):

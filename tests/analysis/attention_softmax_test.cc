@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The attention Softmax as exporters write it, at opt level 2 (the bench level).
 //
 // ViT-B/16 (torch.nn.MultiheadAttention): the 1/sqrt(d) scale is a Div on q *before*

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Real exports from bench/export_models.py (bench/cache/, not in git): skipped when absent.
 #include <gtest/gtest.h>
 

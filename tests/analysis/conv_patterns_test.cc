@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seed patterns around convolutions and linear layers, at opt level 1.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // contract_groups: the fused graph the GUI shows beside the original.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Levels, legality and "why not" reasons of the finder on small graphs.
 #include "analysis/fusion_finder.h"
 

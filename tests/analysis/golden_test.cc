@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Golden dumps of whole analyses (KDAB hotspot's tst_models.cpp style): each case
 // analyses a small model on the fixed test profile and compares a text dump of the
 // AnalysisResult (totals, groups with their members and estimates, pairs not fused)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Analysis is arithmetic over the IR and a device profile: no source under core/analysis
 // includes a layer that runs, measures or generates code (runtime, profile, codegen,
 // calibration, ...). core/CMakeLists.txt checks the same of what fx_analysis links.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "analysis/op_kind.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pointwise_depthwise seed pattern (analysis/pointwise_depthwise.h): MobileNetV2's
 // expand 1x1 Conv + Clip + depthwise Conv + Clip becomes one group when the expanded
 // tensor is large (2 MiB and more), at levels 1 and 2; a small one stays two

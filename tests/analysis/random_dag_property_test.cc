@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property test: on random DAGs of up to 500 nodes, at every level, each node is in at
 // most one group, the contracted graph is acyclic, and fusion never adds traffic.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Analysis on a profile that carries a calibrated saving model (DeviceProfile::
 // saving_model): a group whose fused kernel is of a fitted class gets the saving model's
 // prediction, the others the difference of kernel times, and each estimate says which.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The saving model (saving_model.h): per fused-kernel class, coefficients on the terms
 // fusion changes, fitted to measured group savings. On synthetic groups whose savings
 // are made from known coefficients, the fit recovers them; the physical constraints,

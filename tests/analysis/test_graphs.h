@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Small graphs and a fixed device profile for the analysis tests. Shapes are static so
 // every byte count can be worked out by hand.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seed patterns of transformer blocks at opt level 1: LayerNorm (decomposed and as an op),
 // residual Add + LayerNorm, LayerNorm + MatMul, GELU (erf and tanh), scale + mask + Softmax.
 #include <gtest/gtest.h>

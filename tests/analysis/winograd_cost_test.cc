@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cost model knows which convolutions the runtime runs with oneDNN's Winograd
 // convolution (cost_model.h: Cost::winograd, from the device profile's record of the
 // runtime's answers, device/winograd_support.h), and the saving model then credits

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fitting the cost model to before/after measurements (core/calibration/*_fit.h)
 // and `fxc calibrate --from`, on fixtures built from a known linear model:
 //   measured_us = bytes_saved / 20 GB/s + launches_saved * 4 us

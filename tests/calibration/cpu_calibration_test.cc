@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cpu-host profile's peak FLOP/s comes from oneDNN's matmul (the runtime's GEMM
 // path). Speeds are never compared here: a unit test on a shared, loaded machine cannot
 // tell a slow library from a busy core (the figure is checked in bench/ instead).

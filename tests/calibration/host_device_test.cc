@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --device resolved on this host (calibration/host_device.h): a cpu-host profile is
 // measured when none is cached, then read from the cache.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-kernel fit of `fxc calibrate --from` (calibration_fit.h: fit_kernel_rates) on
 // synthetic kernels timed by a known profile: the rates are recovered, outliers do not
 // drag them, group savings are predicted from cost terms, and the CLI writes the fitted

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device profile's Winograd records (device/winograd_support.h) against the
 // runtime's own decision (runtime/winograd_conv.h): for convolutions of ResNet-like
 // shapes, eligible or not, the cost model reading a profile measured on this host

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where(mask, scores, fill) -> Softmax in one row kernel, the causal attention of
 // GPT-2's export: the bool mask [S, S] (LessOrEqual of the positions, computed in the
 // graph) broadcast over batch and heads and read as bytes in the Softmax's first pass.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Elementwise chains large enough (>= 16 MiB) that their output leaves through
 // streaming stores, block by block: lengths that are not a multiple of the block (256)
 // or of a vector, rows that do not start on a cache line, several threads. The result

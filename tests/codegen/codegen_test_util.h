@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Helpers shared by the codegen tests and the fused kernel tests (tests/fused_kernels,
 // which run their kernels through fused programs): seeded inputs, tensor comparison, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The generated sources' prelude (codegen/prelude/fx_generated_prelude.h) as a header of
 // its own: it compiles standalone in this test, its functions compute what they say,
 // and the text the emitter embeds is the header's from its marker line on.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA backend's source for a chain, a LayerNorm row kernel and a Softmax row
 // kernel compiles with nvcc. Skipped by name where nvcc is not installed; running the
 // kernels needs a GPU and is not part of this suite.

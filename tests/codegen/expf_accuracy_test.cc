@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The generated kernels' exp (the prelude's fx_expf_le0 and fx_expf) against std::exp
 // in double, compiled twice: with the kernels' own flags (-O3 -march=native: the
 // vectorized path, AVX-512 on the bench machine) and as plain scalar x86-64 code

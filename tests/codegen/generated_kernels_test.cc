@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Generated C++ kernels against the runtime's unfused result: an elementwise chain
 // with broadcasting, a decomposed LayerNorm and an ONNX LayerNormalization (row
 // kernels), scale + mask + Softmax (row kernel), and a MatMul anchor with a generated

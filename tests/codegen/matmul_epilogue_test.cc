@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MatMul + generated epilogue run part by part (codegen/matmul_epilogue.h) against the
 // unfused runtime: bias + tanh-GELU as GPT-2 exports it, a residual Add, a LayerNorm
 // epilogue (a reduction: no oneDNN post-op form), one row (M = 1, column parts), a

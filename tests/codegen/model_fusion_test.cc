@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sample models, fused at opt level 2 (every candidate accepted), run with the
 // same outputs as unfused; their fused export passes the ONNX checker, has the
 // expected node count and, with its functions inlined, loads and runs in our runtime.

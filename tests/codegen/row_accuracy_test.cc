@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Generated LayerNorm and Softmax row kernels against a double reference, after the
 // row-kernel rewrites (codegen/row_rewrite.h: LayerNorm's mean and variance in one pass
 // as sums shifted by the mean of the row's first 64 values; every reduction in 64 lane

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Generated Softmax and LayerNorm row kernels against the unfused runtime on awkward
 // shapes: rows that are not a multiple of the vector width (1, 3, 15, 17, 1000, 4099), rows of
 // very large and very small values (Softmax must subtract the row max; LayerNorm must

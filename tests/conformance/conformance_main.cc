@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fx_conformance: runs ONNX backend node tests through the runtime.
 //
 //   fx_conformance [--filter SUBSTR] [--threads N] [--verbose] NODE_TEST_DIR

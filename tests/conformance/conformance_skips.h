@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Node tests the runtime cannot pass although all their ops are supported, by
 // name, with the reason. Every other test whose ops are supported must pass.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The saving model's coefficients as a device profile carries them (saving_coefficients.h):
 // they survive a save and a load, older profiles without them still load, and a malformed
 // value is an error naming the file and the field.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Small graphs with name scopes for the layout tests, built with GraphBuilder.
 

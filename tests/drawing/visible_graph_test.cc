@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "drawing/visible_graph.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the built fxc on a small model serialized here: analyze --json keys, --plan-out,
 // why, bench-synthetic and the exit code on a bad file.
 #include <gtest/gtest.h>

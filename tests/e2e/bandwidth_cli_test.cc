@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fxc codegen --bandwidth end to end on a small tensor: every kernel has one figure per
 // repetition, the copy is the reference (ratio 1), and the summary fields agree with
 // the per-repetition figures. (Timings themselves are not asserted: the machine is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The before/after pipeline end to end on tiny_cnn: a plan from `fxc analyze`, the
 // measurement from `fxc profile --plan --json`, then `fxc calibrate --from` and
 // `fxc report` reading that very file (not a hand-made fixture).

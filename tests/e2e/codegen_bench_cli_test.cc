@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fxc codegen --bench --json end to end on tiny_cnn: the interleaved, alone and cold
 // figures are all there, cold runs only when asked for by a non-zero --evict-mb, and
 // fused outputs agree with unfused. (Timings themselves are not asserted: the machine

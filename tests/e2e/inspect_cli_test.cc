@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fxc inspect end to end: the JSON contract and the bad-input contract (one line
 // naming the file and the cause, exit code 2).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fxc analyze --device PROFILE.json` with a profile carrying a calibrated saving model
 // (what `fxc calibrate --from` writes): the fitted class's groups are estimated by the
 // saving model, each estimate names its model, and a malformed saving model is a one-line

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The channels-last depthwise loop (fused_kernels/depthwise_nhwc.h) against the runtime's
 // NCHW one: kernel sizes with a fixed-size path (3x3, 5x5) and the generic one, strides,
 // dilation, asymmetric padding, channel counts with a tail past the blocks of 16, a

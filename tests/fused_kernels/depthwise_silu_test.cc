@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EfficientNet's MBConv around a fused depthwise Conv + SiLU (x * sigmoid(x)): a 1x1
 // expansion + SiLU (channels-last output, read only by the depthwise Conv), the
 // depthwise Conv + SiLU, then a squeeze-excite (GlobalAveragePool, Sigmoid, Mul) that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conv + epilogue through oneDNN post-ops (no compiler involved) against the unfused
 // runtime: Conv+Relu, Conv+BN+SiLU (BN folded, x*sigmoid(x) as swish), Conv + per-channel
 // Mul (folded) + residual Add (sum post-op) + Clip, Conv + run-time Mul + Relu + Sub

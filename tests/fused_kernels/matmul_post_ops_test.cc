@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MatMul + epilogue as one oneDNN matmul with post-ops (fused_kernels/matmul_post_ops.h)
 // against the unfused runtime: bias + GELU written out in erf form (ViT) and tanh form
 // (GPT-2), bias + residual Add, attention scores / scalar (batched, both operands

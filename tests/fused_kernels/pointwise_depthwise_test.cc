@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pointwise_depthwise kernel (fused_kernels/pointwise_depthwise_kernel.h) against the
 // unfused runtime: 1x1 Conv (+ Relu/Clip) -> depthwise Conv (+ Relu/Clip) on small odd
 // maps, strides 1 and 2, 3x3 and 5x5, asymmetric pads, channels on and off the 16-wide

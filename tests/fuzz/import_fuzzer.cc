@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Feeds arbitrary bytes to the ONNX importer. Any outcome other than a model or an
 // fx::Error (a crash, a sanitizer report, another exception) is a bug.
 

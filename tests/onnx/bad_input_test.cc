@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bad input never crashes the importer: each case gives one FileError naming the
 // file and the cause.
 

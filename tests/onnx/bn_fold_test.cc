@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conv + BatchNormalization folding: the rewrite removes the BN and the folded model
 // computes the same outputs as the original on random inputs.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Small ONNX models built in tests with the protobuf API, written to a temp dir.
 

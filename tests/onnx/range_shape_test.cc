@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The length of a Range whose limit comes from the input's shape (a transformer's
 // causal mask), which ONNX shape inference alone leaves unknown.
 #include "onnx/range_shape.h"

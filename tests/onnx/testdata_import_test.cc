@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Imports every model.onnx shipped by Debian's libonnx-testdata: each must import
 // or be refused with a FileError; nothing else (no crash, no other exception).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # check_completion.sh FXC COMPLETION_SCRIPT: the bash completion's subcommand and option
 # lists (written by packaging/make_completion.sh) equal what `fxc --help` and
 # `fxc SUB --help` print, read here by a separate parser, and completing a few command

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # check_deb.sh BUILD_DIR: cpack -G DEB, then check the package's files, its computed
 # dependencies, that fxc and fusion-explorer answer --version from the package, that the
 # packaged fxc reads the packaged sample and device profiles, and (when lintian is

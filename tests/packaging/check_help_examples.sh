@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # check_help_examples.sh FXC SOURCE_DIR: `fxc --help` and every `fxc SUB --help` show
 # examples; every option an example uses is one that its subcommand lists; and the
 # examples on the bundled sample (resources/models/tiny_cnn.onnx) run and exit 0.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The --bandwidth verdict: each kernel run against the copy run of the same round, the
 // median per repetition and over repetitions, the best and the median of each, and a
 // target that one slow (or one fast) copy cannot decide alone.

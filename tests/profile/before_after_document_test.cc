@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The before/after document's one reader against its one writer (before_after_json.h),
 // and what it does with files that are truncated or lack a field.
 

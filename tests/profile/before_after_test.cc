@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Before/after profiling (docs/before_after.md): in process through run_before_after,
 // and end to end through `fxc profile --opt-level 2 --json` (a child process that
 // survives a crashing kernel). Kernels are broken on purpose with the test hook

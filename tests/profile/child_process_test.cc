@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "profile/child_process.h"
 
 #include <gtest/gtest.h>

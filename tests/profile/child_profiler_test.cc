@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // profile_in_child against stand-in programs that behave like a broken fxc: the
 // parent must turn every way the child can fail into an fx::Error, never crash.
 

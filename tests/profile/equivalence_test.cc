@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Output comparison with ONNX's tolerances (rtol 1e-3, atol 1e-5).
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `fxc profile` and `fxc trace-import` end to end, on the bundled sample model.
 
 #include <gtest/gtest.h>

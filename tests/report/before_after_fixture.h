@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A hand-made before/after result following docs/before_after.md, for the report tests:
 // every node of the graph is one 10 us kernel before fusion; each accepted group becomes

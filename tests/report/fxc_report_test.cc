@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End to end: fxc analyze --plan-out on tiny_cnn.onnx, a hand-written before/after result
 // for that plan (docs/before_after.md), then fxc report in the three formats.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The report gathered from a small graph whose node names need escaping, with a
 // before/after fixture, a single-run profile and no profile, in all three formats.
 

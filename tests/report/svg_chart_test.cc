@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SVG chart writer: coordinates (scales, ticks, bar heights, shared time axis),
 // the marks each chart must contain, and escaping of user text.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conv through the depthwise loop and through oneDNN (grouped, strided, dilated,
 // asymmetric pads), against a direct reference.
 

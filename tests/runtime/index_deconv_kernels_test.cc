@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GatherElements, CumSum, Trilu, Hardmax and ConvTranspose against references
 // computed here on random data.
 

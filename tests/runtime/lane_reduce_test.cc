@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lane_sum / lane_max: every length (blocks of 32 and 8, scalar tails), exact on
 // integers, close to a double sum on random data, NaN and -inf handled like the
 // reduce kernels' scalar rule.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MatMul and Gemm large enough to be split into oneDNN parts over the pool
 // (columns for constant weights, rows or batches otherwise), and the single-row
 // GEMV, against a direct

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Helpers for runtime tests: run one op on given tensors, compare with expected values.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The runtime's thread pool: every chunk runs exactly once, whatever the thread
 // count, from nested calls and from several callers at once.
 

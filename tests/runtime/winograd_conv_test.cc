@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // oneDNN's Winograd convolution (runtime/winograd_conv.h): against a double reference in
 // NCHW and NHWC, split over rows and over channels, with a ReLU and a residual sum
 // (also written over the residual); the shape rule; the Conv kernel takes it for an

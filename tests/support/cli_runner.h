@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Runs the built fxc (FX_FXC_PATH) with arguments and captures its output.
 

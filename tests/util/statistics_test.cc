@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The statistics calibration and reports judge estimates by (util/statistics.h).
 
 #include "util/statistics.h"

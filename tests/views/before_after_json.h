@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A before/after result per docs/before_after.md over real tiny_cnn node names, for the
 // profile views' tests. Before: one kernel per node. After: group fg-6d9e7b43

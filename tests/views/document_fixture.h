@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A model document built on the test's thread, the way DocumentController builds it in
 // workers (open, shapes, analysis), for the controller tests that need one without a

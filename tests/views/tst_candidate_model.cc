@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CandidateModel and its proxy over a real FusionPlan: structure (through
 // QAbstractItemModelTester), numeric sorting, status filtering, and refresh after
 // the plan's own accept/undo.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DocumentController without a window: opening runs in workers and ends with the
 // analysis; a second open, or Cancel, makes every result of the first one stale (dropped
 // by generation); a relayout after an expand; a bad file is reported.

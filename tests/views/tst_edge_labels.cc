@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shape labels on the graph's edges: where edges converge on one node (a Concat of
 // six branches, a residual Add), every label shown must be readable: clear of the
 // other labels and of the node boxes. Labels that find no free spot are dropped

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ExportService without a window: the four exports write their files into a temporary
 // folder; refusals (no timeline, no analysis, the document still being analysed,
 // another export running) are reported naming the file; Cancel drops the result.

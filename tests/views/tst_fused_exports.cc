@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Side-by-side fused graph (selection synchronised both ways), the Generate dock and
 // every export of the File > Export menu, offscreen on the sample model.
 #include <QFile>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The main flow, offscreen: open the sample model -> graph items in the scene ->
 // candidates listed -> accept -> plan saved; plus expand/collapse, search, undo,
 // export, and a bad file that must not take the window down.

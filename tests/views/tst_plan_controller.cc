@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PlanController without a window: decisions, undo/redo, save/load, autosave and its
 // restore, and the plan replaced by a new analysis.
 #include <QFile>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ProfileController without a window: the real fxc (FX_FXC_PATH) profiles tiny_cnn with
 // every group accepted and the result is read; a program that does not exist is a clear
 // error; a result file is loaded, a missing one reported.

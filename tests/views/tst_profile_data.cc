@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The before/after result as the views read it (lanes from traces or rows, groups
 // coloured by membership, errors naming the origin), the group table (under
 // QAbstractItemModelTester), the saving chart and the summary panel's numbers.

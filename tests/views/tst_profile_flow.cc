@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Profiling through a child process: progress lines, success, crash, non-zero exit,
 // timeout and cancel (ProfileRunner), and the main window's flow with a stub fxc that
 // prints a before/after fixture (lanes and summary filled; a crash, a compile error or

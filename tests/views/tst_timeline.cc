@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The timeline: axis maths, lanes and hit testing, pan/zoom, range selection and the
 // hover text (bytes, achieved GB/s, group).
 #include <QApplication>

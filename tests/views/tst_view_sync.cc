@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ViewSync without a window: two views of two scenes showing the same model; zooming and
 // centring one moves the other to the matching nodes at the same zoom, either way round;
 // unlinked, or not ready, nothing follows.

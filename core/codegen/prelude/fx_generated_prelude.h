@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The prelude of every generated C++ source (codegen/cpp_emitter.h): the helpers the
 // generated row kernels call. A header of its own so that it is read, formatted and
 // compiled as code (tests/codegen/cpp_prelude_test.cc includes it); CMake embeds its
