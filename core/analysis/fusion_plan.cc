@@ -7,6 +7,7 @@
 
 #include "analysis/analysis_json.h"
 #include "util/error.h"
+#include "util/json_file.h"
 
 namespace fx {
 
@@ -149,10 +150,9 @@ void FusionPlan::save(const std::string& path) const {
 }
 
 FusionPlan FusionPlan::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw FileError(path, "cannot open fusion plan");
+  const nlohmann::json doc = read_json_file(path, "fusion plan");
   try {
-    return from_json(nlohmann::json::parse(in));
+    return from_json(doc);
   } catch (const nlohmann::json::exception& e) {
     throw FileError(path, std::string("not valid JSON: ") + e.what());
   } catch (const FileError&) {

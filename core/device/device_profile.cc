@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "util/error.h"
+#include "util/json_file.h"
 
 namespace fx {
 
@@ -121,10 +122,9 @@ DeviceProfile device_profile_from_json(const nlohmann::json& j) {
 }
 
 DeviceProfile load_device_profile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw FileError(path, "cannot open device profile");
+  const nlohmann::json doc = read_json_file(path, "device profile");
   try {
-    return device_profile_from_json(nlohmann::json::parse(in));
+    return device_profile_from_json(doc);
   } catch (const nlohmann::json::exception& e) {
     throw FileError(path, std::string("not valid JSON: ") + e.what());
   } catch (const FileError&) {
