@@ -129,7 +129,10 @@ class StepContext final : public KernelContext {
   ValueId value_of_output(int i) const {
     if (i < 0 || i >= num_outputs())
       throw Error("kernel wrote output " + std::to_string(i) + " that the step does not have");
-    return step_.outputs[static_cast<std::size_t>(i)];
+    const ValueId v = step_.outputs[static_cast<std::size_t>(i)];
+    if (v == kNoValue)
+      throw Error("kernel wrote output " + std::to_string(i) + ", which the model leaves out");
+    return v;
   }
   const Step& step_;
   std::vector<Tensor>& values_;
@@ -168,6 +171,7 @@ void Executor::build() {
   for (std::size_t s = 0; s < steps_.size(); ++s) {
     if (!steps_[s].kernel) throw Error("step '" + steps_[s].name + "' has no kernel");
     for (ValueId o : steps_[s].outputs) {
+      if (o == kNoValue) continue;  // an optional output the model leaves out
       if (producer[o] >= 0)
         throw Error("value '" + g.value(o).name + "' is written by steps '" +
                     steps_[producer[o]].name + "' and '" + steps_[s].name + "'");
@@ -234,7 +238,7 @@ void Executor::build() {
   for (const Step& s : steps_) {
     std::vector<const Tensor*> in, out;
     for (ValueId i : s.inputs) in.push_back(i == kNoValue ? nullptr : &state_->values[i]);
-    for (ValueId o : s.outputs) out.push_back(&state_->values[o]);
+    for (ValueId o : s.outputs) out.push_back(o == kNoValue ? nullptr : &state_->values[o]);
     state_->step_inputs.push_back(std::move(in));
     state_->step_outputs.push_back(std::move(out));
   }
@@ -287,7 +291,8 @@ std::vector<Tensor> Executor::run(const std::map<std::string, Tensor>& inputs) {
   out.reserve(g.outputs().size());
   st.total_bytes = 0;
   for (const Step& step : steps_) {
-    for (ValueId o : step.outputs) st.total_bytes += static_cast<int64_t>(st.values[o].byte_size());
+    for (ValueId o : step.outputs)
+      if (o != kNoValue) st.total_bytes += static_cast<int64_t>(st.values[o].byte_size());
   }
   for (ValueId o : g.outputs()) out.push_back(st.values[o].clone());
   for (ValueId v : g.runtime_inputs()) st.values[v] = Tensor();  // drop the caller's buffers

@@ -27,6 +27,10 @@ const KernelTable& table() {
     register_pad_kernels(k);
     register_index_kernels(k);
     register_deconv_kernels(k);
+    register_recurrent_kernels(k);
+    register_detection_kernels(k);
+    register_scatter_gather_kernels(k);
+    register_layout_kernels(k);
     return k;
   }();
   return t;
@@ -53,6 +57,7 @@ std::shared_ptr<Kernel> make_kernel(const Graph& graph, const Node& node, int64_
   if ((key == "Softmax" || key == "LogSoftmax" || key == "Hardmax") && opset > 0 && opset < 13) {
     key += kLegacyOpsetSuffix;
   }
+  if (key == "RoiAlign" && opset > 0 && opset < 16) key += kLegacyOpsetSuffix;
   try {
     return table().at(key)(graph, node);
   } catch (const Error& e) {

@@ -41,5 +41,9 @@ void register_pad_kernels(KernelTable& t);
 void register_matmul_kernels(KernelTable& t);
 void register_index_kernels(KernelTable& t);
 void register_deconv_kernels(KernelTable& t);
+void register_recurrent_kernels(KernelTable& t);
+void register_detection_kernels(KernelTable& t);
+void register_scatter_gather_kernels(KernelTable& t);
+void register_layout_kernels(KernelTable& t);
 
 }  // namespace fx

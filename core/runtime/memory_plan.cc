@@ -18,6 +18,7 @@ MemoryPlan MemoryPlan::build(const Graph& graph, const std::vector<PlanStep>& st
   std::vector<int> last_use(nv, -1);
   for (int s = 0; s < n; ++s) {
     for (ValueId o : steps[s].outputs) {
+      if (o == kNoValue) continue;  // an optional output the model leaves out
       produced[o] = true;
       last_use[o] = std::max(last_use[o], s);  // a never-read output dies at once
       if (steps[s].aliases_input && !steps[s].inputs.empty() && steps[s].inputs[0] != kNoValue) {
@@ -69,7 +70,7 @@ MemoryPlan MemoryPlan::build(const Graph& graph, const std::vector<PlanStep>& st
     for (ValueId o : steps[s].outputs) {
       // Aliasing steps' outputs view other memory (their input, or a kernel's own
       // constant): no slot.
-      if (steps[s].aliases_input || !produced[o]) continue;
+      if (o == kNoValue || steps[s].aliases_input || !produced[o]) continue;
       if (graph.value(o).is_constant()) continue;
       int64_t want = estimate(o);
       if (o == steps[s].outputs[0]) {

@@ -69,15 +69,18 @@ std::array<Axis, 3> geometry(const Tensor& x, const PoolAttrs& a) {
   return g;
 }
 
+// MaxPool's Indices (when `indices` is set) are flat offsets into the whole input,
+// row-major or, with storage_order 1, column-major within each plane.
 template <class T>
-void pool(KernelContext& ctx, const PoolAttrs& a, bool is_max) {
+void pool(KernelContext& ctx, const PoolAttrs& a, bool is_max, bool indices = false,
+          bool column_major = false) {
   const Tensor& x = ctx.in(0);
   if (x.rank() < 3 || x.rank() > 5) throw Error("pooling: unsupported rank " + x.str());
-  if (ctx.num_outputs() > 1) throw Error("MaxPool: the Indices output is not supported");
   auto g = geometry(x, a);
   std::vector<int64_t> out{x.dims()[0], x.dims()[1]};
   for (std::size_t i = 3 - (x.rank() - 2); i < 3; ++i) out.push_back(g[i].out);
   Tensor& y = ctx.output(0, x.dtype(), out);
+  int64_t* arg = indices ? ctx.output(1, DType::Int64, out).data<int64_t>() : nullptr;
   const int64_t planes = x.dims()[0] * x.dims()[1];
   const int64_t in_plane = g[0].in * g[1].in * g[2].in, out_plane = g[0].out * g[1].out * g[2].out;
   const T* in = x.data<T>();
@@ -105,7 +108,7 @@ void pool(KernelContext& ctx, const PoolAttrs& a, bool is_max) {
                                     ? -std::numeric_limits<Acc>::infinity()
                                     : static_cast<Acc>(std::numeric_limits<T>::lowest()))
                              : Acc(0);
-            int64_t valid = 0;
+            int64_t valid = 0, best = -1;
             for (int64_t i0 = lo[0]; i0 < hi[0]; i0 += g[0].d) {
               if (i0 < 0 || i0 >= g[0].in) continue;
               for (int64_t i1 = lo[1]; i1 < hi[1]; i1 += g[1].d) {
@@ -113,12 +116,21 @@ void pool(KernelContext& ctx, const PoolAttrs& a, bool is_max) {
                 const T* row = src + (i0 * g[1].in + i1) * g[2].in;
                 for (int64_t i2 = lo[2]; i2 < hi[2]; i2 += g[2].d) {
                   if (i2 < 0 || i2 >= g[2].in) continue;
+                  if (arg) {
+                    if (best < 0 || static_cast<Acc>(row[i2]) > acc) {
+                      acc = static_cast<Acc>(row[i2]);
+                      best = column_major ? (i2 * g[1].in + i1) * g[0].in + i0
+                                          : (i0 * g[1].in + i1) * g[2].in + i2;
+                    }
+                    continue;
+                  }
                   acc = is_max ? std::max(acc, static_cast<Acc>(row[i2]))
                                : acc + static_cast<Acc>(row[i2]);
                   ++valid;
                 }
               }
             }
+            if (arg) arg[p * out_plane + (z * g[1].out + yy) * g[2].out + xx] = p * in_plane + best;
             if (!is_max)
               acc /=
                   static_cast<Acc>(a.count_include_pad ? count_pad : std::max<int64_t>(valid, 1));
@@ -128,12 +140,13 @@ void pool(KernelContext& ctx, const PoolAttrs& a, bool is_max) {
   });
 }
 
-void pool_any(KernelContext& ctx, const PoolAttrs& a, bool is_max) {
+void pool_any(KernelContext& ctx, const PoolAttrs& a, bool is_max, bool indices = false,
+              bool column_major = false) {
   switch (ctx.in(0).dtype()) {
-    case DType::Float32: return pool<float>(ctx, a, is_max);
-    case DType::Float64: return pool<double>(ctx, a, is_max);
-    case DType::UInt8: return pool<uint8_t>(ctx, a, is_max);
-    case DType::Int8: return pool<int8_t>(ctx, a, is_max);
+    case DType::Float32: return pool<float>(ctx, a, is_max, indices, column_major);
+    case DType::Float64: return pool<double>(ctx, a, is_max, indices, column_major);
+    case DType::UInt8: return pool<uint8_t>(ctx, a, is_max, indices, column_major);
+    case DType::Int8: return pool<int8_t>(ctx, a, is_max, indices, column_major);
     default: throw Error("pooling: unsupported dtype " + ctx.in(0).str());
   }
 }
@@ -162,10 +175,12 @@ void global_pool(KernelContext& ctx, bool is_max) {
 
 void register_pool_kernels(KernelTable& t) {
   t["MaxPool"] = [](const Graph&, const Node& n) {
-    if (n.attrs.get_int("storage_order", 0) != 0)
-      throw Error("MaxPool: storage_order 1 is not supported");
+    const bool column_major = n.attrs.get_int("storage_order", 0) != 0;
+    const bool indices = n.outputs.size() > 1 && n.outputs[1] != kNoValue;
     auto a = pool_attrs(n);
-    return fn_kernel([a](KernelContext& ctx) { pool_any(ctx, a, true); });
+    return fn_kernel([a, indices, column_major](KernelContext& ctx) {
+      pool_any(ctx, a, true, indices, column_major);
+    });
   };
   t["AveragePool"] = [](const Graph&, const Node& n) {
     auto a = pool_attrs(n);

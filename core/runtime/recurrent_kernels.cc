@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: Apache-2.0
+// RNN, GRU and LSTM (ONNX opset 7..14 semantics, float32): every direction,
+// sequence_lens, initial states, peepholes, clip, input_forget, both layouts and
+// the activation functions of the spec.
+//
+// Why not oneDNN's RNN primitives: they have no per-batch sequence lengths, no
+// clip, no input_forget, and only the default activations (vanilla RNN aside), so
+// a model using any of those would need this kernel anyway. The cost of a
+// recurrent layer is in two products, and both go to tuned code here: the input
+// projection of every time step at once (one sgemm, [seq*batch, I] x W^T), and the
+// recurrent product of each step (a gemv for batch 1, the usual case in streaming
+// speech models, else an sgemm). What is left per step is O(gates * hidden) of
+// elementwise work.
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <variant>
+
+#include "runtime/fast_math.h"
+#include "runtime/gemv.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/kernel_util.h"
+
+namespace fx {
+namespace {
+
+enum class Cell { Rnn, Gru, Lstm };
+
+int gate_count(Cell c) {
+  return c == Cell::Lstm ? 4 : c == Cell::Gru ? 3 : 1;
+}
+// Activation functions per direction: f (RNN); f, g (GRU); f, g, h (LSTM).
+int activation_count(Cell c) {
+  return c == Cell::Lstm ? 3 : c == Cell::Gru ? 2 : 1;
+}
+const char* cell_name(Cell c) {
+  return c == Cell::Lstm ? "LSTM" : c == Cell::Gru ? "GRU" : "RNN";
+}
+
+enum class Act {
+  Sigmoid,
+  Tanh,
+  Relu,
+  Affine,
+  LeakyRelu,
+  ThresholdedRelu,
+  ScaledTanh,
+  HardSigmoid,
+  Elu,
+  Softsign,
+  Softplus
+};
+
+struct Activation {
+  Act kind = Act::Sigmoid;
+  float alpha = 0, beta = 0;
+
+  FX_VECTOR_CLONES void apply(float* x, int64_t n) const {
+    switch (kind) {
+      case Act::Sigmoid:
+        for (int64_t i = 0; i < n; ++i) x[i] = fast_sigmoid(x[i]);
+        break;
+      case Act::Tanh:
+        for (int64_t i = 0; i < n; ++i) x[i] = fast_tanh(x[i]);
+        break;
+      case Act::Relu:
+        for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0 ? x[i] : 0.0f;
+        break;
+      case Act::Affine:
+        for (int64_t i = 0; i < n; ++i) x[i] = alpha * x[i] + beta;
+        break;
+      case Act::LeakyRelu:
+        for (int64_t i = 0; i < n; ++i) x[i] = x[i] >= 0 ? x[i] : alpha * x[i];
+        break;
+      case Act::ThresholdedRelu:
+        for (int64_t i = 0; i < n; ++i) x[i] = x[i] > alpha ? x[i] : 0.0f;
+        break;
+      case Act::ScaledTanh:
+        for (int64_t i = 0; i < n; ++i) x[i] = alpha * fast_tanh(beta * x[i]);
+        break;
+      case Act::HardSigmoid:
+        for (int64_t i = 0; i < n; ++i) x[i] = std::clamp(alpha * x[i] + beta, 0.0f, 1.0f);
+        break;
+      case Act::Elu:
+        for (int64_t i = 0; i < n; ++i) x[i] = x[i] >= 0 ? x[i] : alpha * (fast_exp(x[i]) - 1);
+        break;
+      case Act::Softsign:
+        for (int64_t i = 0; i < n; ++i) x[i] = x[i] / (1 + std::abs(x[i]));
+        break;
+      case Act::Softplus:
+        for (int64_t i = 0; i < n; ++i) x[i] = std::log1p(std::exp(x[i]));
+        break;
+    }
+  }
+};
+
+// The activation named `name` (case-insensitive), taking its alpha/beta from the
+// lists in order (`ai`, `bi` advance) or the spec's defaults when the lists run out.
+Activation parse_activation(std::string name, const std::vector<float>& alphas,
+                            const std::vector<float>& betas, std::size_t& ai, std::size_t& bi) {
+  for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  struct Known {
+    const char* name;
+    Act kind;
+    bool uses_alpha, uses_beta;
+    float alpha, beta;
+  };
+  static const Known known[] = {
+      {"sigmoid", Act::Sigmoid, false, false, 0, 0},
+      {"tanh", Act::Tanh, false, false, 0, 0},
+      {"relu", Act::Relu, false, false, 0, 0},
+      {"affine", Act::Affine, true, true, 1.0f, 0.0f},
+      {"leakyrelu", Act::LeakyRelu, true, false, 0.01f, 0},
+      {"thresholdedrelu", Act::ThresholdedRelu, true, false, 1.0f, 0},
+      {"scaledtanh", Act::ScaledTanh, true, true, 1.0f, 1.0f},
+      {"hardsigmoid", Act::HardSigmoid, true, true, 0.2f, 0.5f},
+      {"elu", Act::Elu, true, false, 1.0f, 0},
+      {"softsign", Act::Softsign, false, false, 0, 0},
+      {"softplus", Act::Softplus, false, false, 0, 0},
+  };
+  for (const Known& k : known) {
+    if (name != k.name) continue;
+    Activation a{k.kind, k.alpha, k.beta};
+    if (k.uses_alpha && ai < alphas.size()) a.alpha = alphas[ai++];
+    if (k.uses_beta && bi < betas.size()) a.beta = betas[bi++];
+    return a;
+  }
+  throw Error("unknown activation '" + name + "'");
+}
+
+struct Spec {
+  Cell cell = Cell::Lstm;
+  int64_t hidden = 0;
+  int dirs = 1;
+  bool reverse = false;  // direction == "reverse" (one direction, run backwards)
+  int layout = 0;        // 0: [seq, batch, ...]; 1: [batch, seq, ...]
+  float clip = 0;        // 0: none
+  bool input_forget = false;
+  bool linear_before_reset = false;
+  std::vector<Activation> acts;  // activation_count(cell) per direction
+  bool has_out[3] = {false, false, false};
+};
+
+Spec parse_spec(Cell cell, const Node& n) {
+  Spec s;
+  s.cell = cell;
+  s.hidden = n.attrs.get_int("hidden_size", 0);
+  const std::string dir = n.attrs.get_string("direction", "forward");
+  if (dir == "bidirectional")
+    s.dirs = 2;
+  else if (dir == "reverse")
+    s.reverse = true;
+  else if (dir != "forward")
+    throw Error("direction must be forward, reverse or bidirectional, got '" + dir + "'");
+  s.layout = static_cast<int>(n.attrs.get_int("layout", 0));
+  if (s.layout != 0 && s.layout != 1)
+    throw Error("layout must be 0 or 1, got " + std::to_string(s.layout));
+  s.clip = n.attrs.get_float("clip", 0.0f);
+  if (s.clip < 0) throw Error("clip must be positive");
+  s.input_forget = n.attrs.get_int("input_forget", 0) != 0;
+  s.linear_before_reset = n.attrs.get_int("linear_before_reset", 0) != 0;
+
+  std::vector<std::string> names;
+  if (const AttributeValue* v = n.attrs.find("activations")) {
+    if (const auto* l = std::get_if<std::vector<std::string>>(v)) names = *l;
+    if (const auto* one = std::get_if<std::string>(v)) names = {*one};
+  }
+  const std::size_t per = static_cast<std::size_t>(activation_count(cell));
+  if (names.empty()) {
+    names = cell == Cell::Rnn   ? std::vector<std::string>{"Tanh"}
+            : cell == Cell::Gru ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                                : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
+  }
+  if (names.size() == per && s.dirs == 2) {
+    const std::vector<std::string> once = names;
+    names.insert(names.end(), once.begin(), once.end());
+  }
+  if (names.size() != per * static_cast<std::size_t>(s.dirs))
+    throw Error("expected " + std::to_string(per * s.dirs) + " activations, got " +
+                std::to_string(names.size()));
+  const auto alphas = n.attrs.get_floats("activation_alpha");
+  const auto betas = n.attrs.get_floats("activation_beta");
+  std::size_t ai = 0, bi = 0;
+  for (const auto& name : names) s.acts.push_back(parse_activation(name, alphas, betas, ai, bi));
+  for (std::size_t i = 0; i < 3 && i < n.outputs.size(); ++i)
+    s.has_out[i] = n.outputs[i] != kNoValue;
+  return s;
+}
+
+void sgemm_nt(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float beta,
+              float* c) {
+  // c[m, n] = a[m, k] * b[n, k]^T (+ beta * c), row-major.
+  if (dnnl_sgemm('N', 'T', m, n, k, 1.0f, a, k, b, k, beta, c, n) != dnnl_success)
+    throw Error("sgemm failed");
+}
+
+// rows [0, n) of w ([n, k]) times each of the m rows of x ([m, k]) into y ([m, ldy]).
+void rows_times(const float* x, const float* w, int64_t m, int64_t n, int64_t k, float* y,
+                int64_t ldy) {
+  if (m == 1) {
+    gemv_rows(x, w, nullptr, 1.0f, n, k, y);
+  } else if (dnnl_sgemm('N', 'T', m, n, k, 1.0f, x, k, w, k, 0.0f, y, ldy) != dnnl_success) {
+    throw Error("sgemm failed");
+  }
+}
+
+void clip_to(float* x, int64_t n, float clip) {
+  if (clip <= 0) return;
+  for (int64_t i = 0; i < n; ++i) x[i] = std::clamp(x[i], -clip, clip);
+}
+
+void expect_dims(const Tensor& t, const std::vector<int64_t>& dims, const char* what) {
+  if (t.dims() != dims)
+    throw Error(std::string(what) + " must be " + dims_str(dims) + ", got " + t.str());
+  if (t.dtype() != DType::Float32)
+    throw Error(std::string(what) + ": only float32 is supported, got " + t.str());
+}
+
+void run_recurrent(KernelContext& ctx, const Spec& s) {
+  const Tensor& x = ctx.in(0);
+  const Tensor& w = ctx.in(1);
+  const Tensor& r = ctx.in(2);
+  if (x.rank() != 3 || x.dtype() != DType::Float32)
+    throw Error("X must be a float32 3-D tensor, got " + x.str());
+  const int64_t seq = x.dims()[s.layout == 0 ? 0 : 1], batch = x.dims()[s.layout == 0 ? 1 : 0];
+  const int64_t in_size = x.dims()[2], dirs = s.dirs;
+  const int64_t hs = s.hidden > 0 ? s.hidden : (r.rank() == 3 ? r.dims()[2] : 0);
+  const int64_t gates = gate_count(s.cell), gh = gates * hs;
+  expect_dims(w, {dirs, gh, in_size}, "W");
+  expect_dims(r, {dirs, gh, hs}, "R");
+  const Tensor* bias = ctx.input(3);
+  if (bias) expect_dims(*bias, {dirs, 2 * gh}, "B");
+  std::vector<int64_t> lens(static_cast<std::size_t>(batch), seq);
+  const bool have_lens = ctx.input(4) != nullptr;
+  if (have_lens) {
+    lens = ctx.input(4)->to_int64s();
+    if (static_cast<int64_t>(lens.size()) != batch)
+      throw Error("sequence_lens must have " + std::to_string(batch) + " entries, got " +
+                  ctx.input(4)->str());
+    for (int64_t l : lens)
+      if (l < 0 || l > seq)
+        throw Error("sequence_lens entry " + std::to_string(l) + " is outside [0, " +
+                    std::to_string(seq) + "]");
+  }
+  const std::vector<int64_t> state_dims =
+      s.layout == 0 ? std::vector<int64_t>{dirs, batch, hs} : std::vector<int64_t>{batch, dirs, hs};
+  const Tensor* h0 = ctx.input(5);
+  if (h0) expect_dims(*h0, state_dims, "initial_h");
+  const Tensor* c0 = s.cell == Cell::Lstm ? ctx.input(6) : nullptr;
+  if (c0) expect_dims(*c0, state_dims, "initial_c");
+  const Tensor* peep = s.cell == Cell::Lstm ? ctx.input(7) : nullptr;
+  if (peep) expect_dims(*peep, {dirs, 3 * hs}, "P");
+
+  float* y = nullptr;
+  if (s.has_out[0]) {
+    Tensor& yt = ctx.output(0, DType::Float32,
+                            s.layout == 0 ? std::vector<int64_t>{seq, dirs, batch, hs}
+                                          : std::vector<int64_t>{batch, seq, dirs, hs});
+    y = yt.data<float>();
+    if (have_lens) std::fill(y, y + yt.numel(), 0.0f);
+  }
+  float* yh = s.has_out[1] ? ctx.output(1, DType::Float32, state_dims).data<float>() : nullptr;
+  float* yc = s.has_out[2] && s.cell == Cell::Lstm
+                  ? ctx.output(2, DType::Float32, state_dims).data<float>()
+                  : nullptr;
+  if (s.has_out[2] && s.cell != Cell::Lstm)
+    throw Error(std::string(cell_name(s.cell)) + " has two outputs");
+
+  auto x_row = [&](int64_t t, int64_t b) { return s.layout == 0 ? t * batch + b : b * seq + t; };
+  auto y_at = [&](int64_t t, int64_t d, int64_t b) {
+    return s.layout == 0 ? ((t * dirs + d) * batch + b) * hs : ((b * seq + t) * dirs + d) * hs;
+  };
+  auto state_at = [&](int64_t d, int64_t b) {
+    return s.layout == 0 ? (d * batch + b) * hs : (b * dirs + d) * hs;
+  };
+
+  // GRU without linear_before_reset multiplies Rh by (r * H), known only after the
+  // z and r gates: the step's first product then covers the z and r rows only.
+  const bool gru_reset_first = s.cell == Cell::Gru && !s.linear_before_reset;
+  const int64_t first_rows = gru_reset_first ? 2 * hs : gh;
+  // GRU's candidate gets its recurrent term inside r * (...) (either mode): only the
+  // z and r rows take the product as is.
+  const int64_t summed_rows = s.cell == Cell::Gru ? 2 * hs : gh;
+  const int nact = activation_count(s.cell);
+
+  std::vector<float> xw(static_cast<std::size_t>(seq * batch * gh));
+  std::vector<float> hr(static_cast<std::size_t>(batch * gh));
+  std::vector<float> g(static_cast<std::size_t>(batch * gh));
+  std::vector<float> h(static_cast<std::size_t>(batch * hs)), c(h.size()), rh(h.size());
+
+  for (int64_t d = 0; d < dirs; ++d) {
+    const bool backward = s.reverse || d == 1;
+    const float* wd = w.data<float>() + d * gh * in_size;
+    const float* rd = r.data<float>() + d * gh * hs;
+    const float* wb = bias ? bias->data<float>() + d * 2 * gh : nullptr;
+    const float* rb = wb ? wb + gh : nullptr;
+    const float* pd = peep ? peep->data<float>() + d * 3 * hs : nullptr;
+    const Activation* act = &s.acts[static_cast<std::size_t>(d * nact)];
+
+    // Input projection of all steps, with the biases that add outside any gate
+    // product (GRU with linear_before_reset keeps Rbh for inside r * (...)).
+    if (seq * batch > 0) sgemm_nt(seq * batch, gh, in_size, x.data<float>(), wd, 0.0f, xw.data());
+    if (wb) {
+      std::vector<float> bsum(static_cast<std::size_t>(gh));
+      for (int64_t j = 0; j < gh; ++j) {
+        const bool rb_inside = s.cell == Cell::Gru && s.linear_before_reset && j >= 2 * hs;
+        bsum[static_cast<std::size_t>(j)] = wb[j] + (rb_inside ? 0.0f : rb[j]);
+      }
+      for (int64_t i = 0; i < seq * batch; ++i) {
+        float* row = xw.data() + i * gh;
+        for (int64_t j = 0; j < gh; ++j) row[j] += bsum[static_cast<std::size_t>(j)];
+      }
+    }
+    for (int64_t b = 0; b < batch; ++b) {
+      float* hb = h.data() + b * hs;
+      float* cb = c.data() + b * hs;
+      if (h0)
+        std::memcpy(hb, h0->data<float>() + state_at(d, b), sizeof(float) * hs);
+      else
+        std::fill(hb, hb + hs, 0.0f);
+      if (c0)
+        std::memcpy(cb, c0->data<float>() + state_at(d, b), sizeof(float) * hs);
+      else
+        std::fill(cb, cb + hs, 0.0f);
+    }
+
+    for (int64_t step = 0; step < seq; ++step) {
+      rows_times(h.data(), rd, batch, first_rows, hs, hr.data(), gh);
+      // Pre-activations of the gates from the projection of each batch's own time step.
+      for (int64_t b = 0; b < batch; ++b) {
+        if (step >= lens[b]) continue;
+        const int64_t t = backward ? lens[b] - 1 - step : step;
+        const float* xr = xw.data() + x_row(t, b) * gh;
+        float* gb = g.data() + b * gh;
+        const float* hb = hr.data() + b * gh;
+        for (int64_t j = 0; j < summed_rows; ++j) gb[j] = xr[j] + hb[j];
+        for (int64_t j = summed_rows; j < gh; ++j) gb[j] = xr[j];
+      }
+      if (gru_reset_first) {
+        for (int64_t b = 0; b < batch; ++b) {
+          float* rg = g.data() + b * gh + hs;
+          if (step < lens[b]) {
+            clip_to(rg, hs, s.clip);
+            act[0].apply(rg, hs);
+            for (int64_t k = 0; k < hs; ++k) rh[b * hs + k] = rg[k] * h[b * hs + k];
+          } else {
+            std::fill(rh.data() + b * hs, rh.data() + (b + 1) * hs, 0.0f);
+          }
+        }
+        rows_times(rh.data(), rd + 2 * hs * hs, batch, hs, hs, hr.data() + 2 * hs, gh);
+      }
+      for (int64_t b = 0; b < batch; ++b) {
+        if (step >= lens[b]) continue;
+        const int64_t t = backward ? lens[b] - 1 - step : step;
+        float* gb = g.data() + b * gh;
+        float* hb = h.data() + b * hs;
+        float* cb = c.data() + b * hs;
+        const float* hrb = hr.data() + b * gh;
+        if (s.cell == Cell::Rnn) {
+          clip_to(gb, hs, s.clip);
+          act[0].apply(gb, hs);
+          std::memcpy(hb, gb, sizeof(float) * hs);
+        } else if (s.cell == Cell::Gru) {
+          float* z = gb;
+          float* rg = gb + hs;
+          float* n = gb + 2 * hs;
+          clip_to(z, hs, s.clip);
+          act[0].apply(z, hs);
+          if (gru_reset_first) {
+            for (int64_t k = 0; k < hs; ++k) n[k] += hrb[2 * hs + k];
+          } else {
+            clip_to(rg, hs, s.clip);
+            act[0].apply(rg, hs);
+            const float* rbh = rb ? rb + 2 * hs : nullptr;
+            for (int64_t k = 0; k < hs; ++k)
+              n[k] += rg[k] * (hrb[2 * hs + k] + (rbh ? rbh[k] : 0.0f));
+          }
+          clip_to(n, hs, s.clip);
+          act[1].apply(n, hs);
+          for (int64_t k = 0; k < hs; ++k) hb[k] = (1.0f - z[k]) * n[k] + z[k] * hb[k];
+        } else {
+          // ONNX gate order: i, o, f, c; peepholes: i, o, f.
+          float* ig = gb;
+          float* og = gb + hs;
+          float* fg = gb + 2 * hs;
+          float* cg = gb + 3 * hs;
+          if (pd)
+            for (int64_t k = 0; k < hs; ++k) {
+              ig[k] += pd[k] * cb[k];
+              fg[k] += pd[2 * hs + k] * cb[k];
+            }
+          clip_to(ig, hs, s.clip);
+          act[0].apply(ig, hs);
+          if (s.input_forget) {
+            for (int64_t k = 0; k < hs; ++k) fg[k] = 1.0f - ig[k];
+          } else {
+            clip_to(fg, hs, s.clip);
+            act[0].apply(fg, hs);
+          }
+          clip_to(cg, hs, s.clip);
+          act[1].apply(cg, hs);
+          for (int64_t k = 0; k < hs; ++k) cb[k] = fg[k] * cb[k] + ig[k] * cg[k];
+          if (pd)
+            for (int64_t k = 0; k < hs; ++k) og[k] += pd[hs + k] * cb[k];
+          clip_to(og, hs, s.clip);
+          act[0].apply(og, hs);
+          // h(C) goes through the spare gate row so that C keeps its value.
+          std::memcpy(cg, cb, sizeof(float) * hs);
+          act[2].apply(cg, hs);
+          for (int64_t k = 0; k < hs; ++k) hb[k] = og[k] * cg[k];
+        }
+        if (y) std::memcpy(y + y_at(t, d, b), hb, sizeof(float) * hs);
+      }
+    }
+    for (int64_t b = 0; b < batch; ++b) {
+      if (yh) std::memcpy(yh + state_at(d, b), h.data() + b * hs, sizeof(float) * hs);
+      if (yc) std::memcpy(yc + state_at(d, b), c.data() + b * hs, sizeof(float) * hs);
+    }
+  }
+}
+
+KernelFactory factory(Cell cell) {
+  return [cell](const Graph&, const Node& n) {
+    Spec s = parse_spec(cell, n);
+    return fn_kernel([s](KernelContext& c) { run_recurrent(c, s); });
+  };
+}
+
+}  // namespace
+
+void register_recurrent_kernels(KernelTable& t) {
+  t["RNN"] = factory(Cell::Rnn);
+  t["GRU"] = factory(Cell::Gru);
+  t["LSTM"] = factory(Cell::Lstm);
+}
+
+}  // namespace fx

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: Apache-2.0
+// RNN, GRU and LSTM against hand-derived values and against a direct transcription
+// of the ONNX equations (one time step, one batch entry at a time, libm's
+// functions), over directions, sequence lengths, layouts and optional inputs.
+
+#include <cmath>
+
+#include "runtime_test_util.h"
+#include "util/error.h"
+
+namespace fx::test {
+namespace {
+
+float sigmoid(float v) {
+  return 1.0f / (1.0f + std::exp(-v));
+}
+
+struct Case {
+  std::string op = "LSTM";
+  int64_t seq = 5, batch = 2, input = 7, hidden = 6;
+  std::string direction = "forward";
+  int layout = 0;
+  bool bias = true, lens = false, h0 = false, c0 = false, peep = false;
+  int64_t linear_before_reset = 0;
+  float clip = 0;
+  bool input_forget = false;
+};
+
+int64_t gates_of(const std::string& op) {
+  return op == "LSTM" ? 4 : op == "GRU" ? 3 : 1;
+}
+
+struct Data {
+  std::vector<float> x, w, r, b, h0, c0, p;
+  std::vector<int32_t> lens;
+};
+
+Data make_data(const Case& k) {
+  const int64_t d = k.direction == "bidirectional" ? 2 : 1, g = gates_of(k.op);
+  Data v;
+  v.x = random_floats(k.seq * k.batch * k.input, 1);
+  v.w = random_floats(d * g * k.hidden * k.input, 2);
+  v.r = random_floats(d * g * k.hidden * k.hidden, 3);
+  v.b = random_floats(d * 2 * g * k.hidden, 4);
+  v.h0 = random_floats(d * k.batch * k.hidden, 5);
+  v.c0 = random_floats(d * k.batch * k.hidden, 6);
+  v.p = random_floats(d * 3 * k.hidden, 7);
+  for (int64_t b = 0; b < k.batch; ++b)
+    v.lens.push_back(k.lens ? static_cast<int32_t>(k.seq - (b * 2) % k.seq)
+                            : static_cast<int32_t>(k.seq));
+  return v;
+}
+
+// The ONNX equations, literally. Returns {Y, Y_h, Y_c} in the case's layout.
+std::vector<std::vector<float>> reference(const Case& k, const Data& v) {
+  const int64_t D = k.direction == "bidirectional" ? 2 : 1, G = gates_of(k.op), H = k.hidden;
+  const int64_t S = k.seq, B = k.batch, I = k.input;
+  auto xi = [&](int64_t t, int64_t b, int64_t i) {
+    return v.x[((k.layout == 0 ? t * B + b : b * S + t) * I) + i];
+  };
+  auto st = [&](int64_t d, int64_t b) { return k.layout == 0 ? (d * B + b) * H : (b * D + d) * H; };
+  auto yi = [&](int64_t t, int64_t d, int64_t b) {
+    return k.layout == 0 ? ((t * D + d) * B + b) * H : ((b * S + t) * D + d) * H;
+  };
+  auto clip = [&](float f) { return k.clip > 0 ? std::clamp(f, -k.clip, k.clip) : f; };
+  std::vector<float> y(static_cast<std::size_t>(S * D * B * H), 0.0f), yh(D * B * H), yc(D * B * H);
+  for (int64_t d = 0; d < D; ++d) {
+    const bool back = k.direction == "reverse" || d == 1;
+    for (int64_t b = 0; b < B; ++b) {
+      std::vector<float> h(H), c(H);
+      for (int64_t j = 0; j < H; ++j) {
+        h[j] = k.h0 ? v.h0[st(d, b) + j] : 0.0f;
+        c[j] = k.c0 ? v.c0[st(d, b) + j] : 0.0f;
+      }
+      const int64_t len = v.lens[b];
+      for (int64_t s = 0; s < len; ++s) {
+        const int64_t t = back ? len - 1 - s : s;
+        // xw[g], hw[g] for every gate row g, with their biases.
+        std::vector<float> xw(G * H), hw(G * H);
+        for (int64_t gi = 0; gi < G * H; ++gi) {
+          float a = k.bias ? v.b[d * 2 * G * H + gi] : 0.0f;
+          for (int64_t i = 0; i < I; ++i) a += xi(t, b, i) * v.w[(d * G * H + gi) * I + i];
+          xw[gi] = a;
+          float e = k.bias ? v.b[d * 2 * G * H + G * H + gi] : 0.0f;
+          for (int64_t i = 0; i < H; ++i) e += h[i] * v.r[(d * G * H + gi) * H + i];
+          hw[gi] = e;
+        }
+        std::vector<float> nh(H);
+        if (k.op == "RNN") {
+          for (int64_t j = 0; j < H; ++j) nh[j] = std::tanh(clip(xw[j] + hw[j]));
+        } else if (k.op == "GRU") {
+          std::vector<float> r(H);
+          for (int64_t j = 0; j < H; ++j) r[j] = sigmoid(clip(xw[H + j] + hw[H + j]));
+          for (int64_t j = 0; j < H; ++j) {
+            const float z = sigmoid(clip(xw[j] + hw[j]));
+            float hh;
+            if (k.linear_before_reset) {
+              hh = std::tanh(clip(xw[2 * H + j] + r[j] * hw[2 * H + j]));
+            } else {
+              float e = k.bias ? v.b[d * 2 * G * H + G * H + 2 * H + j] : 0.0f;
+              for (int64_t i = 0; i < H; ++i)
+                e += r[i] * h[i] * v.r[(d * G * H + 2 * H + j) * H + i];
+              hh = std::tanh(clip(xw[2 * H + j] + e));
+            }
+            nh[j] = (1 - z) * hh + z * h[j];
+          }
+        } else {
+          const float* p = v.p.data() + d * 3 * H;
+          for (int64_t j = 0; j < H; ++j) {
+            const float pi = k.peep ? p[j] : 0.0f, po = k.peep ? p[H + j] : 0.0f,
+                        pf = k.peep ? p[2 * H + j] : 0.0f;
+            const float ig = sigmoid(clip(xw[j] + hw[j] + pi * c[j]));
+            const float fg =
+                k.input_forget ? 1 - ig : sigmoid(clip(xw[2 * H + j] + hw[2 * H + j] + pf * c[j]));
+            const float cc = std::tanh(clip(xw[3 * H + j] + hw[3 * H + j]));
+            c[j] = fg * c[j] + ig * cc;
+            const float og = sigmoid(clip(xw[H + j] + hw[H + j] + po * c[j]));
+            nh[j] = og * std::tanh(c[j]);
+          }
+        }
+        h = nh;
+        for (int64_t j = 0; j < H; ++j) y[yi(t, d, b) + j] = h[j];
+      }
+      for (int64_t j = 0; j < H; ++j) {
+        yh[st(d, b) + j] = h[j];
+        yc[st(d, b) + j] = c[j];
+      }
+    }
+  }
+  return {y, yh, yc};
+}
+
+std::vector<Tensor> run_case(const Case& k, const Data& v, int threads = 2) {
+  const int64_t D = k.direction == "bidirectional" ? 2 : 1, G = gates_of(k.op), H = k.hidden;
+  const std::vector<int64_t> xd = k.layout == 0 ? std::vector<int64_t>{k.seq, k.batch, k.input}
+                                                : std::vector<int64_t>{k.batch, k.seq, k.input};
+  const std::vector<int64_t> sd =
+      k.layout == 0 ? std::vector<int64_t>{D, k.batch, H} : std::vector<int64_t>{k.batch, D, H};
+  std::vector<Tensor> in = {floats(xd, v.x), floats({D, G * H, k.input}, v.w),
+                            floats({D, G * H, H}, v.r)};
+  in.push_back(k.bias ? floats({D, 2 * G * H}, v.b) : Tensor());
+  in.push_back(k.lens ? Tensor::from_int32s({k.batch}, v.lens) : Tensor());
+  in.push_back(k.h0 ? floats(sd, v.h0) : Tensor());
+  if (k.op == "LSTM") {
+    in.push_back(k.c0 ? floats(sd, v.c0) : Tensor());
+    in.push_back(k.peep ? floats({D, 3 * H}, v.p) : Tensor());
+  }
+  GraphBuilder::AttrList attrs = {
+      {"hidden_size", H}, {"direction", k.direction}, {"layout", int64_t{k.layout}}};
+  if (k.op == "GRU") attrs.push_back({"linear_before_reset", k.linear_before_reset});
+  if (k.clip > 0) attrs.push_back({"clip", k.clip});
+  if (k.input_forget) attrs.push_back({"input_forget", int64_t{1}});
+  return run_op(k.op, in, attrs, k.op == "LSTM" ? 3 : 2, {}, threads);
+}
+
+void expect_matches_reference(const Case& k) {
+  const Data v = make_data(k);
+  const auto want = reference(k, v);
+  const auto got = run_case(k, v);
+  EXPECT_THAT(got[0], FloatsNear(want[0])) << "Y";
+  EXPECT_THAT(got[1], FloatsNear(want[1])) << "Y_h";
+  if (k.op == "LSTM") {
+    EXPECT_THAT(got[2], FloatsNear(want[2])) << "Y_c";
+  }
+}
+
+TEST(RecurrentKernels, RnnByHand) {
+  // One unit, one input: h1 = tanh(0.5 * 1 + 0.1), h2 = tanh(0.5 * 2 + 0.25 * h1 + 0.1).
+  auto out = run_op("RNN",
+                    {floats({2, 1, 1}, {1, 2}), floats({1, 1, 1}, {0.5f}),
+                     floats({1, 1, 1}, {0.25f}), floats({1, 2}, {0.1f, 0.0f})},
+                    {{"hidden_size", int64_t{1}}}, 2);
+  const float h1 = std::tanh(0.6f), h2 = std::tanh(1.1f + 0.25f * h1);
+  EXPECT_THAT(out[0], FloatsNear(std::vector<float>{h1, h2}));
+  EXPECT_EQ(out[0].dims(), (std::vector<int64_t>{2, 1, 1, 1}));
+  EXPECT_THAT(out[1], FloatsNear(std::vector<float>{h2}));
+}
+
+TEST(RecurrentKernels, LstmForwardBatchOneUsesTheVectorPath) {
+  expect_matches_reference({.op = "LSTM", .seq = 4, .batch = 1, .input = 9, .hidden = 37});
+}
+
+TEST(RecurrentKernels, LstmBidirectionalWithEverything) {
+  expect_matches_reference({.op = "LSTM",
+                            .batch = 3,
+                            .direction = "bidirectional",
+                            .lens = true,
+                            .h0 = true,
+                            .c0 = true,
+                            .peep = true});
+}
+
+TEST(RecurrentKernels, LstmBatchFirstLayoutReverseClipInputForget) {
+  expect_matches_reference({.op = "LSTM",
+                            .direction = "reverse",
+                            .layout = 1,
+                            .h0 = true,
+                            .c0 = true,
+                            .clip = 0.3f,
+                            .input_forget = true});
+}
+
+TEST(RecurrentKernels, GruResetBeforeLinear) {
+  expect_matches_reference(
+      {.op = "GRU", .batch = 3, .direction = "bidirectional", .lens = true, .h0 = true});
+  expect_matches_reference({.op = "GRU", .batch = 1, .hidden = 19, .h0 = true});
+}
+
+TEST(RecurrentKernels, GruLinearBeforeReset) {
+  expect_matches_reference(
+      {.op = "GRU", .direction = "reverse", .layout = 1, .h0 = true, .linear_before_reset = 1});
+  expect_matches_reference({.op = "GRU", .batch = 1, .hidden = 33, .linear_before_reset = 1});
+}
+
+TEST(RecurrentKernels, RnnWithoutBiasAndWithSequenceLengths) {
+  expect_matches_reference({.op = "RNN", .batch = 4, .bias = false, .lens = true});
+}
+
+TEST(RecurrentKernels, ReluActivationAndAlphaTakenInOrder) {
+  // activations Relu then LeakyRelu(0.5) for a bidirectional RNN: the backward
+  // direction of an input of all -1 with zero weights gives 0.5 * (-1 * 1).
+  auto out =
+      run_op("RNN", {floats({1, 1, 1}, {-1}), floats({2, 1, 1}, {1, 1}), floats({2, 1, 1}, {0, 0})},
+             {{"hidden_size", int64_t{1}},
+              {"direction", std::string("bidirectional")},
+              {"activations", std::vector<std::string>{"Relu", "LeakyRelu"}},
+              {"activation_alpha", std::vector<float>{0.5f}}},
+             2);
+  EXPECT_THAT(out[1], FloatsNear(std::vector<float>{0.0f, -0.5f}));
+}
+
+TEST(RecurrentKernels, BadShapesAreErrorsNamingTheInput) {
+  try {
+    run_op("LSTM",
+           {floats({2, 1, 3}, std::vector<float>(6)), floats({1, 8, 3}, std::vector<float>(24)),
+            floats({1, 8, 3}, std::vector<float>(24))},
+           {{"hidden_size", int64_t{2}}}, 1);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("R must be [1,8,2]"));
+  }
+}
+
+}  // namespace
+}  // namespace fx::test
