@@ -178,10 +178,12 @@ void Int8Conv::build_onednn(int threads) {
     const int64_t first = o0 * strides[0] - pt, last = (o1 - 1) * strides[0] - pt + ek;
     const int64_t lo = std::max<int64_t>(0, first), hi = std::min(ih, last);
     dnnl::memory::dims ppl{lo - first, pl_w}, ppr{last - hi, pr_w};
+    // Dense strides (the N stride of the slice, not of the image: N is 1 when there are
+    // several parts): oneDNN's fast kernels want dense memory, else its reference loop.
     dnnl::memory::desc src(to_dnnl({n, ic, hi - lo, iw}), src_t,
-                           to_dnnl({ic * ih * iw, 1, iw * ic, ic}));
+                           to_dnnl({ic * (hi - lo) * iw, 1, iw * ic, ic}));
     dnnl::memory::desc dst(to_dnnl({n, oc, o1 - o0, ow}), dst_t,
-                           to_dnnl({oc * oh * ow, 1, ow * oc, oc}));
+                           to_dnnl({oc * (o1 - o0) * ow, 1, ow * oc, oc}));
     auto desc = conv_forward_desc(src, w_any, s_.bias.empty() ? nullptr : &b_md, dst, strides, dil,
                                   ppl, ppr);
     dnnl::convolution_forward::primitive_desc pd;

@@ -182,12 +182,14 @@ TEST_P(Int8ConvTest, MatchesIntegerReferenceWithinOneQuantum) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, Int8ConvTest,
-    ::testing::Values(QConvCase{1, 16, 9, 11, 24, 3, 1, 1, 1, DType::UInt8, DType::UInt8, -128,
-                                127},
-                      QConvCase{1, 16, 9, 11, 32, 1, 1, 1, 0, DType::UInt8, DType::Int8, -60, 60},
-                      QConvCase{2, 8, 10, 10, 16, 3, 2, 2, 1, DType::Int8, DType::UInt8, -128, 127},
-                      QConvCase{1, 8, 7, 7, 8, 3, 8, 1, 1, DType::UInt8, DType::UInt8, -100, 100},
-                      QConvCase{1, 4, 6, 6, 4, 3, 1, 1, 1, DType::UInt8, DType::UInt8, 0, 255}));
+    ::testing::Values(
+        QConvCase{1, 16, 9, 11, 24, 3, 1, 1, 1, DType::UInt8, DType::UInt8, -128, 127},
+        QConvCase{1, 16, 9, 11, 32, 1, 1, 1, 0, DType::UInt8, DType::Int8, -60, 60},
+        QConvCase{2, 8, 10, 10, 16, 3, 2, 2, 1, DType::Int8, DType::UInt8, -128, 127},
+        QConvCase{1, 8, 7, 7, 8, 3, 8, 1, 1, DType::UInt8, DType::UInt8, -100, 100},
+        QConvCase{1, 4, 6, 6, 4, 3, 1, 1, 1, DType::UInt8, DType::UInt8, 0, 255},
+        // Large enough to be split over output rows into one part per thread.
+        QConvCase{1, 64, 32, 32, 64, 3, 1, 1, 1, DType::UInt8, DType::UInt8, -128, 127}));
 
 TEST(QLinearConv, PerChannelUint8WeightsWithZeroPoint) {
   // 1x1 conv, 2 output channels, weights uint8 with zero points 128 and 0.
