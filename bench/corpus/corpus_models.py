@@ -432,8 +432,16 @@ def external_data(src, dst):
               size_threshold=1024)
 
 
-POST = {"constant_weights": constant_weights, "external_data": external_data}
+def qdq_int8(src, dst):
+    """Static QDQ int8 quantization (bench/corpus/quantize_qdq.py)."""
+    import quantize_qdq  # beside this file; needs node and bench/peer for its calibration run
+    quantize_qdq.quantize(src, dst)
+
+
+POST = {"constant_weights": constant_weights, "external_data": external_data, "qdq_int8": qdq_int8}
 POST_DOC = {"constant_weights": "initializers moved into Constant nodes",
+            "qdq_int8": "QDQ int8: per-channel int8 weights, per-tensor uint8 activations "
+                        "calibrated on one random-input run (bench/corpus/quantize_qdq.py)",
             "external_data": "weights in an external data file (NAME.onnx.data)"}
 
 
@@ -570,6 +578,7 @@ MODELS = {
     "resnet18_initializers_as_inputs": dict(base="resnet18", initializers_as_inputs=True),
     "resnet18_constant_weights": dict(base="resnet18", post="constant_weights"),
     "resnet18_external_data": dict(base="resnet18", post="external_data"),
+    "resnet18_qdq_int8": dict(base="resnet18", post="qdq_int8"),
     "resnet18_dynamic_batch": dict(base="resnet18", dims={"batch": 1},
                                    dynamic={"input": {0: "batch"}, "output": {0: "batch"}}),
     "resnet18_opset11": dict(base="resnet18", opset=11),

@@ -7,8 +7,8 @@
 // The list is explicit and ordered (seed_patterns()); earlier patterns claim nodes first.
 // One file per family: conv_bn_pattern.cc, pointwise_depthwise_pattern.cc,
 // conv_bias_act_pattern.cc, matmul_add_act_pattern.cc, layer_norm_pattern.cc, gelu_pattern.cc,
-// softmax_pattern.cc, anchor_epilogue_pattern.cc; activation_matcher.cc holds the shared activation
-// tails.
+// softmax_pattern.cc, anchor_epilogue_pattern.cc, qdq_pattern.cc; activation_matcher.cc holds the
+// shared activation tails.
 
 #include <memory>
 #include <optional>
@@ -100,6 +100,7 @@ std::unique_ptr<FusionPattern> make_layer_norm_pattern();
 std::unique_ptr<FusionPattern> make_gelu_pattern();
 std::unique_ptr<FusionPattern> make_softmax_pattern();
 std::unique_ptr<FusionPattern> make_anchor_epilogue_pattern();
+std::unique_ptr<FusionPattern> make_qdq_pattern();
 
 // The ordered seed list.
 std::vector<std::unique_ptr<FusionPattern>> seed_patterns();

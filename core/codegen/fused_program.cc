@@ -18,6 +18,7 @@
 #include "fused_kernels/fused_conv_kernel.h"
 #include "fused_kernels/matmul_post_ops.h"
 #include "fused_kernels/pointwise_depthwise_kernel.h"
+#include "fused_kernels/qdq_int8_kernel.h"
 #include "runtime/dead_steps.h"
 #include "runtime/kernel_registry.h"
 #include "util/error.h"
@@ -100,6 +101,25 @@ bool try_matmul_post_ops(const Graph& g, const std::vector<NodeId>& nodes, Group
   return true;
 }
 
+// A QDQ int8 group (analysis/qdq_pattern.cc) as one oneDNN int8 convolution or matmul
+// (fused_kernels/qdq_int8_kernel.h); false (with `why`) when the group is not one.
+bool try_qdq_int8(const Graph& g, const std::vector<NodeId>& nodes, GroupBuild& gb,
+                  std::string* why) {
+  auto qp = plan_qdq_int8(g, nodes, why);
+  if (!qp) return false;
+  try {
+    gb.step = make_group_step(g, gb, nodes, {qp->x}, make_qdq_int8_kernel(g, *qp));
+  } catch (const Error& e) {
+    *why = e.what();
+    return false;
+  }
+  gb.outcome = GroupOutcome::DnnlPostOps;
+  gb.detail = "oneDNN int8 " +
+              std::string(g.node(qp->anchor).op_type == "Conv" ? "convolution" : "matmul") +
+              " reading and writing 8-bit tensors (fused_kernels/qdq_int8_kernel.h)";
+  return true;
+}
+
 // A Conv group as a oneDNN form: a 1x1 expansion into row bands consumed by the
 // depthwise loop, or a convolution with post-ops. False (with `why`) when neither
 // applies.
@@ -147,6 +167,8 @@ void plan_group(const Graph& g, const FusionGroup& fg, std::size_t i, const Code
     return;
   }
   std::string why;
+  if (options.dnnl_post_ops && fg.pattern.rfind("qdq_", 0) == 0 && try_qdq_int8(g, nodes, gb, &why))
+    return;
   if (options.dnnl_post_ops && g.node(nodes[0]).op_type == "Conv" &&
       try_conv_kernels(g, nodes, gb, &why))
     return;

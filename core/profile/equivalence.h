@@ -26,7 +26,8 @@ namespace fx {
 // kernel sums in another order than the unfused one, and that error grows with the
 // magnitude of the values summed: near-zero logits beside logits of 500 move by 1e-4
 // while every value is right to 1e-6 of the tensor's scale. Absolute: atol' = atol,
-// ONNX's node-test form, for tensors whose scale is about 1.
+// ONNX's node-test form, for tensors whose scale is about 1. 8-bit integer tensors
+// (quantized values) may differ by one.
 struct Tolerance {
   double rtol = 1e-3;
   double atol = 1e-5;

@@ -31,6 +31,7 @@ const KernelTable& table() {
     register_detection_kernels(k);
     register_scatter_gather_kernels(k);
     register_layout_kernels(k);
+    register_quant_kernels(k);
     return k;
   }();
   return t;

@@ -45,5 +45,6 @@ void register_recurrent_kernels(KernelTable& t);
 void register_detection_kernels(KernelTable& t);
 void register_scatter_gather_kernels(KernelTable& t);
 void register_layout_kernels(KernelTable& t);
+void register_quant_kernels(KernelTable& t);
 
 }  // namespace fx

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "fused_kernels/qdq_int8_kernel.h"
+
+#include <algorithm>
+
+#include "runtime/int8_conv.h"
+#include "runtime/int8_matmul.h"
+#include "runtime/quant_math.h"
+#include "util/error.h"
+
+namespace fx {
+
+namespace {
+
+ValueId in(const Graph& g, NodeId n, std::size_t i) {
+  const Node& node = g.node(n);
+  return i < node.inputs.size() ? node.inputs[i] : kNoValue;
+}
+
+NodeId producer_if(const Graph& g, ValueId v, const char* op) {
+  if (v == kNoValue) return kNoNode;
+  NodeId p = g.value(v).producer;
+  return p != kNoNode && g.node(p).op_type == op ? p : kNoNode;
+}
+
+// An initializer (or absent optional input) as a Tensor view; throws when the value is
+// computed.
+std::optional<Tensor> constant(const Graph& g, ValueId v, const char* what) {
+  if (v == kNoValue) return std::nullopt;
+  const Value& val = g.value(v);
+  if (!val.is_constant() || val.producer != kNoNode) {
+    throw Error(std::string("QDQ group: ") + what + " '" + val.name + "' is not an initializer");
+  }
+  return Tensor::from_data(val.data);
+}
+
+// A DequantizeLinear's parameters: values per channel (or one), and the axis.
+struct DqParams {
+  std::vector<float> scale;
+  std::vector<int32_t> zero_point;
+};
+
+DqParams dq_params(const Graph& g, NodeId dq) {
+  DqParams p;
+  p.scale = scales_of(*constant(g, in(g, dq, 1), "scale"), "QDQ group");
+  auto zp = constant(g, in(g, dq, 2), "zero point");
+  p.zero_point = zp ? zero_points_of(&*zp, "QDQ group") : std::vector<int32_t>(p.scale.size(), 0);
+  if (p.zero_point.size() != p.scale.size()) throw Error("QDQ group: zero point and scale differ");
+  return p;
+}
+
+float at(const std::vector<float>& v, int64_t i) {
+  return v[v.size() == 1 ? 0 : static_cast<std::size_t>(i)];
+}
+
+// What every form needs: x's and the output's parameters, the relu.
+struct Common {
+  DType y_type = DType::UInt8;
+  float x_scale = 1, y_scale = 1;
+  int32_t x_zp = 0, y_zp = 0;
+};
+
+class QdqInt8Kernel final : public Kernel {
+ public:
+  QdqInt8Kernel(const Graph& g, const QdqInt8Plan& p) : plan_(p), anchor_(g.node(p.anchor)) {
+    DqParams xp = dq_params(g, p.dq_x), yp = dq_params(g, p.q);
+    if (xp.scale.size() != 1 || yp.scale.size() != 1)
+      throw Error("QDQ group: activation quantization must be per tensor");
+    c_.x_scale = xp.scale[0], c_.x_zp = xp.zero_point[0];
+    c_.y_scale = yp.scale[0], c_.y_zp = yp.zero_point[0];
+    auto yzp = constant(g, in(g, p.q, 2), "zero point");
+    c_.y_type = yzp ? yzp->dtype() : DType::UInt8;
+    if (!is_int8_type(c_.y_type)) throw Error("QDQ group: the output must be uint8 or int8");
+    w_ = *constant(g, in(g, p.dq_w, 0), "weights");
+    if (!is_int8_type(w_.dtype())) throw Error("QDQ group: weights must be int8 or uint8");
+    wp_ = dq_params(g, p.dq_w);
+    w_axis_ = g.node(p.dq_w).attrs.get_int("axis", 1);
+    // The bias in float: a DequantizeLinear of an int32 initializer, or a float one.
+    ValueId b = anchor_.op_type == "MatMul" ? kNoValue : in(g, p.anchor, 2);
+    if (p.dq_b != kNoNode) {
+      Tensor bq = *constant(g, in(g, p.dq_b, 0), "bias");
+      DqParams bp = dq_params(g, p.dq_b);
+      auto vals = bq.to_int64s();
+      for (std::size_t i = 0; i < vals.size(); ++i) {
+        const std::size_t c = bp.scale.size() == 1 ? 0 : i;
+        bias_.push_back(static_cast<float>(vals[i] - bp.zero_point[c]) * bp.scale[c]);
+      }
+    } else if (b != kNoValue) {
+      bias_ = constant(g, b, "bias")->to_floats();
+    }
+  }
+
+  void run(KernelContext& ctx) override {
+    const Tensor& x = ctx.in(0);
+    if (!built_ || x.dims() != x_dims_ || x.dtype() != x_type_) build(x, ctx.threads());
+    if (conv_) {
+      Tensor& y = ctx.output(0, c_.y_type, conv_->y_dims());
+      conv_->run(x.raw(), y.raw(), ctx.threads());
+    } else {
+      Tensor& y = ctx.output(0, c_.y_type, y_dims_);
+      mm_->run(x.raw(), y.raw(), ctx.threads());
+    }
+  }
+
+ private:
+  void build(const Tensor& x, int threads) {
+    if (!is_int8_type(x.dtype()))
+      throw Error("QDQ group: input must be uint8 or int8, got " + x.str());
+    x_type_ = x.dtype();
+    x_dims_ = x.dims();
+    if (anchor_.op_type == "Conv") {
+      build_conv(x, threads);
+    } else {
+      build_matmul(x, threads);
+    }
+    built_ = true;
+  }
+
+  void build_conv(const Tensor& x, int threads) {
+    Int8ConvSpec s;
+    s.x_dims = x.dims();
+    s.w_dims = w_.dims();
+    set_conv_geometry(s, anchor_.attrs);
+    const int64_t m = w_.dims()[0], per_oc = w_.numel() / std::max<int64_t>(m, 1);
+    if (wp_.scale.size() != 1 && (w_axis_ != 0 || static_cast<int64_t>(wp_.scale.size()) != m))
+      throw Error("QDQ Conv: weights must be quantized per tensor or per output channel");
+    s.x_type = x.dtype();
+    s.x_zero_point = c_.x_zp;
+    auto wv = w_.to_int64s();
+    s.weights.resize(wv.size());
+    for (std::size_t i = 0; i < wv.size(); ++i) {
+      const int64_t oc = static_cast<int64_t>(i) / per_oc;
+      s.weights[i] = static_cast<int32_t>(wv[i]) - wp_.zero_point[wp_.scale.size() == 1 ? 0 : oc];
+    }
+    fill_requant(m, s.scales, s.bias);
+    s.y_type = c_.y_type;
+    s.y_zero_point = c_.y_zp;
+    s.relu = plan_.relu != kNoNode;
+    conv_ = std::make_unique<Int8Conv>(std::move(s), threads);
+  }
+
+  void build_matmul(const Tensor& x, int threads) {
+    const bool gemm = anchor_.op_type == "Gemm";
+    const bool trans_b = gemm && anchor_.attrs.get_int("transB", 0) != 0;
+    if (w_.rank() != 2 || x.rank() < 1 || (gemm && x.rank() != 2))
+      throw Error("QDQ " + anchor_.op_type + ": unsupported shapes " + x.str() + " * " + w_.str());
+    const int64_t k = trans_b ? w_.dims()[1] : w_.dims()[0],
+                  n = trans_b ? w_.dims()[0] : w_.dims()[1];
+    if (x.dims().back() != k)
+      throw Error("QDQ " + anchor_.op_type + ": inner dims differ: " + x.str() + " * " + w_.str());
+    // The weight scales must be per output column: per tensor, or along N.
+    const int64_t n_axis = trans_b ? 0 : 1;
+    if (wp_.scale.size() != 1 &&
+        (normalize(w_axis_) != n_axis || static_cast<int64_t>(wp_.scale.size()) != n))
+      throw Error("QDQ " + anchor_.op_type +
+                  ": weights must be quantized per tensor or per column");
+    Int8MatMulSpec s;
+    s.m = x.numel() / k, s.k = k, s.n = n;
+    s.a_type = x.dtype();
+    s.a_zero_point = c_.x_zp;
+    auto wv = w_.to_int64s();
+    s.b.resize(wv.size());
+    for (int64_t r = 0; r < k; ++r)
+      for (int64_t c = 0; c < n; ++c) {
+        const int64_t src = trans_b ? c * k + r : r * n + c;
+        s.b[r * n + c] =
+            static_cast<int32_t>(wv[src]) - wp_.zero_point[wp_.scale.size() == 1 ? 0 : c];
+      }
+    const float alpha = gemm ? anchor_.attrs.get_float("alpha", 1.f) : 1.f;
+    const float beta = gemm ? anchor_.attrs.get_float("beta", 1.f) : 1.f;
+    fill_requant(n, s.scales, s.bias, alpha, beta);
+    s.y_type = c_.y_type;
+    s.y_zero_point = c_.y_zp;
+    s.relu = plan_.relu != kNoNode;
+    y_dims_ = x.dims();
+    y_dims_.back() = n;
+    mm_ = std::make_unique<Int8MatMul>(std::move(s), threads);
+  }
+
+  int64_t normalize(int64_t axis) const { return axis < 0 ? axis + 2 : axis; }
+
+  // scale[c] = x_scale * w_scale[c] * alpha / y_scale; the float bias in accumulator
+  // units: beta * b[c] / (x_scale * w_scale[c] * alpha).
+  void fill_requant(int64_t channels, std::vector<float>& scales, std::vector<float>& bias,
+                    float alpha = 1.f, float beta = 1.f) const {
+    if (!bias_.empty() && bias_.size() != 1 && static_cast<int64_t>(bias_.size()) != channels)
+      throw Error("QDQ group: bias of " + std::to_string(bias_.size()) + " values for " +
+                  std::to_string(channels) + " channels");
+    for (int64_t c = 0; c < channels; ++c) {
+      const float acc_scale = c_.x_scale * at(wp_.scale, c) * alpha;
+      scales.push_back(acc_scale / c_.y_scale);
+      if (!bias_.empty()) bias.push_back(beta * at(bias_, c) / acc_scale);
+    }
+  }
+
+  QdqInt8Plan plan_;
+  Node anchor_;
+  Common c_;
+  DType x_type_ = DType::Undefined;
+  Tensor w_;
+  DqParams wp_;
+  int64_t w_axis_ = 1;
+  std::vector<float> bias_;
+  bool built_ = false;
+  std::vector<int64_t> x_dims_, y_dims_;
+  std::unique_ptr<Int8Conv> conv_;
+  std::unique_ptr<Int8MatMul> mm_;
+};
+
+}  // namespace
+
+std::optional<QdqInt8Plan> plan_qdq_int8(const Graph& g, const std::vector<NodeId>& nodes,
+                                         std::string* why) {
+  auto fail = [&](const std::string& w) -> std::optional<QdqInt8Plan> {
+    if (why) *why = w;
+    return std::nullopt;
+  };
+  QdqInt8Plan p;
+  for (NodeId n : nodes) {
+    const std::string& op = g.node(n).op_type;
+    if (op == "Conv" || op == "MatMul" || op == "Gemm") {
+      if (p.anchor != kNoNode) return fail("two anchors");
+      p.anchor = n;
+    } else if (op == "QuantizeLinear") {
+      if (p.q != kNoNode) return fail("two QuantizeLinear");
+      p.q = n;
+    } else if (op == "Relu") {
+      p.relu = n;
+    } else if (op != "DequantizeLinear") {
+      return fail("not a QDQ group: " + op);
+    }
+  }
+  if (p.anchor == kNoNode || p.q == kNoNode)
+    return fail("not a QDQ group (no anchor or no QuantizeLinear)");
+  p.dq_x = producer_if(g, in(g, p.anchor, 0), "DequantizeLinear");
+  p.dq_w = producer_if(g, in(g, p.anchor, 1), "DequantizeLinear");
+  if (g.node(p.anchor).op_type != "MatMul")
+    p.dq_b = producer_if(g, in(g, p.anchor, 2), "DequantizeLinear");
+  std::vector<NodeId> want{p.dq_x, p.dq_w, p.anchor, p.q};
+  if (p.dq_b != kNoNode) want.push_back(p.dq_b);
+  if (p.relu != kNoNode) want.push_back(p.relu);
+  if (p.dq_x == kNoNode || p.dq_w == kNoNode)
+    return fail("the anchor's inputs are not dequantized");
+  ValueId chain = g.node(p.relu != kNoNode ? p.relu : p.anchor).outputs[0];
+  if (in(g, p.q, 0) != chain ||
+      (p.relu != kNoNode && in(g, p.relu, 0) != g.node(p.anchor).outputs[0]))
+    return fail("the QuantizeLinear does not read the anchor's result");
+  auto sorted = nodes;
+  std::sort(sorted.begin(), sorted.end());
+  std::sort(want.begin(), want.end());
+  if (sorted != want)
+    return fail("the group holds more than one QDQ anchor and its (de)quantizers");
+  p.x = in(g, p.dq_x, 0);
+  p.output = g.node(p.q).outputs[0];
+  return p;
+}
+
+std::shared_ptr<Kernel> make_qdq_int8_kernel(const Graph& g, const QdqInt8Plan& plan) {
+  return std::make_shared<QdqInt8Kernel>(g, plan);
+}
+
+}  // namespace fx

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/int8_conv.h"
+
+#include <algorithm>
+
+#include "runtime/dnnl_util.h"
+#include "runtime/kernel_util.h"
+#include "runtime/quant_math.h"
+#include "util/error.h"
+
+namespace fx {
+
+namespace {
+
+using dt = dnnl::memory::data_type;
+
+dt dnnl_type(DType t) {
+  switch (t) {
+    case DType::UInt8: return dt::u8;
+    case DType::Int8: return dt::s8;
+    case DType::Int32: return dt::s32;
+    case DType::Float32: return dt::f32;
+    default: throw Error("int8 convolution: unsupported type " + std::string(dtype_name(t)));
+  }
+}
+
+int64_t at(const std::vector<int64_t>& v, std::size_t i, int64_t def) {
+  return i < v.size() ? v[i] : def;
+}
+
+// Reorders an image [1, c, h, w] of `type` between NCHW and NHWC, as parts over
+// rows (tensor 0 -> tensor 3).
+std::vector<DnnlPart> row_reorders(const std::vector<int64_t>& d, dt type, bool to_nhwc,
+                                   int threads) {
+  const int64_t n = d[0], c = d[1], h = d[2], w = d[3];
+  const int64_t es = static_cast<int64_t>(dnnl::memory::data_type_size(type));
+  std::vector<DnnlPart> parts;
+  // Several images: one reorder of the whole batch.
+  auto ranges = n == 1 ? split_range(h, threads, std::max<int64_t>(1, 262144 / (c * w)))
+                       : std::vector<std::pair<int64_t, int64_t>>{{0, h}};
+  for (auto [h0, h1] : ranges) {
+    const int64_t hp = h1 - h0;
+    dnnl::memory::desc nchw(to_dnnl({n, c, hp, w}), type, to_dnnl({c * h * w, h * w, w, 1}));
+    dnnl::memory::desc nhwc(to_dnnl({n, c, hp, w}), type, to_dnnl({c * h * w, 1, w * c, c}));
+    const auto& from = to_nhwc ? nchw : nhwc;
+    const auto& to = to_nhwc ? nhwc : nchw;
+    dnnl::reorder::primitive_desc pd(dnnl_engine(), from, dnnl_engine(), to, part_attr());
+    const int64_t off_from = to_nhwc ? h0 * w : h0 * w * c, off_to = to_nhwc ? h0 * w * c : h0 * w;
+    parts.push_back(make_part(pd, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}},
+                              {{DNNL_ARG_FROM, 0, off_from * es}, {DNNL_ARG_TO, 3, off_to * es}}));
+  }
+  return parts;
+}
+
+}  // namespace
+
+void set_conv_geometry(Int8ConvSpec& s, const Attributes& attrs) {
+  if (s.x_dims.size() < 3 || s.w_dims.size() != s.x_dims.size()) {
+    throw Error("convolution: unsupported shapes " + dims_str(s.x_dims) + " * " +
+                dims_str(s.w_dims));
+  }
+  const std::size_t sp = s.x_dims.size() - 2;
+  s.group = attrs.get_int("group", 1);
+  auto strides = attrs.get_ints("strides"), dil = attrs.get_ints("dilations");
+  auto pads = attrs.get_ints("pads");
+  const std::string auto_pad = attrs.get_string("auto_pad", "NOTSET");
+  s.strides.assign(sp, 1);
+  s.dilations.assign(sp, 1);
+  s.pads_begin.assign(sp, 0);
+  s.pads_end.assign(sp, 0);
+  for (std::size_t i = 0; i < sp; ++i) {
+    s.strides[i] = at(strides, i, 1);
+    s.dilations[i] = at(dil, i, 1);
+    if (s.strides[i] < 1 || s.dilations[i] < 1)
+      throw Error("convolution: bad strides or dilations");
+    const int64_t in = s.x_dims[2 + i], ek = (s.w_dims[2 + i] - 1) * s.dilations[i] + 1;
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      const int64_t o = (in + s.strides[i] - 1) / s.strides[i];
+      const int64_t total = std::max<int64_t>(0, (o - 1) * s.strides[i] + ek - in);
+      s.pads_begin[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      s.pads_end[i] = total - s.pads_begin[i];
+    } else if (auto_pad != "VALID") {
+      s.pads_begin[i] = at(pads, i, 0);
+      s.pads_end[i] = at(pads, sp + i, 0);
+    }
+  }
+}
+
+std::vector<int64_t> conv_output_dims(const Int8ConvSpec& s) {
+  const std::size_t sp = s.x_dims.size() - 2;
+  std::vector<int64_t> out{s.x_dims[0], s.w_dims[0]};
+  for (std::size_t i = 0; i < sp; ++i) {
+    const int64_t ek = (s.w_dims[2 + i] - 1) * at(s.dilations, i, 1) + 1;
+    const int64_t o = (s.x_dims[2 + i] + at(s.pads_begin, i, 0) + at(s.pads_end, i, 0) - ek) /
+                          at(s.strides, i, 1) +
+                      1;
+    if (o <= 0) throw Error("convolution output would be empty for input " + dims_str(s.x_dims));
+    out.push_back(o);
+  }
+  return out;
+}
+
+Int8Conv::Int8Conv(Int8ConvSpec spec, int threads) : s_(std::move(spec)) {
+  const auto& x = s_.x_dims;
+  const auto& w = s_.w_dims;
+  if (x.size() < 3 || x.size() > 5 || w.size() != x.size()) {
+    throw Error("int8 convolution: unsupported shapes " + dims_str(x) + " * " + dims_str(w));
+  }
+  if (s_.group < 1 || x[1] != w[1] * s_.group || w[0] % s_.group != 0) {
+    throw Error("int8 convolution: input channels of " + dims_str(x) + " do not match weights " +
+                dims_str(w) + " with group " + std::to_string(s_.group));
+  }
+  if (static_cast<int64_t>(s_.weights.size()) != dims_numel(w)) {
+    throw Error("int8 convolution: weight values do not match " + dims_str(w));
+  }
+  if (!is_int8_type(s_.x_type)) throw Error("int8 convolution: input must be uint8 or int8");
+  if (!s_.bias.empty() && static_cast<int64_t>(s_.bias.size()) != w[0]) {
+    throw Error("int8 convolution: bias of " + std::to_string(s_.bias.size()) + " values for " +
+                std::to_string(w[0]) + " output channels");
+  }
+  if (s_.y_type != DType::Int32 && s_.scales.size() != 1 &&
+      static_cast<int64_t>(s_.scales.size()) != w[0]) {
+    throw Error("int8 convolution: " + std::to_string(s_.scales.size()) + " scales for " +
+                std::to_string(w[0]) + " output channels");
+  }
+  dnnl_type(s_.y_type);  // validates
+  y_dims_ = conv_output_dims(s_);
+  const bool fits = std::all_of(s_.weights.begin(), s_.weights.end(),
+                                [](int32_t v) { return v >= -128 && v <= 127; });
+  if (x.size() == 4 && fits && dims_numel(y_dims_) > 0) build_onednn(threads);
+}
+
+void Int8Conv::build_onednn(int threads) {
+  const auto& x = s_.x_dims;
+  const int64_t n = x[0], ic = x[1], ih = x[2], iw = x[3];
+  const int64_t oc = y_dims_[1], oh = y_dims_[2], ow = y_dims_[3];
+  const dt src_t = dnnl_type(s_.x_type), dst_t = dnnl_type(s_.y_type);
+  const int64_t dst_es = static_cast<int64_t>(dnnl::memory::data_type_size(dst_t));
+  dnnl::memory::dims strides{at(s_.strides, 0, 1), at(s_.strides, 1, 1)};
+  dnnl::memory::dims dil{at(s_.dilations, 0, 1) - 1, at(s_.dilations, 1, 1) - 1};
+  const int64_t pl_w = at(s_.pads_begin, 1, 0), pr_w = at(s_.pads_end, 1, 0);
+  const int64_t pt = at(s_.pads_begin, 0, 0);
+  const int64_t ek = (s_.w_dims[2] - 1) * (dil[0] + 1) + 1;
+
+  std::vector<int64_t> wd = s_.w_dims;
+  if (s_.group > 1) {
+    wd[0] /= s_.group;
+    wd.insert(wd.begin(), s_.group);
+  }
+  dnnl::memory::desc user_w(to_dnnl(wd), dt::s8, to_dnnl(contiguous_strides(wd)));
+  dnnl::memory::desc w_any(to_dnnl(wd), dt::s8, dnnl::memory::format_tag::any);
+  dnnl::memory::desc b_md({oc}, dt::f32, dnnl::memory::format_tag::a);
+  std::vector<int8_t> w8(s_.weights.begin(), s_.weights.end());
+
+  dnnl::primitive_attr attr = part_attr();
+  if (s_.y_type != DType::Int32) {
+    attr.set_output_scales(s_.scales.size() == 1 ? 0 : 2, s_.scales);
+  }
+  if (s_.x_zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {s_.x_zero_point});
+  if (is_int8_type(s_.y_type)) {
+    if (s_.relu) {
+      dnnl::post_ops po;
+      po.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+      attr.set_post_ops(po);
+    }
+    if (s_.y_zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {s_.y_zero_point});
+  }
+
+  // One image: parts over output rows, each reading the input rows it needs.
+  const int64_t row_macs = ow * oc * dims_numel(s_.w_dims) / oc;
+  auto ranges = n == 1
+                    ? split_range(oh, threads, std::max<int64_t>(1, (int64_t{1} << 21) / row_macs))
+                    : std::vector<std::pair<int64_t, int64_t>>{{0, oh}};
+  std::vector<DnnlPart> parts;
+  dnnl::memory shared_w;
+  std::string impl;
+  for (auto [o0, o1] : ranges) {
+    const int64_t first = o0 * strides[0] - pt, last = (o1 - 1) * strides[0] - pt + ek;
+    const int64_t lo = std::max<int64_t>(0, first), hi = std::min(ih, last);
+    dnnl::memory::dims ppl{lo - first, pl_w}, ppr{last - hi, pr_w};
+    // Dense strides (the N stride of the slice, not of the image: N is 1 when there are
+    // several parts): oneDNN's fast kernels want dense memory, else its reference loop.
+    dnnl::memory::desc src(to_dnnl({n, ic, hi - lo, iw}), src_t,
+                           to_dnnl({ic * (hi - lo) * iw, 1, iw * ic, ic}));
+    dnnl::memory::desc dst(to_dnnl({n, oc, o1 - o0, ow}), dst_t,
+                           to_dnnl({oc * (o1 - o0) * ow, 1, ow * oc, oc}));
+    auto desc = conv_forward_desc(src, w_any, s_.bias.empty() ? nullptr : &b_md, dst, strides, dil,
+                                  ppl, ppr);
+    dnnl::convolution_forward::primitive_desc pd;
+    try {
+      pd = dnnl::convolution_forward::primitive_desc(desc, attr, dnnl_engine());
+    } catch (const dnnl::error&) {
+      return;  // no oneDNN kernel for this case: the reference loop runs it
+    }
+    impl = pd.impl_info_str();
+    if (impl.find("ref") != std::string::npos) return;  // the reference loop is exact and no slower
+    std::vector<std::pair<int, dnnl::memory::desc>> descs{{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
+    std::vector<DnnlPart::Bind> binds{{DNNL_ARG_SRC, 0, lo * iw * ic},
+                                      {DNNL_ARG_DST, 3, o0 * ow * oc * dst_es}};
+    if (!s_.bias.empty()) {
+      descs.push_back({DNNL_ARG_BIAS, b_md});
+      binds.push_back({DNNL_ARG_BIAS, 2, 0});
+    }
+    DnnlPart part = make_part(pd, descs, std::move(binds));
+    if (!shared_w || shared_w.get_desc() != pd.weights_desc()) {
+      shared_w = reorder_weights(user_w, w8.data(), pd.weights_desc());
+    }
+    part.args[DNNL_ARG_WEIGHTS] = shared_w;
+    parts.push_back(std::move(part));
+  }
+  in_parts_ = row_reorders(x, src_t, true, threads);
+  out_parts_ = row_reorders(y_dims_, dst_t, false, threads);
+  src_nhwc_ = dnnl::memory(dnnl::memory::desc(to_dnnl(x), src_t, dnnl::memory::format_tag::nhwc),
+                           dnnl_engine());
+  dst_nhwc_ = dnnl::memory(
+      dnnl::memory::desc(to_dnnl(y_dims_), dst_t, dnnl::memory::format_tag::nhwc), dnnl_engine());
+  parts_ = std::move(parts);
+  impl_ = impl;
+}
+
+void Int8Conv::run(const void* x, void* y, int threads) {
+  if (dims_numel(y_dims_) == 0) return;
+  if (parts_.empty()) {
+    run_reference(x, y);
+    return;
+  }
+  void* in = src_nhwc_.get_data_handle();
+  void* mid = dst_nhwc_.get_data_handle();
+  void* bias = s_.bias.empty() ? nullptr : s_.bias.data();
+  run_parts(in_parts_, {const_cast<void*>(x), nullptr, nullptr, in}, threads);
+  run_parts(parts_, {in, nullptr, bias, mid}, threads);
+  run_parts(out_parts_, {mid, nullptr, nullptr, y}, threads);
+}
+
+void Int8Conv::run_reference(const void* xp, void* y) const {
+  // Spatial dims padded to three (depth, height, width) so that one loop serves all.
+  auto sp3 = [](const std::vector<int64_t>& d, std::size_t first, int64_t def) {
+    std::vector<int64_t> v(3, def);
+    const std::size_t k = d.size() - first;
+    for (std::size_t i = 0; i < k; ++i) v[3 - k + i] = d[first + i];
+    return v;
+  };
+  const std::size_t sp = s_.x_dims.size() - 2;
+  auto pad3 = [&](const std::vector<int64_t>& v, int64_t def) {
+    std::vector<int64_t> full(sp, def);
+    for (std::size_t i = 0; i < sp && i < v.size(); ++i) full[i] = v[i];
+    std::vector<int64_t> o(3, def);
+    for (std::size_t i = 0; i < sp; ++i) o[3 - sp + i] = full[i];
+    return o;
+  };
+  const auto in = sp3(s_.x_dims, 2, 1), out = sp3(y_dims_, 2, 1), k = sp3(s_.w_dims, 2, 1);
+  const auto st = pad3(s_.strides, 1), dl = pad3(s_.dilations, 1), pb = pad3(s_.pads_begin, 0);
+  const int64_t n = s_.x_dims[0], c = s_.x_dims[1], m = s_.w_dims[0];
+  const int64_t cg = c / s_.group, mg = m / s_.group;
+  const int64_t in_plane = in[0] * in[1] * in[2], out_plane = out[0] * out[1] * out[2];
+  const int64_t k_size = k[0] * k[1] * k[2];
+  auto x_at = [&](int64_t i) -> int32_t {
+    return s_.x_type == DType::UInt8 ? int32_t{static_cast<const uint8_t*>(xp)[i]}
+                                     : int32_t{static_cast<const int8_t*>(xp)[i]};
+  };
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t oc = 0; oc < m; ++oc) {
+      const int64_t g = oc / mg;
+      const float scale = s_.scales.empty() ? 1.f : s_.scales[s_.scales.size() == 1 ? 0 : oc];
+      for (int64_t od = 0; od < out[0]; ++od)
+        for (int64_t oh = 0; oh < out[1]; ++oh)
+          for (int64_t ow = 0; ow < out[2]; ++ow) {
+            int64_t acc = 0;
+            for (int64_t ci = 0; ci < cg; ++ci) {
+              const int64_t xc = (b * c + g * cg + ci) * in_plane;
+              const int32_t* wc = s_.weights.data() + (oc * cg + ci) * k_size;
+              for (int64_t kd = 0; kd < k[0]; ++kd) {
+                const int64_t id = od * st[0] - pb[0] + kd * dl[0];
+                if (id < 0 || id >= in[0]) continue;
+                for (int64_t kh = 0; kh < k[1]; ++kh) {
+                  const int64_t ih = oh * st[1] - pb[1] + kh * dl[1];
+                  if (ih < 0 || ih >= in[1]) continue;
+                  for (int64_t kw = 0; kw < k[2]; ++kw) {
+                    const int64_t iw = ow * st[2] - pb[2] + kw * dl[2];
+                    if (iw < 0 || iw >= in[2]) continue;
+                    acc += (x_at(xc + (id * in[1] + ih) * in[2] + iw) - s_.x_zero_point) *
+                           wc[(kd * k[1] + kh) * k[2] + kw];
+                  }
+                }
+              }
+            }
+            const int64_t i = (b * m + oc) * out_plane + (od * out[1] + oh) * out[2] + ow;
+            const double total = double(acc) + (s_.bias.empty() ? 0.0 : double(s_.bias[oc]));
+            if (s_.y_type == DType::Int32) {
+              static_cast<int32_t*>(y)[i] = static_cast<int32_t>(total);
+            } else if (s_.y_type == DType::Float32) {
+              static_cast<float*>(y)[i] = static_cast<float>(total) * scale;
+            } else {
+              float v = static_cast<float>(total) * scale;
+              if (s_.relu) v = std::max(v, 0.f);
+              store_quantized(s_.y_type, y, i, v, s_.y_zero_point);
+            }
+          }
+    }
+  }
+}
+
+}  // namespace fx
