@@ -112,7 +112,8 @@ void register_run(CLI::App& app, Runner& run) {
                   "Input from a TensorProto file, NAME=FILE.pb (repeatable)");
   cmd->add_option("--seed", opts->seed,
                   "Seed for random inputs (as fxc profile: floats in [-1,1), "
-                  "Gather indices in [0, rows), other ints in {0,1})");
+                  "index inputs in [0, size of the axis they index), other ints in {0,1}, "
+                  "bools fair coins)");
   cmd->add_option("--threads", opts->threads, "Intra-op threads (default: all cores)");
   cmd->add_option("--output-dir", opts->output_dir, "Directory for output_<i>.pb")->required();
   cmd->add_option("--dim", opts->dims, "Bind a symbolic dimension, NAME=N (repeatable)");

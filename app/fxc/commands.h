@@ -25,5 +25,7 @@ void register_report(CLI::App& app, Runner& run);
 void register_codegen(CLI::App& app, Runner& run);
 // export (cmd_export.cc)
 void register_export(CLI::App& app, Runner& run);
+// ops (cmd_ops.cc)
+void register_ops(CLI::App& app, Runner& run);
 
 }  // namespace fxc

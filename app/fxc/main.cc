@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   fxc::register_codegen(app, run);
   fxc::register_export(app, run);
   fxc::register_report(app, run);
+  fxc::register_ops(app, run);
 
   try {
     app.parse(argc, argv);

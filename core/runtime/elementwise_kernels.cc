@@ -204,7 +204,16 @@ void register_elementwise_kernels(KernelTable& t) {
   add_binary<void>(
       t, "Mul", [](auto a, auto b) { return a * b; }, true);
   add_binary<void>(
-      t, "Div", [](auto a, auto b) { return a / b; }, true);
+      t, "Div",
+      [](auto a, auto b) {
+        using T = decltype(a);
+        // Integer division by zero gives 0, as numpy does, instead of a trap (SIGFPE).
+        if constexpr (std::is_integral_v<T>) {
+          if (b == 0) return T(0);
+        }
+        return static_cast<T>(a / b);
+      },
+      true);
   add_binary<bool>(
       t, "Equal", [](auto a, auto b) { return a == b; }, false);
   add_binary<bool>(

@@ -132,6 +132,7 @@ void register_elementwise_more_kernels(KernelTable& t) {
             return r;
           } else {
             if (z == 0) return 0;
+            if (z == 0) return T(0);  // as numpy; the CPU would trap (SIGFPE)
             T r = static_cast<T>(x % z);
             if (!fmod && r != 0 && ((r < 0) != (z < 0))) r = static_cast<T>(r + z);
             return r;

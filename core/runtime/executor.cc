@@ -7,6 +7,7 @@
 #include <queue>
 #include <thread>
 
+#include "runtime/half_adapter.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/memory_plan.h"
 #include "runtime/overwrite_input.h"
@@ -16,7 +17,11 @@
 
 namespace fx {
 
-std::vector<Step> make_steps(const Graph& graph, int64_t opset) {
+std::vector<Step> make_steps(const Graph& original, int64_t opset) {
+  // Kernels are built over float32 copies of half weights (half_adapter.h).
+  std::optional<Graph> widened;
+  if (has_half_constants(original)) widened = widen_half_constants(original);
+  const Graph& graph = widened ? *widened : original;
   std::vector<Step> steps;
   steps.reserve(graph.node_count());
   for (NodeId id : graph.topological_order()) {
@@ -155,7 +160,9 @@ Executor::Executor(const Graph& graph, ExecutorOptions options)
     : Executor(graph, make_steps(graph, options.opset), options) {}
 
 Executor::Executor(const Graph& graph, std::vector<Step> steps, ExecutorOptions options)
-    : graph_(std::make_shared<Graph>(graph)), steps_(std::move(steps)) {
+    : graph_(std::make_shared<Graph>(has_half_constants(graph) ? widen_half_constants(graph)
+                                                                : graph)),
+      steps_(std::move(steps)) {
   int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads_ = options.threads > 0 ? options.threads : hw;
   build();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/kernel_registry.h"
 
+#include "runtime/half.h"
+#include "runtime/half_adapter.h"
 #include "util/error.h"
 
 namespace fx {
@@ -12,30 +14,90 @@ const Tensor& KernelContext::in(int i) const {
 }
 
 namespace {
-const KernelTable& table() {
-  static const KernelTable t = [] {
-    KernelTable k;
-    register_elementwise_kernels(k);
-    register_elementwise_more_kernels(k);
-    register_dnnl_kernels(k);
-    register_shape_kernels(k);
-    register_data_kernels(k);
-    register_reduce_kernels(k);
-    register_norm_kernels(k);
-    register_pool_kernels(k);
-    register_resize_kernels(k);
-    register_pad_kernels(k);
-    register_index_kernels(k);
-    register_deconv_kernels(k);
-    register_recurrent_kernels(k);
-    register_detection_kernels(k);
-    register_scatter_gather_kernels(k);
-    register_layout_kernels(k);
-    register_quant_kernels(k);
-    return k;
+
+// Each register function with the family name the docs use for its ops; reference
+// families are plain loops kept for coverage (no corpus model needs their speed).
+struct Registration {
+  const char* family;
+  void (*fn)(KernelTable&);
+  bool reference_speed;
+};
+constexpr Registration kRegistrations[] = {
+    {"elementwise", register_elementwise_kernels, false},
+    {"elementwise", register_elementwise_more_kernels, false},
+    {"oneDNN", register_dnnl_kernels, false},
+    {"shape", register_shape_kernels, false},
+    {"data", register_data_kernels, false},
+    {"reduce", register_reduce_kernels, false},
+    {"normalization", register_norm_kernels, false},
+    {"pooling", register_pool_kernels, false},
+    {"resize", register_resize_kernels, false},
+    {"pad", register_pad_kernels, false},
+    {"index", register_index_kernels, false},
+    {"deconvolution", register_deconv_kernels, false},
+    {"recurrent", register_recurrent_kernels, false},
+    {"detection", register_detection_kernels, false},
+    {"scatter/gather", register_scatter_gather_kernels, false},
+    {"layout", register_layout_kernels, false},
+    {"quantization", register_quant_kernels, false},
+    {"math", register_math_kernels, true},
+    {"signal", register_signal_kernels, true},
+    {"sampling", register_sampling_kernels, true},
+    {"random", register_random_kernels, true},
+    {"einsum", register_einsum_kernels, true},
+};
+
+struct Registry {
+  KernelTable table;
+  std::vector<KernelFamily> families;
+};
+
+const Registry& registry() {
+  static const Registry r = [] {
+    Registry out;
+    for (const Registration& reg : kRegistrations) {
+      KernelTable added;
+      reg.fn(added);
+      KernelFamily* fam = nullptr;
+      for (auto& f : out.families)
+        if (f.name == reg.family) fam = &f;
+      if (!fam) fam = &out.families.emplace_back(KernelFamily{reg.family, reg.reference_speed, {}});
+      for (auto& [name, factory] : added) {
+        if (name.find('@') == std::string::npos) fam->ops.push_back(name);
+        out.table[name] = std::move(factory);  // a later registration wins, as before
+      }
+    }
+    return out;
   }();
-  return t;
+  return r;
 }
+
+const KernelTable& table() {
+  return registry().table;
+}
+
+// Whether a value of the node may be float16/bfloat16 (declared so, or undeclared).
+bool touches_half(const Graph& g, const Node& n) {
+  auto maybe_half = [&](ValueId v) {
+    if (v == kNoValue) return false;
+    DType d = g.value(v).dtype;
+    return d == DType::Undefined || dtype_is_half(d);
+  };
+  for (ValueId v : n.inputs)
+    if (maybe_half(v)) return true;
+  for (ValueId v : n.outputs)
+    if (maybe_half(v)) return true;
+  return n.op_type == "Cast" && dtype_is_half(static_cast<DType>(n.attrs.get_int("to", 0)));
+}
+
+// The output dtypes the graph declares (Cast's from its `to`).
+std::vector<DType> declared_outputs(const Graph& g, const Node& n) {
+  std::vector<DType> out;
+  for (ValueId v : n.outputs) out.push_back(v == kNoValue ? DType::Undefined : g.value(v).dtype);
+  if (n.op_type == "Cast" && !out.empty()) out[0] = static_cast<DType>(n.attrs.get_int("to", 0));
+  return out;
+}
+
 }  // namespace
 
 bool is_supported_op(const std::string& domain, const std::string& op_type) {
@@ -50,6 +112,10 @@ std::vector<std::string> supported_ops() {
   return out;
 }
 
+std::vector<KernelFamily> kernel_families() {
+  return registry().families;
+}
+
 std::shared_ptr<Kernel> make_kernel(const Graph& graph, const Node& node, int64_t opset) {
   if (!is_supported_op(node.domain, node.op_type)) {
     throw Error("unsupported op " + node.qualified_op() + " (node '" + node.name + "')");
@@ -59,8 +125,12 @@ std::shared_ptr<Kernel> make_kernel(const Graph& graph, const Node& node, int64_
     key += kLegacyOpsetSuffix;
   }
   if (key == "RoiAlign" && opset > 0 && opset < 16) key += kLegacyOpsetSuffix;
+  if (key == "PRelu" && opset > 0 && opset < 7) key += kLegacyOpsetSuffix;
   try {
-    return table().at(key)(graph, node);
+    auto kernel = table().at(key)(graph, node);
+    if (touches_half(graph, node))
+      kernel = wrap_half_adapter(std::move(kernel), declared_outputs(graph, node));
+    return kernel;
   } catch (const Error& e) {
     throw Error(node.op_type + " node '" + node.name + "': " + e.what());
   }

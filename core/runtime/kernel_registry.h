@@ -21,13 +21,25 @@ using KernelTable = std::map<std::string, KernelFactory>;
 
 // The kernel for `node`; throws fx::Error "unsupported op X (node N)" when none.
 // `opset` is the model's default-domain opset (0: latest); a few ops changed
-// meaning (Softmax before 13): their old form is registered as "<op>@legacy".
+// meaning (Softmax before 13, PRelu before 7): their old form is registered as
+// "<op>@legacy".
 std::shared_ptr<Kernel> make_kernel(const Graph& graph, const Node& node, int64_t opset = 0);
 inline constexpr const char* kLegacyOpsetSuffix = "@legacy";
 bool is_supported_op(const std::string& domain, const std::string& op_type);
 std::vector<std::string> supported_ops();
 
-// Registration functions of the kernel files (kernel_registry.cc calls each once).
+// The registered ops grouped by the register function that added them (for the
+// generated operator table, docs/operators.md). `reference_speed`: plain loops
+// kept for coverage, not tuned.
+struct KernelFamily {
+  std::string name;
+  bool reference_speed = false;
+  std::vector<std::string> ops;
+};
+std::vector<KernelFamily> kernel_families();
+
+// Registration functions of the kernel files (kernel_registry.cc's kRegistrations
+// lists each once, with its family name).
 void register_elementwise_kernels(KernelTable& t);
 void register_elementwise_more_kernels(KernelTable& t);
 void register_dnnl_kernels(KernelTable& t);
@@ -46,5 +58,10 @@ void register_detection_kernels(KernelTable& t);
 void register_scatter_gather_kernels(KernelTable& t);
 void register_layout_kernels(KernelTable& t);
 void register_quant_kernels(KernelTable& t);
+void register_math_kernels(KernelTable& t);      // ops-a
+void register_signal_kernels(KernelTable& t);    // ops-a
+void register_sampling_kernels(KernelTable& t);  // ops-a
+void register_random_kernels(KernelTable& t);    // ops-a
+void register_einsum_kernels(KernelTable& t);    // ops-a
 
 }  // namespace fx

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Resize (opset 10+) and Upsample: nearest and (multi-)linear interpolation over
-// any dims, with ONNX's coordinate transformation and nearest rounding modes.
+// Resize (opset 10+) and Upsample: nearest, (multi-)linear and cubic
+// (resize_cubic.h) interpolation over any dims, with ONNX's coordinate transformation and nearest rounding modes.
 // Per-axis index/weight tables are computed once per run; each output element
 // then blends 2^k source elements over the k axes that actually change.
 
@@ -9,6 +9,7 @@
 #include "runtime/kernel_registry.h"
 #include "runtime/kernel_util.h"
 #include "runtime/parallel.h"
+#include "runtime/resize_cubic.h"
 
 namespace fx {
 namespace {
@@ -19,6 +20,9 @@ struct ResizeAttrs {
   std::string nearest = "round_prefer_floor";
   float extrapolation = 0.0f;
   bool upsample = false;  // the deprecated Upsample op: asymmetric, scales input 1
+  bool cubic = false;  // mode cubic: resize_cubic.h
+  float cubic_a = -0.75f;
+  bool exclude_outside = false;
 };
 
 struct AxisMap {
@@ -82,6 +86,20 @@ void resize_kernel(KernelContext& ctx, const ResizeAttrs& a) {
   }
   Tensor& y = ctx.output(0, DType::Float32, out);
   if (y.numel() == 0) return;
+  if (a.cubic) {
+    std::vector<CubicAxis> axes(r);
+    for (std::size_t d = 0; d < r; ++d) {
+      const int64_t in = x.dims()[d];
+      const double roi0 = roi.size() == 2 * r ? roi[d] : 0.0, roi1 = roi.size() == 2 * r ? roi[r + d] : 1.0;
+      for (int64_t o = 0; o < out[d]; ++o) {
+        const double c = original_coord(a, o, scale[d], in, out[d], in * scale[d], roi0, roi1);
+        axes[d].coords.push_back(c);
+        axes[d].outside.push_back(a.coord == "tf_crop_and_resize" && (c < 0 || c > in - 1));
+        axes[d].active = axes[d].active || c != static_cast<double>(o) || in != out[d];
+      }
+    }
+    return resize_cubic(x, y, axes, a.cubic_a, a.exclude_outside, a.extrapolation);
+  }
   std::vector<AxisMap> maps(r);
   std::vector<std::size_t> active;
   for (std::size_t d = 0; d < r; ++d) {
@@ -150,10 +168,13 @@ ResizeAttrs resize_attrs(const Node& n) {
   ResizeAttrs a;
   std::string mode = n.attrs.get_string("mode", "nearest");
   if (mode == "linear" || mode == "bilinear") a.linear = true;
+  else if (mode == "cubic" || mode == "bicubic") a.cubic = true;
   else if (mode != "nearest") throw Error("Resize: mode '" + mode + "' is not supported");
   a.coord = n.attrs.get_string("coordinate_transformation_mode", "half_pixel");
   a.nearest = n.attrs.get_string("nearest_mode", "round_prefer_floor");
   a.extrapolation = n.attrs.get_float("extrapolation_value", 0.0f);
+  a.cubic_a = n.attrs.get_float("cubic_coeff_a", -0.75f);
+  a.exclude_outside = n.attrs.get_int("exclude_outside", 0) != 0;
   if (n.attrs.get_int("antialias", 0) != 0) throw Error("Resize: antialias is not supported");
   if (n.attrs.has("axes")) throw Error("Resize: the axes attribute is not supported");
   if (n.attrs.get_string("keep_aspect_ratio_policy", "stretch") != "stretch") {

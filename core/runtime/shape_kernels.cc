@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "runtime/elementwise_ops.h"
+#include "runtime/half.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/kernel_util.h"
 
@@ -216,7 +217,9 @@ void register_shape_kernels(KernelTable& t) {
   t["Cast"] = [](const Graph&, const Node& n) {
     DType to = static_cast<DType>(n.attrs.get_int("to", 0));
     if (dtype_size(to) == 0) throw Error("Cast: unsupported target type " + std::string(dtype_name(to)));
-    return fn_kernel([to](KernelContext& ctx) { cast_kernel(ctx, to); });
+    // A half target is computed as float32 and narrowed by the half adapter.
+    const DType eff = dtype_is_half(to) ? DType::Float32 : to;
+    return fn_kernel([eff](KernelContext& ctx) { cast_kernel(ctx, eff); });
   };
   t["CastLike"] = [](const Graph&, const Node&) {
     return fn_kernel([](KernelContext& ctx) { cast_kernel(ctx, ctx.in(1).dtype()); });

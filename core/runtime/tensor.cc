@@ -7,6 +7,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "runtime/half.h"
 #include "util/error.h"
 
 namespace fx {
@@ -151,6 +152,14 @@ std::vector<Out> convert(const Tensor& t) {
     case DType::UInt16: cp(t.data<uint16_t>()); break;
     case DType::UInt32: cp(t.data<uint32_t>()); break;
     case DType::UInt64: cp(t.data<uint64_t>()); break;
+    case DType::Float16:
+    case DType::BFloat16: {
+      const uint16_t* p = t.data<uint16_t>();
+      const bool bf = t.dtype() == DType::BFloat16;
+      for (std::size_t i = 0; i < n; ++i)
+        out[i] = static_cast<Out>(bf ? bfloat16_to_float(p[i]) : half_to_float(p[i]));
+      break;
+    }
     default: throw Error("cannot convert " + t.str() + " to numbers");
   }
   return out;

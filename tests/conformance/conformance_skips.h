@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Node tests the runtime cannot pass although all their ops are supported, by
-// name, with the reason. Every other test whose ops are supported must pass.
+// Tests the runtime cannot pass although all their ops have kernels, by name, with
+// the reason. Every other test whose ops have kernels must pass.
 
 #include <map>
 #include <string>
@@ -9,5 +9,8 @@
 namespace fxconf {
 
 const std::map<std::string, std::string>& known_skips();
+// Tests of training-only ops (losses, optimizers, gradients, training-mode
+// Dropout/BatchNormalization): not counted in the pass percentage.
+bool is_training_test(const std::string& name);
 
 }  // namespace fxconf
