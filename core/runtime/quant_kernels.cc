@@ -18,7 +18,8 @@ void register_qlinear_kernels(KernelTable& t);  // qlinear_kernels.cc
 namespace {
 
 // The axis an x of `rank` is quantized along, and the size of one step along it
-// (elements after it); per_tensor when the scale has one element.
+// (elements after it); per_tensor when the scale has one element (then one channel of
+// every element). Each run of `inner` elements shares one scale and zero point.
 struct AxisWalk {
   bool per_tensor = true;
   int64_t channels = 1, inner = 1;
@@ -26,7 +27,10 @@ struct AxisWalk {
 
 AxisWalk axis_walk(const Tensor& x, const Tensor& scale, int64_t axis, const char* op) {
   AxisWalk w;
-  if (scale.numel() == 1 && scale.rank() <= 1) return w;
+  if (scale.numel() == 1 && scale.rank() <= 1) {
+    w.inner = std::max<int64_t>(x.numel(), 1);
+    return w;
+  }
   if (scale.rank() != 1) {
     throw Error(std::string(op) + ": scale must be a scalar or 1-D, got " + scale.str() +
                 " (blocked quantization is not supported)");
@@ -40,6 +44,24 @@ AxisWalk axis_walk(const Tensor& x, const Tensor& scale, int64_t axis, const cha
   w.channels = scale.numel();
   for (std::size_t i = static_cast<std::size_t>(a) + 1; i < x.rank(); ++i) w.inner *= x.dims()[i];
   return w;
+}
+
+// y = saturate(round_half_even(x / scale) + zero_point) over n elements, in a loop the
+// compiler vectorizes: the quotient is clamped to +-300 first (beyond any 8-bit value
+// plus zero point, so saturation is unchanged; NaN goes to the low end), then rounded by
+// adding and subtracting 1.5 * 2^23 (exact round-half-even in the default rounding mode
+// for |v| < 2^22; std::nearbyint is a library call without SSE4.1).
+template <class In, class Q>
+void quantize_block(const In* x, Q* y, int64_t n, float scale, int32_t zero_point) {
+  constexpr int32_t lo = std::numeric_limits<Q>::min(), hi = std::numeric_limits<Q>::max();
+  constexpr float kRound = 12582912.f;
+  for (int64_t i = 0; i < n; ++i) {
+    float v = static_cast<float>(x[i]) / scale;
+    v = v > -300.f ? v : -300.f;
+    v = v < 300.f ? v : 300.f;
+    const int32_t q = static_cast<int32_t>((v + kRound) - kRound) + zero_point;
+    y[i] = static_cast<Q>(q < lo ? lo : (q > hi ? hi : q));
+  }
 }
 
 void check_zero_point_shape(const Tensor* zp, const Tensor& scale, const char* op) {
@@ -71,13 +93,21 @@ std::shared_ptr<Kernel> quantize_linear(const Graph&, const Node& n) {
     const AxisWalk w = axis_walk(x, scale, axis, "QuantizeLinear");
     Tensor& y = ctx.output(0, out, x.dims());
     const int64_t count = x.numel();
-    auto value = [&](int64_t i) {
-      return x.dtype() == DType::Float32 ? x.data<float>()[i]
-                                         : static_cast<float>(x.data<int32_t>()[i]);
-    };
-    for (int64_t i = 0; i < count; ++i) {
-      const std::size_t c = w.per_tensor ? 0 : static_cast<std::size_t>((i / w.inner) % w.channels);
-      store_quantized(out, y.raw(), i, value(i) / s[c], z[c]);
+    for (int64_t b = 0; b < count; b += w.inner) {
+      const std::size_t c = static_cast<std::size_t>((b / w.inner) % w.channels);
+      const int64_t n = std::min(w.inner, count - b);
+      auto block = [&](auto* dst) {
+        if (x.dtype() == DType::Float32) {
+          quantize_block(x.data<float>() + b, dst + b, n, s[c], z[c]);
+        } else {
+          quantize_block(x.data<int32_t>() + b, dst + b, n, s[c], z[c]);
+        }
+      };
+      if (out == DType::UInt8) {
+        block(y.data<uint8_t>());
+      } else {
+        block(y.data<int8_t>());
+      }
     }
   });
 }
@@ -107,10 +137,11 @@ std::shared_ptr<Kernel> dequantize_linear(const Graph&, const Node& n) {
       if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t> ||
                     std::is_same_v<T, int32_t>) {
         const T* in = x.data<T>();
-        for (int64_t i = 0; i < count; ++i) {
-          const std::size_t c =
-              w.per_tensor ? 0 : static_cast<std::size_t>((i / w.inner) % w.channels);
-          out[i] = (static_cast<float>(in[i]) - static_cast<float>(z[c])) * s[c];
+        for (int64_t b = 0; b < count; b += w.inner) {
+          const std::size_t c = static_cast<std::size_t>((b / w.inner) % w.channels);
+          const float zc = static_cast<float>(z[c]), sc = s[c];
+          const int64_t end = std::min(b + w.inner, count);
+          for (int64_t i = b; i < end; ++i) out[i] = (static_cast<float>(in[i]) - zc) * sc;
         }
       }
     });
