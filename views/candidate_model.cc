@@ -80,7 +80,13 @@ QVariant CandidateModel::data(const QModelIndex& index, int role) const {
         case LaunchesSaved: return e.launches_saved();
         case TimeSaved:
           if (!e.known) return sort ? QVariant(-1.0) : QVariant(tr("unknown"));
-          return sort ? QVariant(e.time_saved_s()) : QVariant(format_seconds(e.time_saved_s()));
+          if (sort) return QVariant(e.time_saved_s());
+          // The interval from calibration's residuals (analysis/estimate_interval.h).
+          if (e.interval_known())
+            return QString::fromUtf8("%1 \u00b1 %2%3")
+                .arg(format_seconds(e.time_saved_s()), format_seconds(e.interval_half_s()),
+                     e.uncertain() ? tr(" (uncertain)") : QString());
+          return QVariant(format_seconds(e.time_saved_s()));
         case EstimatedBy:
           // Short: which model made the estimate, visible without a tooltip so that a
           // table mixing calibrated and uncalibrated estimates reads as such.

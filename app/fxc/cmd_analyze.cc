@@ -3,6 +3,7 @@
 // line. Wiring only: everything is computed by core/analysis and core/calibration.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <ctime>
 #include <map>
@@ -14,7 +15,9 @@
 #include "analysis/synthetic_graph.h"
 #include "calibration/calibrate_from.h"
 #include "calibration/cpu_calibration.h"
+#include "calibration/grid_calibration.h"
 #include "calibration/host_device.h"
+#include "calibration/saving_uncertainty.h"
 #include "commands.h"
 #include "device/device_presets.h"
 #include "onnx/model_loader.h"
@@ -85,8 +88,18 @@ void print_table(const fx::AnalysisResult& r, const fx::DeviceProfile& p, const 
   if (r.unknown_cost_nodes)
     fmt::print("Unknown  {} nodes without static shapes are left out of the totals (try --dim)\n",
                r.unknown_cost_nodes);
-  fmt::print("\n{:<12} {:<28} {:<40} {:>11} {:>8} {:>11} {:>3}  {}\n", "group", "pattern", "ops",
-             "bytes saved", "launches", "est. saved", "by", "status");
+  if (r.datasheet)
+    fmt::print("Estimate {} is a datasheet estimate: its figures were never measured\n", p.name);
+  if (!r.unmeasured_classes.empty())
+    fmt::print(
+        "Unmeasured  calibration never measured fused {} kernels: their savings have no "
+        "interval\n",
+        fmt::join(r.unmeasured_classes, ", "));
+  if (!r.unmeasured_ops.empty())
+    fmt::print("Unmeasured  op types calibration never timed, estimated from class rates: {}\n",
+               fmt::join(r.unmeasured_ops, ", "));
+  fmt::print("\n{:<12} {:<28} {:<40} {:>11} {:>8} {:>11} {:>10} {:>3}  {}\n", "group", "pattern",
+             "ops", "bytes saved", "launches", "est. saved", "+-", "by", "status");
   // Each estimate names the model that produced it: [n] refers to the legend below.
   std::vector<std::pair<std::string, int>> sources;
   auto source_index = [&](const std::string& label) {
@@ -95,19 +108,29 @@ void print_table(const fx::AnalysisResult& r, const fx::DeviceProfile& p, const 
     sources.emplace_back(label, 1);
     return int(sources.size());
   };
+  int uncertain = 0;
   for (const auto& gr : r.groups) {
     std::string ops;
     for (const auto& op : gr.ops) ops += (ops.empty() ? "" : ",") + op;
     if (ops.size() > 40) ops = ops.substr(0, 37) + "...";
     const auto& e = gr.estimate;
-    fmt::print("{:<12} {:<28} {:<40} {:>11} {:>8} {:>11} {:>3}  {}\n", gr.id, gr.pattern, ops,
-               human_bytes(double(e.bytes_saved())), e.launches_saved(),
-               human_time(e.time_saved_s()), fmt::format("[{}]", source_index(e.saving_label())),
-               fx::group_status_name(gr.status));
+    fmt::print("{:<12} {:<28} {:<40} {:>11} {:>8} {:>11} {:>10} {:>3}  {}{}\n", gr.id, gr.pattern,
+               ops, human_bytes(double(e.bytes_saved())), e.launches_saved(),
+               human_time(e.time_saved_s()),
+               e.interval_known() ? "+-" + human_time(e.interval_half_s()) : "?",
+               fmt::format("[{}]", source_index(e.saving_label())),
+               fx::group_status_name(gr.status), e.uncertain() ? " (uncertain)" : "");
+    uncertain += e.uncertain();
   }
   for (std::size_t i = 0; i < sources.size(); ++i)
     fmt::print("[{}] est. saved of {} group{} by the {}\n", i + 1, sources[i].second,
                sources[i].second == 1 ? "" : "s", sources[i].first);
+  fmt::print(
+      "+- where the measured saving is expected (two robust SDs of calibration's residuals for "
+      "the fused class; ? = no residuals: fxc calibrate)\n");
+  if (uncertain)
+    fmt::print("{} group{} uncertain (the interval includes 0): not in the default plan\n",
+               uncertain, uncertain == 1 ? "" : "s");
   std::map<std::string, int> reasons;
   for (const auto& nf : r.not_fused) reasons[std::string(fx::not_fused_reason_name(nf.reason))]++;
   fmt::print("\n{} adjacent pairs not fused:", r.not_fused.size());
@@ -159,6 +182,10 @@ struct CalibrateOptions {
   std::string device = "cpu-host";    // the base profile the fit starts from
   std::string stat = "median";        // median | min: which kernel time to fit and judge
   bool json = false;
+  bool quick = false;  // the sub-second measurement only (no grid, no intervals)
+  bool force = false;  // save a calibration the sanity checks found fault with
+  int repeats = 3, runs = 7;
+  std::string work_dir;
 };
 
 std::string percent_or_dash(double v) {
@@ -310,10 +337,57 @@ void print_kernel_fit(const fx::CalibrationRun& run, const std::string& path) {
   fmt::print("\n{}\nwritten to {}\n", device_line(k.profile), path);
 }
 
+// fxc calibrate (no --from): the grid (calibration/grid_calibration.h).
+int run_calibrate_grid(const CalibrateOptions& o, const std::string& path) {
+  fx::GridCalibrationOptions go;
+  go.repeats = o.repeats;
+  go.runs = o.runs;
+  go.work_dir = o.work_dir;
+  go.date = today_utc();
+  go.progress = [](const std::string& s) { fmt::print(stderr, "fxc calibrate: {}\n", s); };
+  fx::GridCalibration c = fx::calibrate_grid(go);
+  const fx::MachineFacts& f = c.facts;
+  fmt::print("Machine      {} ({} threads, {} float lanes, {:.2f} GHz{}): at most {:.1f} GFLOP/s\n",
+             f.cpu_model.empty() ? "unknown CPU" : f.cpu_model, f.threads, f.simd_floats, f.ghz,
+             f.ghz_is_maximum ? " max" : "", f.peak_flops_bound() / 1e9);
+  fmt::print("Caches       L1d {}, L2 {}, L3 {}\n", human_bytes(double(f.caches.l1d)),
+             human_bytes(double(f.caches.l2)), human_bytes(double(f.caches.l3)));
+  fmt::print("Copy         ");
+  for (const auto& p : c.copy)
+    fmt::print("{} {}/s (+-{})  ", human_bytes(double(p.bytes)), human_bytes(p.bytes_per_s),
+               percent_or_dash(p.dispersion));
+  fmt::print("\nGrid         {} groups timed unfused and fused, {} measurements each, {:.0f} s\n",
+             c.groups, o.repeats, c.seconds);
+  if (c.run.kernel_fit) {
+    print_rates(c.run);
+    print_saving_model(c.run.kernel_fit->saving);
+  }
+  fmt::print("\n  {:<14} {:>7} {:>22}\n", "interval", "groups", "rms residual / unfused");
+  for (int i = 0; i < fx::kKernelClassCount; ++i) {
+    const auto& u = c.profile.saving_uncertainty[std::size_t(i)];
+    fmt::print("  {:<14} {:>7} {:>22}\n", fx::kernel_class_name(fx::KernelClass(i)), u.groups,
+               u.groups ? percent_or_dash(u.rel_rms) : "none (no interval)");
+  }
+  for (const auto& s : c.findings()) fmt::print("Finding      {}\n", s);
+  if (!c.trustworthy() && !o.force) {
+    fmt::print(
+        "\nNOT SAVED: the checks above say this calibration cannot be trusted (run it again on "
+        "a quieter machine, or --force saves it with these findings recorded)\n");
+    return 1;
+  }
+  fx::DeviceProfile p = c.profile;
+  p.calibration_flags = c.findings();
+  fx::save_device_profile(p, path);
+  fmt::print("\n{}\nwritten to {}{}\n", device_line(p), path,
+             p.calibration_flags.empty() ? "" : " (with its findings, --force)");
+  return 0;
+}
+
 int run_calibrate(const CalibrateOptions& o) {
   const std::string path = o.out.empty() ? fx::cpu_host_cache_path() : o.out;
   if (o.from.empty()) {
     if (!o.evaluate.empty()) throw fx::Error("calibrate: --evaluate needs --from");
+    if (!o.quick) return run_calibrate_grid(o, path);
     fx::DeviceProfile p = fx::calibrate_cpu_host(o.out);
     fmt::print("{}\nwritten to {}\n", device_line(p), path);
     return 0;
@@ -325,7 +399,11 @@ int run_calibrate(const CalibrateOptions& o) {
   co.base = [&] { return fx::resolve_device(o.device); };
   co.date = today_utc();
   const fx::CalibrationRun run = fx::calibrate_from(co);
-  fx::save_device_profile(run.profile(), path);
+  fx::DeviceProfile fitted = run.profile();
+  // The intervals of later estimates: the fitted groups' leave-one-out residuals.
+  if (run.kernel_fit)
+    fitted.saving_uncertainty = fx::saving_uncertainty(run.kernel_fit->groups, fitted);
+  fx::save_device_profile(fitted, path);
   if (o.json)
     fmt::print("{}\n", fx::to_json(run, path).dump(2));
   else if (run.group_fit)
@@ -417,7 +495,9 @@ void register_analyze(CLI::App& app, Runner& run) {
 
   auto co = std::make_shared<CalibrateOptions>();
   auto* cal = app.add_subcommand(
-      "calibrate", "Re-measure the cpu-host device profile (under 1 s), or fit it to measurements");
+      "calibrate",
+      "Measure the cpu-host device profile over a grid of kernel shapes (a few minutes), or fit "
+      "it to measurements");
   cal->add_option("--out", co->out, "Write the profile here instead of the user cache");
   cal->add_option("--from", co->from,
                   "Fit launch overhead and per-class rates to the unfused kernel times of "
@@ -433,9 +513,31 @@ void register_analyze(CLI::App& app, Runner& run) {
                   "min (fastest run, least disturbed by load)")
       ->capture_default_str();
   cal->add_flag("--json", co->json, "With --from: print one JSON object");
+  cal->add_flag("--quick", co->quick,
+                "Without --from: only the sub-second measurement (copy, GEMM, dispatch); no "
+                "grid, so no intervals");
+  cal->add_flag("--force", co->force,
+                "Save a grid calibration the sanity checks found fault with (busy machine, "
+                "implausible figures), recording the findings in the profile");
+  cal->add_option("--repeats", co->repeats, "Grid: measurements of each family")
+      ->check(CLI::Range(1, 20))
+      ->capture_default_str();
+  cal->add_option("--runs", co->runs, "Grid: timed runs per measurement")
+      ->check(CLI::Range(3, 100))
+      ->capture_default_str();
+  cal->add_option("--work-dir", co->work_dir,
+                  "Grid: keep the before/after results of the grid here (default: a temp folder)");
   cal->footer(
-      "Measures stream bandwidth, a GEMM and the launch overhead of an empty kernel; the\n"
-      "result is cached under ~/.cache/fusion-explorer/ and used by --device cpu-host.\n"
+      "Times this machine's kernel classes over a grid of shapes no model chose: elementwise\n"
+      "and row kernels at working sets across the cache hierarchy, Conv/depthwise/MatMul/Gemm\n"
+      "with and without epilogues (unfused and fused), relayouts, a tiny kernel for the\n"
+      "dispatch cost; fits the class rates, fused rates and saving model to them and keeps\n"
+      "per class the residuals that every estimate's +- interval comes from. Each figure is\n"
+      "checked against the ISA's peak and a copy curve measured at the same time, and the\n"
+      "machine's load before and after; a calibration that fails a check is not saved\n"
+      "(exit 1) unless --force. Cached per CPU model and fxc version under\n"
+      "~/.cache/fusion-explorer/ and used by --device cpu-host; --quick measures only\n"
+      "copy bandwidth, a GEMM and the dispatch cost (under a second).\n"
       "With --from, fits the launch overhead and the effective bandwidth and FLOP/s of each\n"
       "kernel class to the unfused kernels timed by 'fxc profile --opt-level N --json'\n"
       "(robust, log space), then per class a scale and an epilogue bandwidth of fused\n"

@@ -32,6 +32,18 @@ struct GroupEstimate {
   // times"); empty in plans written before it (the difference).
   double model_saved_s = NAN;
   std::string saving_source;
+  // Where the measured saving is expected to lie: time_saved_s() +- the interval's half
+  // width, from the calibration residuals of the fused kernel's class
+  // (estimate_interval.h). NaN: the profile has no residuals for that class.
+  double saved_low_s = NAN, saved_high_s = NAN;
+  std::string fused_class;  // the fused kernel's class ("conv"), whose residuals those are
+
+  bool interval_known() const { return std::isfinite(saved_low_s) && std::isfinite(saved_high_s); }
+  double interval_half_s() const {
+    return interval_known() ? (saved_high_s - saved_low_s) / 2 : NAN;
+  }
+  // The interval includes zero: calibration cannot tell whether fusing saves or loses.
+  bool uncertain() const { return interval_known() && saved_low_s <= 0 && saved_high_s >= 0; }
 
   int64_t bytes_saved() const { return bytes_before - bytes_after; }
   int launches_saved() const { return launches_before - launches_after; }
@@ -101,6 +113,12 @@ struct AnalysisResult {
   double time_before_s = 0;
   double time_after_s = 0;
   int64_t unknown_cost_nodes = 0;  // nodes left out of the byte totals
+  // Kernel classes of the model's kernels and op types that the profile's calibration
+  // never measured (their rates and intervals are not from this machine's measurements);
+  // both empty when the profile records nothing of what it measured (presets).
+  std::vector<std::string> unmeasured_classes;
+  std::vector<std::string> unmeasured_ops;
+  bool datasheet = false;  // the profile is datasheet figures, never measured
   double analysis_ms = 0;
 };
 

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <queue>
 
+#include "analysis/estimate_interval.h"
 #include "analysis/fusion_pattern.h"
 #include "analysis/fusion_state.h"
 #include "util/error.h"
@@ -265,6 +266,18 @@ AnalysisResult FusionFinder::run() {
   std::sort(r.groups.begin(), r.groups.end(), [&](const auto& x, const auto& y) {
     return order[std::size_t(x.node_ids[0])] < order[std::size_t(y.node_ids[0])];
   });
+  {
+    std::vector<KernelClass> group_classes;
+    for (const auto& fg : r.groups)
+      if (auto c = kernel_class_from_name(fg.estimate.fused_class)) group_classes.push_back(*c);
+    std::vector<std::string> ops;
+    for (std::size_t i = 0; i < g_.node_count(); ++i)
+      if (!cost_.op_class(NodeId(i)).no_kernel) ops.push_back(g_.node(NodeId(i)).op_type);
+    UnmeasuredMix mix = unmeasured_mix(group_classes, ops, cost_.profile());
+    r.unmeasured_classes = std::move(mix.classes);
+    r.unmeasured_ops = std::move(mix.ops);
+    r.datasheet = cost_.profile().datasheet();
+  }
   r.kernels_after = r.kernels_before - launches_saved;
   r.bytes_after = r.bytes_before - bytes_saved;
   r.time_after_s = r.time_before_s - time_saved;

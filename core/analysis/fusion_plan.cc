@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "analysis/analysis_json.h"
+#include "analysis/estimate_interval.h"
 #include "util/error.h"
 #include "util/json_file.h"
 
@@ -58,9 +59,7 @@ int FusionPlan::accept_all_above(double threshold) {
   Change c;
   for (std::size_t i = 0; i < groups_.size(); ++i) {
     auto& g = groups_[i];
-    if (g.status != GroupStatus::Candidate || !g.estimate.known ||
-        g.estimate.traffic_reduction() < threshold)
-      continue;
+    if (!default_plan_accepts(g, threshold)) continue;
     c.before.emplace_back(i, g);
     g.status = GroupStatus::Accepted;
     g.reason = "accepted: traffic reduction >= " + std::to_string(int(threshold * 100 + 0.5)) + "%";

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "analysis/estimate_interval.h"
 #include "analysis/saving_model.h"
 
 namespace fx {
@@ -66,7 +67,10 @@ GroupEstimate FusionState::estimate(const std::vector<NodeId>& members) const {
   e.footprint_bytes = f.footprint_bytes;
   e.profile = cost_.profile().label();
   const DeviceProfile& p = cost_.profile();
-  if (!e.known || p.saving_model.groups == 0) return e;
+  if (!e.known || p.saving_model.groups == 0) {
+    set_interval(e, p, f.kernel_class);
+    return e;
+  }
   // The profile carries a calibrated saving model: the group's terms as `fxc profile`
   // records them (the kernels of its members; the fused kernel), predicted with the
   // coefficients of the fused kernel's class when that class kept its fit.
@@ -79,6 +83,7 @@ GroupEstimate FusionState::estimate(const std::vector<NodeId>& members) const {
   const SavingPrediction pred = predict_saving(p.saving_model, p, s);
   if (pred.fitted) e.model_saved_s = pred.saved_us * 1e-6;
   e.saving_source = saving_source_label(p.saving_model, pred.fused_class);
+  set_interval(e, p, f.kernel_class);
   return e;
 }
 

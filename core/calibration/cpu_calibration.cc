@@ -13,9 +13,11 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "calibration/machine_facts.h"
 #include "device/device_presets.h"
 #include "profile/winograd_probe.h"
 #include "util/stopwatch.h"
+#include "util/version.h"
 
 namespace fx {
 namespace {
@@ -178,6 +180,8 @@ DeviceProfile measure_cpu_host(const CalibrationOptions& o) {
   std::string s;
   if (l3 >> s) p.l2_bytes = std::atoll(s.c_str()) * (s.back() == 'M' ? 1 << 20 : 1024);
   p.winograd = host_winograd_support();
+  p.cpu_model = host_machine_facts().cpu_model;
+  p.fxc_version = kVersion;
   return p;
 }
 

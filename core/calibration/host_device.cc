@@ -4,9 +4,11 @@
 #include <spdlog/spdlog.h>
 
 #include "calibration/cpu_calibration.h"
+#include "calibration/machine_facts.h"
 #include "device/device_presets.h"
 #include "profile/winograd_probe.h"
 #include "util/error.h"
+#include "util/version.h"
 
 namespace fx {
 namespace {
@@ -21,10 +23,26 @@ DeviceProfile measure_and_cache_cpu_host() {
   }
 }
 
+// A cached cpu-host profile measured on another CPU or by another fxc version is not this
+// machine's (a home folder shared between machines, an upgrade): measured again.
+bool cached_for_another_host(const DeviceProfile& p, const std::string& name_or_path) {
+  if (p.name != "cpu-host" || without_calibrated_label(name_or_path) != "cpu-host") return false;
+  if (p.cpu_model.empty() && p.fxc_version.empty()) return false;  // quick measurement
+  const std::string cpu = host_machine_facts().cpu_model;
+  if (p.cpu_model == cpu && p.fxc_version == kVersion) return false;
+  spdlog::warn(
+      "the cached cpu-host profile was measured on '{}' by fxc {}, this is '{}' and fxc {}: "
+      "measuring again (fxc calibrate measures the full grid)",
+      p.cpu_model, p.fxc_version, cpu, kVersion);
+  return true;
+}
+
 }  // namespace
 
 DeviceProfile resolve_device(const std::string& name_or_path) {
-  if (std::optional<DeviceProfile> p = find_device(name_or_path)) {
+  std::optional<DeviceProfile> cached = find_device(name_or_path);
+  if (cached && cached_for_another_host(*cached, name_or_path)) cached.reset();
+  if (std::optional<DeviceProfile> p = std::move(cached)) {
     if (p->name == "cpu-host") p->winograd = host_winograd_support();
     return *p;
   }

@@ -31,6 +31,10 @@ void DeviceProfile::check() const {
     if (!(r.scale >= 0) || !(r.epilogue_bandwidth_bytes_per_s >= 0) || !std::isfinite(r.scale) ||
         !std::isfinite(r.epilogue_bandwidth_bytes_per_s))
       bad("fused_kernel_classes rates");
+  for (const auto& u : saving_uncertainty)
+    if (u.groups < 0 || !(u.rel_rms >= 0) || !std::isfinite(u.rel_rms))
+      throw Error("device profile '" + name +
+                  "': saving_uncertainty must have groups >= 0 and a finite rel_rms >= 0");
   for (const auto& c : saving_model.classes)
     for (double v : c.coefficients)
       if (!std::isfinite(v))
@@ -69,6 +73,20 @@ nlohmann::json to_json(const DeviceProfile& p) {
   if (p.saving_model.groups > 0 || p.saving_model.any_fitted())
     j["saving_model"] = to_json(p.saving_model);
   if (!p.isa.empty()) j["isa"] = p.isa;
+  if (p.has_uncertainty()) {
+    nlohmann::json u = nlohmann::json::object();
+    for (int i = 0; i < kKernelClassCount; ++i) {
+      const SavingUncertainty& s = p.saving_uncertainty[static_cast<std::size_t>(i)];
+      if (s.groups > 0)
+        u[kernel_class_name(static_cast<KernelClass>(i))] = {{"groups", s.groups},
+                                                             {"rel_rms", s.rel_rms}};
+    }
+    j["saving_uncertainty"] = u;
+  }
+  if (!p.measured_ops.empty()) j["measured_ops"] = p.measured_ops;
+  if (!p.calibration_flags.empty()) j["calibration_flags"] = p.calibration_flags;
+  if (!p.cpu_model.empty()) j["cpu_model"] = p.cpu_model;
+  if (!p.fxc_version.empty()) j["fxc_version"] = p.fxc_version;
   if (!p.winograd.shapes.empty()) j["winograd"] = to_json(p.winograd);
   return j;
 }
@@ -114,6 +132,20 @@ DeviceProfile device_profile_from_json(const nlohmann::json& j) {
       p.saving_model = saving_coefficients_from_json(*it);
     if (auto it = j.find("winograd"); it != j.end() && !it->is_null())
       p.winograd = winograd_support_from_json(*it);
+    if (auto it = j.find("saving_uncertainty"); it != j.end() && !it->is_null()) {
+      if (!it->is_object()) throw Error("device profile: \"saving_uncertainty\" is not an object");
+      for (const auto& [key, u] : it->items()) {
+        auto c = kernel_class_from_name(key);
+        if (!c) throw Error("device profile: unknown kernel class '" + key + "'");
+        SavingUncertainty& s = p.saving_uncertainty[static_cast<std::size_t>(*c)];
+        s.groups = u.at("groups").get<int>();
+        s.rel_rms = u.at("rel_rms").get<double>();
+      }
+    }
+    p.measured_ops = j.value("measured_ops", std::vector<std::string>{});
+    p.calibration_flags = j.value("calibration_flags", std::vector<std::string>{});
+    p.cpu_model = j.value("cpu_model", "");
+    p.fxc_version = j.value("fxc_version", "");
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("device profile: ") + e.what());
   }

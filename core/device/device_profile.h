@@ -39,6 +39,18 @@
 // fusion changes. Analysis uses them for the classes that kept their fit; absent (older
 // profiles, presets), every group's saving is the difference of its kernel times.
 //
+// Saving uncertainty: "saving_uncertainty" (written by `fxc calibrate`'s grid): per
+// fused-kernel class, the robust RMS of (measured - predicted saving) / the group's
+// predicted unfused time over the calibration's own groups, each predicted without its
+// own measurement. Analysis turns it into each estimate's interval (analysis/
+// estimate_interval.h). Absent: the interval is unknown.
+//   "saving_uncertainty": { "conv": { "groups": 14, "rel_rms": 0.08 }, ... }
+// "measured_ops": the op types calibration timed (a model's other ops are estimated
+// with rates never measured on them); "calibration_flags": what the sanity checks found
+// wrong with a calibration saved anyway (`fxc calibrate --force`); "cpu_model" and
+// "fxc_version": the machine and build a measured profile belongs to (a cached profile of
+// another CPU or version is measured again).
+//
 // Winograd: "winograd" (winograd_support.h), which convolutions the device's runtime runs
 // with Winograd, as calibration asked the runtime.
 
@@ -68,6 +80,12 @@ struct FusedClassRates {
   double epilogue_bandwidth_bytes_per_s = 0;  // 0: bandwidth(Elementwise)
 };
 
+// How far a class's saving predictions were from measured savings in calibration.
+struct SavingUncertainty {
+  int groups = 0;      // calibration groups the figure comes from (0: unknown)
+  double rel_rms = 0;  // robust RMS residual / predicted unfused time of the group
+};
+
 struct DeviceProfile {
   std::string name;
   std::string description;
@@ -95,6 +113,28 @@ struct DeviceProfile {
   SavingCoefficients saving_model;
   // Which convolutions the runtime runs with Winograd (none recorded: none).
   WinogradSupport winograd;
+  // Per fused-kernel class; groups == 0: no residuals (presets, quick measurement).
+  std::array<SavingUncertainty, kKernelClassCount> saving_uncertainty{};
+  std::vector<std::string> measured_ops;       // op types calibration timed (sorted)
+  std::vector<std::string> calibration_flags;  // sanity-check findings saved anyway
+  std::string cpu_model;                       // measured profiles: /proc/cpuinfo's model name
+  std::string fxc_version;                     // and the fxc that measured it
+
+  const SavingUncertainty& uncertainty(KernelClass c) const {
+    return saving_uncertainty[static_cast<std::size_t>(c)];
+  }
+  bool has_uncertainty() const {
+    for (const auto& u : saving_uncertainty)
+      if (u.groups > 0) return true;
+    return false;
+  }
+  // A profile of published figures, never measured (its source says "datasheet" or
+  // "unverified", and nothing was fitted): its estimates are datasheet estimates.
+  bool datasheet() const {
+    return !calibrated && cpu_model.empty() &&
+           (source.find("datasheet") != std::string::npos ||
+            source.find("unverified") != std::string::npos);
+  }
 
   double bandwidth(KernelClass c) const {
     double v = kernel_classes[static_cast<std::size_t>(c)].bandwidth_bytes_per_s;

@@ -93,7 +93,8 @@ std::string device_section(const ReportData& d) {
   };
   row("Name", esc(p.name));
   if (!p.description.empty()) row("Description", esc(p.description));
-  row("Numbers from", esc(p.source.empty() ? "unknown" : p.source));
+  row("Numbers from", esc((p.source.empty() ? "unknown" : p.source) +
+                          (p.datasheet() ? " (datasheet estimate, never measured)" : "")));
   row("Memory bandwidth", human_bytes(p.memory_bandwidth_bytes_per_s) + "/s");
   row("Peak compute", format_number(p.peak_flops / 1e9, 1) + " GFLOP/s");
   row("Launch overhead", human_us(p.launch_overhead_s * 1e6));
@@ -127,8 +128,7 @@ std::string groups_section(const ReportData& d) {
         "<td class=\"n\">{} ({}%)</td><td class=\"n\">{}</td><td class=\"n\">{}</td>",
         swatch, esc(g.id), esc(g.pattern), join_escaped(g.ops, " &rarr; "), status, status,
         esc(g.reason), human_bytes(double(e.bytes_saved())),
-        format_number(e.traffic_reduction() * 100, 0), e.launches_saved(),
-        e.known ? human_us(e.time_saved_s() * 1e6) : "unknown");
+        format_number(e.traffic_reduction() * 100, 0), e.launches_saved(), esc(estimate_text(e)));
     if (has_meas) {
       const MeasuredGroup* m = measured(d, g.id);
       out += m ? fmt::format("<td class=\"n\">{}</td><td>{}{}</td>",

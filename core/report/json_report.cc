@@ -113,6 +113,10 @@ std::string render_json_report(const ReportData& d) {
                 {"launches_saved", e.launches_saved()},
                 {"time_saved_us", e.known ? json(e.time_saved_s() * 1e6) : json(nullptr)},
                 {"time_saved_by", e.saving_label()},
+                {"time_saved_interval_us",
+                 e.interval_known() ? json::array({e.saved_low_s * 1e6, e.saved_high_s * 1e6})
+                                    : json(nullptr)},
+                {"uncertain", e.uncertain()},
                 {"traffic_reduction", e.traffic_reduction()},
                 {"footprint_bytes", e.footprint_bytes}};
     const MeasuredGroup* mg = measured(d, g.id);

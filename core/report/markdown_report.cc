@@ -78,7 +78,8 @@ std::string render_markdown_report(const ReportData& d) {
   out += table(
       {"property", "value"},
       {{"name", p.name},
-       {"numbers from", p.source.empty() ? "unknown" : p.source},
+       {"numbers from", (p.source.empty() ? "unknown" : p.source) +
+                            (p.datasheet() ? " (datasheet estimate, never measured)" : "")},
        {"memory bandwidth", human_bytes(p.memory_bandwidth_bytes_per_s) + "/s"},
        {"peak compute", format_number(p.peak_flops / 1e9, 1) + " GFLOP/s"},
        {"launch overhead", human_us(p.launch_overhead_s * 1e6)},
@@ -113,7 +114,7 @@ std::string render_markdown_report(const ReportData& d) {
                                   fmt::format("{} ({}%)", human_bytes(double(e.bytes_saved())),
                                               format_number(e.traffic_reduction() * 100, 0)),
                                   std::to_string(e.launches_saved()),
-                                  e.known ? human_us(e.time_saved_s() * 1e6) : "unknown"};
+                                  estimate_text(e)};
     if (has_meas) {
       const MeasuredGroup* mg = measured(d, g.id);
       r.push_back(mg && std::isfinite(mg->measured_saved_us) ? human_us(mg->measured_saved_us)

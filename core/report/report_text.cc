@@ -87,4 +87,12 @@ std::string format_number(double v, int digits) {
   return s == "-0" ? "0" : s;
 }
 
+std::string estimate_text(const GroupEstimate& e) {
+  if (!e.known) return "unknown";
+  std::string s = human_us(e.time_saved_s() * 1e6);
+  if (e.interval_known()) s += " \u00b1 " + human_us(e.interval_half_s() * 1e6);
+  if (e.uncertain()) s += " (uncertain)";
+  return s;
+}
+
 }  // namespace fx

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/analysis_result.h"
+
 namespace fx {
 
 // Escapes & < > " ' so the text is safe in element content and in quoted attributes.
@@ -23,6 +25,9 @@ std::string shell_join(const std::vector<std::string>& args);
 std::string human_bytes(double bytes);
 // Microseconds as "12.3 us", "4.56 ms", "1.20 s".
 std::string human_us(double us);
+// A group's estimated time saved with its interval: "12.3 us ± 4.1 us", "+ (uncertain)"
+// when the interval includes zero, "unknown" without static shapes.
+std::string estimate_text(const GroupEstimate& e);
 // Fixed notation with at most `digits` decimals, trailing zeros removed ("1.5", "20").
 std::string format_number(double v, int digits = 3);
 

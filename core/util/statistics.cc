@@ -44,6 +44,30 @@ double median_or_nan(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+double median_abs_deviation(const std::vector<double>& v) {
+  const double m = median_or_nan(v);
+  if (std::isnan(m)) return NAN;
+  std::vector<double> d;
+  d.reserve(v.size());
+  for (double x : v) d.push_back(std::fabs(x - m));
+  return median_or_nan(std::move(d));
+}
+
+double robust_sd(const std::vector<double>& v) {
+  return 1.4826 * median_abs_deviation(v);
+}
+
+double relative_dispersion(const std::vector<double>& v) {
+  const double m = median_or_nan(v);
+  if (std::isnan(m) || m == 0) return NAN;
+  return robust_sd(v) / std::fabs(m);
+}
+
+double robust_rms(const std::vector<double>& v) {
+  const double m = median_or_nan(v), s = robust_sd(v);
+  return std::isnan(m) ? NAN : std::sqrt(m * m + s * s);
+}
+
 double spearman_correlation(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size() || a.size() < 2) return NAN;
   return pearson(ranks(a), ranks(b));

@@ -148,5 +148,29 @@ TEST(DeviceProfile, WinogradAnswersRoundTrip) {
   EXPECT_THROW(device_profile_from_json(j), Error);
 }
 
+TEST(DeviceProfile, CalibrationResidualsAndProvenanceRoundTrip) {
+  DeviceProfile p = preset_nvidia_h100();
+  EXPECT_TRUE(p.datasheet());
+  EXPECT_FALSE(p.has_uncertainty());
+  EXPECT_FALSE(to_json(p).contains("saving_uncertainty"));
+  p.saving_uncertainty[std::size_t(KernelClass::Conv)] = {14, 0.08};
+  p.measured_ops = {"Add", "Conv"};
+  p.calibration_flags = {"load average 15.0 on 2 hardware threads (limit 3.0)"};
+  p.cpu_model = "AMD EPYC";
+  p.fxc_version = "1.2.3";
+  const DeviceProfile q = device_profile_from_json(to_json(p));
+  EXPECT_EQ(q.uncertainty(KernelClass::Conv).groups, 14);
+  EXPECT_DOUBLE_EQ(q.uncertainty(KernelClass::Conv).rel_rms, 0.08);
+  EXPECT_EQ(q.uncertainty(KernelClass::MatMul).groups, 0);
+  EXPECT_EQ(q.measured_ops, p.measured_ops);
+  EXPECT_EQ(q.calibration_flags, p.calibration_flags);
+  EXPECT_EQ(q.cpu_model, "AMD EPYC");
+  EXPECT_EQ(q.fxc_version, "1.2.3");
+  EXPECT_FALSE(q.datasheet());  // measured on a CPU
+  auto j = to_json(p);
+  j["saving_uncertainty"]["conv"]["rel_rms"] = -1;
+  EXPECT_THROW(device_profile_from_json(j), Error);
+}
+
 }  // namespace
 }  // namespace fx

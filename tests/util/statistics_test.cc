@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 namespace fx {
 namespace {
@@ -35,6 +36,25 @@ TEST(Statistics, PredictionErrorSkipsZeroMeasurements) {
   PredictionError none = prediction_error({}, {});
   EXPECT_EQ(none.groups, 0);
   EXPECT_TRUE(std::isnan(none.median_abs_rel_error));
+}
+
+TEST(Statistics, RobustSpreadIgnoresOneOutlier) {
+  // Nine repeats of a 10 ms figure, one hit by a scheduler slice: the MAD sees the nine.
+  std::vector<double> t = {10.0, 10.1, 9.9, 10.2, 9.8, 10.0, 10.1, 9.9, 40.0};
+  EXPECT_NEAR(median_abs_deviation(t), 0.1, 1e-12);
+  EXPECT_NEAR(robust_sd(t), 0.14826, 1e-9);
+  EXPECT_NEAR(relative_dispersion(t), 0.014826, 1e-9);
+  EXPECT_TRUE(std::isnan(median_abs_deviation({})));
+  EXPECT_TRUE(std::isnan(relative_dispersion({0, 0, 0})));
+  // A machine that is busy half the time: the spread is the order of the figure.
+  EXPECT_GT(relative_dispersion({10, 20, 10, 20, 10, 20, 30}), 0.5);
+}
+
+TEST(Statistics, RobustRmsCountsTheBias) {
+  // Residuals all +0.5: no spread, but half the figure off.
+  EXPECT_DOUBLE_EQ(robust_rms({0.5, 0.5, 0.5}), 0.5);
+  EXPECT_NEAR(robust_rms({-1, 0, 1}), 1.4826, 1e-12);
+  EXPECT_TRUE(std::isnan(robust_rms({})));
 }
 
 }  // namespace
