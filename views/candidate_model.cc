@@ -30,6 +30,7 @@ double CandidateModel::sort_number(int row, Column column) const {
   const GroupEstimate& e = plan_->groups()[std::size_t(row)].estimate;
   switch (column) {
     case BytesSaved: return e.known ? double(e.bytes_saved()) : -1.0;
+    case TrafficCut: return e.known ? e.traffic_reduction() : -1.0;
     case LaunchesSaved: return double(e.launches_saved());
     case TimeSaved: return e.known ? e.time_saved_s() : -1.0;
     default: return 0;
@@ -67,6 +68,7 @@ QVariant CandidateModel::data(const QModelIndex& index, int role) const {
       const bool sort = role == SortRole;
       switch (Column(index.column())) {
         case Group: return QString::fromStdString(g.id);
+        case Label: return group_label(g);
         case Pattern: return QString::fromStdString(g.pattern);
         case Ops: {
           QStringList ops;
@@ -77,6 +79,11 @@ QVariant CandidateModel::data(const QModelIndex& index, int role) const {
           if (!e.known) return sort ? QVariant(-1.0) : QVariant(tr("unknown"));
           return sort ? QVariant(double(e.bytes_saved()))
                       : QVariant(format_bytes(double(e.bytes_saved())));
+        case TrafficCut:
+          if (!e.known) return sort ? QVariant(-1.0) : QVariant(tr("unknown"));
+          return sort ? QVariant(e.traffic_reduction())
+                      : QVariant(QString::number(e.traffic_reduction() * 100, 'f', 0) +
+                                 QStringLiteral(" %"));
         case LaunchesSaved: return e.launches_saved();
         case TimeSaved:
           if (!e.known) return sort ? QVariant(-1.0) : QVariant(tr("unknown"));
@@ -101,9 +108,13 @@ QVariant CandidateModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant CandidateModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  if (orientation != Qt::Horizontal) return {};
+  if (role == Qt::ToolTipRole) return column_tooltip(Column(section));
+  if (role != Qt::DisplayRole) return {};
   switch (Column(section)) {
     case Group: return tr("Group");
+    case Label: return tr("Label");
+    case TrafficCut: return tr("Traffic cut");
     case Pattern: return tr("Pattern");
     case Ops: return tr("Ops");
     case BytesSaved: return tr("Bytes saved");
@@ -111,6 +122,26 @@ QVariant CandidateModel::headerData(int section, Qt::Orientation orientation, in
     case TimeSaved: return tr("Est. time saved");
     case EstimatedBy: return tr("Estimated by");
     case Status: return tr("Status");
+    case Count: break;
+  }
+  return {};
+}
+
+QString CandidateModel::column_tooltip(Column c) {
+  switch (c) {
+    case Group: return tr("Stable id of the group, derived from its member node names");
+    case Label: return tr("The group's pattern and its first node");
+    case Pattern: return tr("The fusion rule that formed the group (see Help > Glossary)");
+    case Ops: return tr("Member op types, in order");
+    case BytesSaved: return tr("Memory traffic the fused kernel no longer moves (estimate)");
+    case TrafficCut:
+      return tr(
+          "Share of the members' memory traffic the group removes; \"Accept all ≥\" "
+          "compares with this column");
+    case LaunchesSaved: return tr("Kernel launches the fused kernel removes (estimate)");
+    case TimeSaved: return tr("Time the group is estimated to save on the chosen device");
+    case EstimatedBy: return tr("Which model made the estimate");
+    case Status: return tr("Your decision: candidate, accepted or rejected");
     case Count: break;
   }
   return {};
@@ -132,8 +163,8 @@ bool CandidateProxy::lessThan(const QModelIndex& left, const QModelIndex& right)
   const auto* model = qobject_cast<const CandidateModel*>(sourceModel());
   const int c = left.column();
   if (model && sortRole() == CandidateModel::SortRole &&
-      (c == CandidateModel::BytesSaved || c == CandidateModel::LaunchesSaved ||
-       c == CandidateModel::TimeSaved))
+      (c == CandidateModel::BytesSaved || c == CandidateModel::TrafficCut ||
+       c == CandidateModel::LaunchesSaved || c == CandidateModel::TimeSaved))
     return model->sort_number(left.row(), CandidateModel::Column(c)) <
            model->sort_number(right.row(), CandidateModel::Column(c));
   return QSortFilterProxyModel::lessThan(left, right);

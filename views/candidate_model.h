@@ -17,9 +17,11 @@ class CandidateModel : public QAbstractTableModel {
  public:
   enum Column {
     Group,
+    Label,  // pattern at first node: what a reader recognises
     Pattern,
     Ops,
     BytesSaved,
+    TrafficCut,  // the share "Accept all >=" compares with
     LaunchesSaved,
     TimeSaved,
     EstimatedBy,
@@ -36,6 +38,7 @@ class CandidateModel : public QAbstractTableModel {
   // The number a numeric column sorts by (what SortRole holds), without a QVariant:
   // the proxy sorts tens of thousands of rows of a big model on the UI thread.
   double sort_number(int row, Column column) const;
+  static QString column_tooltip(Column column);  // what the header's term means
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

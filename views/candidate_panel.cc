@@ -39,7 +39,8 @@ CandidatePanel::CandidatePanel(CandidateModel* model, QWidget* parent)
   threshold_->setRange(0, 100);
   threshold_->setSuffix(QStringLiteral(" %"));
   threshold_->setValue(30);
-  threshold_->setToolTip(tr("Minimum share of memory traffic a group removes"));
+  threshold_->setToolTip(
+      tr("Minimum share of memory traffic a group removes (the table's \"Traffic cut\" column)"));
   auto* accept_above = new QPushButton(tr("Accept all ≥"), this);
   summary_ = new QLabel(this);
 
@@ -53,7 +54,17 @@ CandidatePanel::CandidatePanel(CandidateModel* model, QWidget* parent)
   bar->addWidget(accept_above);
   bar->addWidget(threshold_);
   bar->addStretch(1);
-  bar->addWidget(summary_);
+  // The summary has its own line under the table: its changing width must not move the
+  // buttons.
+  empty_ = new QLabel(this);
+  empty_->setObjectName(QStringLiteral("EmptyNote"));
+  empty_->setWordWrap(true);
+  clear_filters_ = new QPushButton(tr("Clear Filter"), this);
+  clear_filters_->setObjectName(QStringLiteral("ClearFilterButton"));
+  auto* note = new QHBoxLayout;
+  note->addWidget(empty_, 1);
+  note->addWidget(clear_filters_);
+  summary_->setObjectName(QStringLiteral("PlanSummary"));
 
   table_ = new QTableView(this);
   table_->setModel(proxy_);
@@ -85,6 +96,16 @@ CandidatePanel::CandidatePanel(CandidateModel* model, QWidget* parent)
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(bar);
   layout->addWidget(table_);
+  layout->addLayout(note);
+  layout->addWidget(summary_);
+  connect(clear_filters_, &QPushButton::clicked, this, &CandidatePanel::reset_filters);
+  connect(filter_, &QLineEdit::textChanged, this, &CandidatePanel::update_empty_note);
+  connect(status_, &QComboBox::currentIndexChanged, this, &CandidatePanel::update_empty_note);
+  for (auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
+    connect(proxy_, signal, this, &CandidatePanel::update_empty_note);
+  connect(proxy_, &QAbstractItemModel::modelReset, this, &CandidatePanel::update_empty_note);
+  connect(proxy_, &QAbstractItemModel::layoutChanged, this, &CandidatePanel::update_empty_note);
+  update_empty_note();
 
   connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
   connect(status_, &QComboBox::currentIndexChanged, this, [this](int i) {
@@ -103,6 +124,34 @@ CandidatePanel::CandidatePanel(CandidateModel* model, QWidget* parent)
 
 void CandidatePanel::set_summary(const QString& text) {
   summary_->setText(text);
+}
+
+void CandidatePanel::set_empty_reason(const QString& text) {
+  empty_reason_ = text;
+  update_empty_note();
+}
+
+void CandidatePanel::reset_filters() {
+  filter_->clear();
+  status_->setCurrentIndex(0);
+  update_empty_note();
+}
+
+QString CandidatePanel::empty_note() const {
+  return empty_->isVisibleTo(this) ? empty_->text() : QString();
+}
+
+void CandidatePanel::update_empty_note() {
+  const int all = model_->rowCount();
+  const int hidden = all - proxy_->rowCount();
+  QString text;
+  if (all == 0)
+    text = empty_reason_.isEmpty() ? tr("No fusion groups.") : empty_reason_;
+  else if (hidden > 0)
+    text = tr("%1 of %2 groups hidden by the filter").arg(hidden).arg(all);
+  empty_->setText(text);
+  empty_->setVisible(!text.isEmpty());
+  clear_filters_->setVisible(hidden > 0);
 }
 
 QStringList CandidatePanel::selected_ids() const {

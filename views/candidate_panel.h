@@ -13,6 +13,7 @@ class QLineEdit;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QPushButton;
 
 namespace fx::views {
 
@@ -27,6 +28,12 @@ class CandidatePanel : public QWidget {
   QTableView* table() const { return table_; }
   CandidateProxy* proxy() const { return proxy_; }
   void set_summary(const QString& text);
+  // Why the plan has no groups (opt level 0, no analysis, unknown shapes, ...): shown in
+  // place of an empty table. Rows hidden by the filters get their own note with a clear.
+  void set_empty_reason(const QString& text);
+  QString empty_note() const;  // the note shown now, or empty when rows are visible
+  // Filter text and status back to "all" (a new model must not open half hidden).
+  void reset_filters();
 
  signals:
   void group_activated(int plan_index);
@@ -37,6 +44,7 @@ class CandidatePanel : public QWidget {
 
  private:
   void on_current_changed();
+  void update_empty_note();
   CandidateModel* model_;
   CandidateProxy* proxy_;
   QTableView* table_;
@@ -44,6 +52,9 @@ class CandidatePanel : public QWidget {
   QComboBox* status_;
   QDoubleSpinBox* threshold_;
   QLabel* summary_;
+  QLabel* empty_;
+  QPushButton* clear_filters_;
+  QString empty_reason_;
   bool selecting_ = false;
 };
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/fused_graph_pane.h"
 
+#include "analysis/plan_totals.h"
+
 #include <QLabel>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -25,6 +27,7 @@ FusedGraphPane::FusedGraphPane(QWidget* parent)
     : QWidget(parent), scene_(new GraphScene(this)), view_(new GraphView(scene_, this)) {
   setObjectName(QStringLiteral("FusedGraphPane"));
   caption_ = new QLabel(tr("Fused graph"), this);
+  caption_->setObjectName(QStringLiteral("FusedCaption"));
   caption_->setContentsMargins(6, 2, 6, 2);
   auto* box = new QVBoxLayout(this);
   box->setContentsMargins(0, 0, 0, 0);
@@ -84,6 +87,15 @@ void FusedGraphPane::set_source(std::shared_ptr<ModelDocument> original,
       groups.push_back(all[i]);
       indices.push_back(int(i));
     }
+  // The plan's numbers, the same the status bar and reports show (plan_totals.h).
+  plan_counts_.clear();
+  if (original->analysis) {
+    const PlanTotals t = plan_totals(*original->analysis, original->plan);
+    plan_counts_ = tr("%1 kernels (%2 of %3 groups accepted)")
+                       .arg(t.kernels_after)
+                       .arg(t.accepted)
+                       .arg(t.groups);
+  }
   caption_->setText(tr("Fused graph — building…"));
   job_.setFuture(QtConcurrent::run([original, groups = std::move(groups),
                                     indices = std::move(indices), metrics] {
@@ -100,7 +112,8 @@ void FusedGraphPane::set_source(std::shared_ptr<ModelDocument> original,
       doc->model.info = original->model.info;
       doc->model.graph = out->fused->graph;
       doc->tree = std::make_unique<drawing::ScopeTree>(doc->graph());
-      doc->layout = std::make_unique<drawing::HierarchicalLayout>(doc->graph(), *doc->tree, metrics);
+      doc->layout =
+          std::make_unique<drawing::HierarchicalLayout>(doc->graph(), *doc->tree, metrics);
       doc->rebuild_node_groups();
       out->expansion = drawing::initial_expansion(*doc->tree);
       out->layout = std::make_shared<drawing::SceneLayout>(doc->layout->compute(out->expansion));
@@ -137,11 +150,9 @@ void FusedGraphPane::on_built() {
     const QSignalBlocker quiet(view_);
     view_->show_start();
   }
-  int kernels = 0;
-  for (int pg : plan_group_) kernels += pg >= 0;
-  caption_->setText(tr("Fused graph — %1 nodes, %2 fused kernels%3")
+  caption_->setText(tr("Fused graph — %1, %2 nodes drawn%3")
+                        .arg(plan_counts_.isEmpty() ? tr("no analysis") : plan_counts_)
                         .arg(doc_->graph().node_count())
-                        .arg(kernels)
                         .arg(fused_->skipped.empty()
                                  ? QString()
                                  : tr(", %1 groups left out").arg(fused_->skipped.size())));

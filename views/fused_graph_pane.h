@@ -70,6 +70,7 @@ class FusedGraphPane : public QWidget {
   std::shared_ptr<ModelDocument> doc_;  // the fused graph as a document
   const ModelDocument* source_ = nullptr;
   std::shared_ptr<FusedGraph> fused_;
+  QString plan_counts_;          // "N kernels (A of G groups accepted)", from the source's plan
   std::vector<int> plan_group_;  // fused node -> plan group index, or -1
   drawing::Expansion expansion_;
   NodeId focus_ = kNoNode;

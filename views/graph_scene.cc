@@ -134,11 +134,18 @@ void GraphScene::show_layout(const drawing::SceneLayout& layout) {
 }
 
 void GraphScene::refresh_fusion() {
+  // A decision repaints the hulls; the selected one is selected again, without telling
+  // the window that the selection went away (the inspector keeps showing it).
+  int selected_group = -1;
+  const bool was_selecting = selecting_;
+  selecting_ = true;
   for (HullItem* h : hulls_) {
+    if (h->isSelected()) selected_group = h->plan_group();
     removeItem(h);
     delete h;
   }
   hulls_.clear();
+  selecting_ = was_selecting;
   if (!doc_) return;
   const auto& groups = doc_->plan.groups();
   // The boxes showing each plan group's members, from the node -> group index (no name
@@ -216,6 +223,12 @@ void GraphScene::refresh_fusion() {
                          .arg(fg.estimate.launches_saved()));
     addItem(hull);
     hulls_.push_back(hull);
+    if (int(gi) == selected_group) {
+      const bool quiet = selecting_;
+      selecting_ = true;
+      hull->setSelected(true);
+      selecting_ = quiet;
+    }
   }
   // Edges between two members of one group: their tensor stays on chip.
   for (std::size_t i = 0; i < edges_.size(); ++i) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/group_result_model.h"
 
+#include "views/estimate_check.h"
+
 #include <QBrush>
 #include <QColor>
 
@@ -47,7 +49,11 @@ QVariant GroupResultModel::data(const QModelIndex& index, int role) const {
       case Status: return s(g.status);
       case Backend: return s(g.backend);
       case Predicted: return sort ? QVariant(g.predicted_saved_us) : us_text(g.predicted_saved_us);
-      case Measured: return sort ? QVariant(g.measured_saved_us) : us_text(g.measured_saved_us);
+      case Measured:
+        if (sort) return QVariant(g.measured_saved_us);
+        // The flag is text as well as colour: it survives a copy and a colour-blind reader.
+        return measured_outside_estimate(g) ? QStringLiteral("⚠ ") + us_text(g.measured_saved_us)
+                                            : us_text(g.measured_saved_us);
       case MaxAbsError:
         return sort ? QVariant(g.max_abs_error)
                     : (std::isnan(g.max_abs_error) ? QStringLiteral("–")
@@ -61,6 +67,10 @@ QVariant GroupResultModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::DecorationRole && index.column() == Id && g.status != "excluded")
     return group_color(index.row());
   if (role == Qt::ForegroundRole && g.status == "excluded") return QBrush(QColor(190, 40, 40));
+  if (role == Qt::ForegroundRole && index.column() == Measured && measured_outside_estimate(g))
+    return QBrush(QColor(190, 90, 0));
+  if (role == Qt::ToolTipRole && index.column() == Measured && measured_outside_estimate(g))
+    return estimate_check_text(g);
   if (role == Qt::ToolTipRole && !g.reason.empty()) return s(g.reason);
   return {};
 }

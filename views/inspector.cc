@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/inspector.h"
 
+#include <QScrollBar>
+
 #include <QApplication>
 #include <QClipboard>
 #include <QHeaderView>
@@ -58,10 +60,12 @@ void Inspector::row(QTreeWidgetItem* parent, const QString& key, const QString& 
 }
 
 void Inspector::show_nothing() {
+  fusion_group_ = -1;
   clear();
 }
 
 void Inspector::show_model(const ModelDocument& doc) {
+  fusion_group_ = -1;
   clear();
   const Graph& g = doc.graph();
   const ModelInfo& info = doc.model.info;
@@ -101,6 +105,7 @@ void Inspector::show_model(const ModelDocument& doc) {
 }
 
 void Inspector::show_node(const ModelDocument& doc, NodeId id) {
+  fusion_group_ = -1;
   clear();
   const Graph& g = doc.graph();
   if (id < 0 || std::size_t(id) >= g.node_count()) return;
@@ -146,6 +151,7 @@ void Inspector::show_node(const ModelDocument& doc, NodeId id) {
 }
 
 void Inspector::show_scope_group(const ModelDocument& doc, drawing::GroupId id) {
+  fusion_group_ = -1;
   clear();
   const drawing::Group& grp = doc.tree->group(id);
   auto* s = section(tr("Group"));
@@ -175,8 +181,17 @@ void Inspector::show_scope_group(const ModelDocument& doc, drawing::GroupId id) 
   }
 }
 
+void Inspector::refresh(const ModelDocument& doc) {
+  if (fusion_group_ < 0) return;
+  // Keep the reader's place: expanded rows and scroll position survive the repaint.
+  const int scroll = verticalScrollBar()->value();
+  show_fusion_group(doc, fusion_group_);
+  verticalScrollBar()->setValue(scroll);
+}
+
 void Inspector::show_fusion_group(const ModelDocument& doc, int pg) {
   clear();
+  fusion_group_ = pg;
   if (pg < 0 || std::size_t(pg) >= doc.plan.groups().size()) return;
   const FusionGroup& grp = doc.plan.groups()[std::size_t(pg)];
   const GroupEstimate& e = grp.estimate;

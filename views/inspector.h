@@ -23,6 +23,9 @@ class Inspector : public QTreeWidget {
   // The value of the first row whose first column is `key`, searching all levels
   // (for tests and for copying).
   QString value_of(const QString& key) const;
+  // The plan group shown, or -1 (a decision repaints it in place: refresh()).
+  int shown_fusion_group() const { return fusion_group_; }
+  void refresh(const ModelDocument& doc);
 
  protected:
   void keyPressEvent(QKeyEvent* event) override;
@@ -31,6 +34,7 @@ class Inspector : public QTreeWidget {
   QTreeWidgetItem* section(const QString& title);
   void row(QTreeWidgetItem* parent, const QString& key, const QString& value);
   void not_fused_rows(const ModelDocument& doc, const std::vector<std::string>& members);
+  int fusion_group_ = -1;
 };
 
 }  // namespace fx::views

@@ -13,11 +13,13 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTimer>
 
+#include "analysis/plan_totals.h"
 #include "device/device_presets.h"
 #include "util/version.h"
 #include "views/candidate_model.h"
@@ -90,8 +92,10 @@ void MainWindow::connect_documents() {
   connect(documents_, &DocumentController::failed, this, &MainWindow::show_error);
   connect(documents_, &DocumentController::document_shown, this, &MainWindow::on_document_shown);
   connect(documents_, &DocumentController::layout_ready, this, &MainWindow::on_layout_ready);
-  connect(documents_, &DocumentController::analysis_about_to_apply, this,
-          [this] { candidates_->set_plan(nullptr); });
+  connect(documents_, &DocumentController::analysis_about_to_apply, this, [this] {
+    plan_->keep_decisions();  // a new device or opt level re-estimates them, never drops them
+    candidates_->set_plan(nullptr);
+  });
   connect(documents_, &DocumentController::analysis_applied, this, [this] {
     candidates_->set_plan(&doc()->plan);
     plan_->plan_replaced();
@@ -119,6 +123,10 @@ void MainWindow::connect_plan() {
   connect(plan_, &PlanController::plan_loaded, this,
           [this] { candidates_->set_plan(&doc()->plan); });
   connect(plan_, &PlanController::failed, this, &MainWindow::show_error);
+  connect(plan_, &PlanController::settings_requested, this, [this](const AnalysisSettings& s) {
+    set_analysis_settings(s);
+    if (doc() && !is_busy()) documents_->reanalyse();
+  });
   connect(plan_, &PlanController::message, this,
           [this](const QString& text, int ms) { statusBar()->showMessage(text, ms); });
 }
@@ -212,7 +220,13 @@ void MainWindow::set_dark(bool dark) {
 
 void MainWindow::restore_settings() {
   QSettings s;
-  restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+  // The first start (nothing saved) takes most of the screen: the graph needs the room.
+  if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray()))
+    if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+      const QRect area = screen->availableGeometry();
+      resize(area.width() * 9 / 10, area.height() * 9 / 10);
+      move(area.center() - rect().center());
+    }
   restoreState(s.value(QStringLiteral("window/state")).toByteArray());
   set_dark(s.value(QStringLiteral("view/dark"), false).toBool());
   AnalysisSettings a;
@@ -260,31 +274,51 @@ void MainWindow::update_title() {
 
 void MainWindow::update_status() {
   const auto d = doc();
+  panel_->set_empty_reason(empty_plan_reason());
   if (!d) {
     stats_->setText(tr("No model — open one with Ctrl+O or drop it here"));
     original_caption_->setText(tr("Original graph"));
     return;
   }
   const Graph& g = d->graph();
-  QString text = tr("%1 nodes · %2 params · %3 groups shown · load %4 ms")
+  QString text = tr("%1 nodes · %2 params · load %3 ms")
                      .arg(g.node_count())
                      .arg(format_bytes(double(d->parameter_bytes)))
-                     .arg(scene_->box_count())
                      .arg(d->load_ms, 0, 'f', 0);
   if (d->analysis) {
-    const auto& a = *d->analysis;
-    text += tr(" · %1 candidates · kernels %2 → %3 · est. %4 → %5 on %6")
-                .arg(d->plan.groups().size())
-                .arg(a.kernels_before)
-                .arg(a.kernels_after)
-                .arg(format_seconds(a.time_before_s))
-                .arg(format_seconds(a.time_after_s))
-                .arg(QString::fromStdString(a.device));
+    // The current plan's numbers (accepted groups), as the fused view and reports show.
+    const PlanTotals t = plan_totals(*d->analysis, d->plan);
+    text += tr(" · %1 of %2 groups accepted · kernels %3 → %4 · est. %5 → %6 (%7×) on %8")
+                .arg(t.accepted)
+                .arg(t.groups)
+                .arg(t.kernels_before)
+                .arg(t.kernels_after)
+                .arg(format_seconds(t.time_before_s))
+                .arg(format_seconds(t.time_after_s))
+                .arg(t.speedup(), 0, 'f', 2)
+                .arg(QString::fromStdString(d->analysis->device));
   } else if (!d->analysis_error.isEmpty()) {
-    text += tr(" · no analysis: %1").arg(d->analysis_error);
+    text += tr(" · no analysis (see the message)");
   }
   stats_->setText(text);
   original_caption_->setText(tr("Original graph — %1 nodes").arg(g.node_count()));
+}
+
+QString MainWindow::empty_plan_reason() const {
+  const auto d = doc();
+  if (!d) return tr("No model open: File > Open Model (Ctrl+O), or drop an .onnx file here.");
+  if (!d->analysis_error.isEmpty())
+    return tr("No analysis: %1").arg(d->analysis_error.section(QLatin1Char('\n'), 0, 0));
+  if (!d->analysis) return tr("Analysing…");
+  if (d->analysis->opt_level == 0)
+    return tr("Opt level 0 turns fusion off: choose level 1, 2 or 3 in the tool bar.");
+  if (d->analysis->unknown_cost_nodes > 0)
+    return tr("No groups: %1 nodes have shapes the analysis could not infer, and a group needs "
+              "static shapes. Bind the model's symbolic dimensions (fxc --dim NAME=VALUE).")
+        .arg(d->analysis->unknown_cost_nodes);
+  return tr("The analysis found no group worth fusing on %1 at opt level %2.")
+      .arg(QString::fromStdString(d->analysis->device))
+      .arg(d->analysis->opt_level);
 }
 
 void MainWindow::update_progress() {
@@ -308,13 +342,26 @@ void MainWindow::cancel_jobs() {
   code_->cancel();
 }
 
+QString error_headline(const QString& message) {
+  // The first paragraph's first line: a sentence written for the reader. Command
+  // lines, paths and a child's output come after a blank line.
+  QString head = message.section(QStringLiteral("\n\n"), 0, 0).section(QLatin1Char('\n'), 0, 0);
+  head = head.trimmed();
+  if (head.size() > 200) head = head.left(199) + QStringLiteral("…");
+  return head;
+}
+
 void MainWindow::show_error(const QString& title, const QString& message) {
   last_error_ = message;
   emit failed(message);
-  statusBar()->showMessage(message, 10'000);
+  const QString head = error_headline(message);
+  statusBar()->showMessage(head, 10'000);
   // Offscreen runs (tests, screenshots) have nobody to click OK.
-  if (QGuiApplication::platformName() != QLatin1String("offscreen"))
-    QMessageBox::warning(this, title, message);
+  if (QGuiApplication::platformName() != QLatin1String("offscreen")) {
+    QMessageBox box(QMessageBox::Warning, title, head, QMessageBox::Ok, this);
+    if (head != message.trimmed()) box.setDetailedText(message);  // behind "Show Details…"
+    box.exec();
+  }
 }
 
 bool MainWindow::maybe_save() {

@@ -56,6 +56,10 @@ class ExportService;
 class ViewSync;
 struct BeforeAfterResult;
 
+// The line of an error message the status bar and a dialog's text show; the rest of
+// the message goes behind the dialog's "Show Details…".
+QString error_headline(const QString& message);
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
@@ -75,6 +79,8 @@ class MainWindow : public QMainWindow {
   void reject_groups(const QStringList& ids);
   void reset_groups(const QStringList& ids);
   void accept_above(double threshold);
+  // Rejects every plan group the shown profile measured slower fused; one undo step.
+  int reject_measured_slower();
   void undo();
   void redo();
   bool save_plan(const QString& path);
@@ -109,6 +115,8 @@ class MainWindow : public QMainWindow {
   CandidatePanel* candidate_panel() const { return panel_; }
   TimelineView* timeline() const { return timeline_; }
   QString last_error() const { return last_error_; }
+  // The headline in the status bar and a dialog, the whole message behind its details.
+  void show_error(const QString& title, const QString& message);
   DocumentController* documents() const { return documents_; }
   PlanController* plan() const { return plan_; }
   ProfileController* profiler() const { return profiler_; }
@@ -160,11 +168,11 @@ class MainWindow : public QMainWindow {
   void restore_settings();
   void save_settings();
   void update_title();
+  QString empty_plan_reason() const;  // what the empty candidate table says
   void update_status();
   void update_progress();
   void update_recent_menu();
   void add_recent(const QString& path);
-  void show_error(const QString& title, const QString& message);
   bool maybe_save();
   AnalysisSettings chosen_settings() const;
   // main_window_menus.cc

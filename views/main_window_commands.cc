@@ -16,6 +16,7 @@
 #include "views/export_service.h"
 #include "views/graph_scene.h"
 #include "views/graph_view.h"
+#include "views/group_result_model.h"
 #include "views/main_window.h"
 #include "views/op_style.h"
 #include "views/plan_controller.h"
@@ -42,6 +43,13 @@ void MainWindow::accept_groups(const QStringList& ids) {
 
 void MainWindow::reject_groups(const QStringList& ids) {
   plan_->reject(ids);
+}
+
+int MainWindow::reject_measured_slower() {
+  std::vector<MeasuredGroup> measured;
+  const GroupResultModel* m = profile_summary_->group_model();
+  for (int i = 0; i < m->rowCount(); ++i) measured.push_back(m->group(i));
+  return plan_->reject_measured_slower(measured);
 }
 
 void MainWindow::reset_groups(const QStringList& ids) {

@@ -3,14 +3,17 @@
 // (main_window_commands.cc, main_window_navigation.cc) or asks for a file first.
 #include <QActionGroup>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QStatusBar>
 #include <QStyle>
 #include <QToolBar>
 
@@ -20,6 +23,7 @@
 #include "views/document_controller.h"
 #include "views/graph_scene.h"
 #include "views/graph_view.h"
+#include "views/help.h"
 #include "views/main_window.h"
 #include "views/plan_controller.h"
 #include "views/timeline_view.h"
@@ -40,6 +44,12 @@ void MainWindow::build_menus() {
   build_view_menu();
   build_tools_menu();
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&User Guide"), QKeySequence::HelpContents, this,
+                  [this] { show_user_guide(this); });
+  help->addAction(tr("&Keyboard Shortcuts"), QKeySequence(Qt::CTRL | Qt::Key_Slash), this,
+                  [this] { show_shortcuts(this, menuBar()); });
+  help->addAction(tr("&Glossary"), this, [this] { show_glossary(this); });
+  help->addSeparator();
   help->addAction(tr("&About"), this, [this] {
     QMessageBox::about(this, tr("About Fusion Explorer"),
                        tr("Fusion Explorer %1\nFinds, generates and measures operator fusions in "
@@ -80,8 +90,19 @@ void MainWindow::build_file_menu() {
         QFileDialog::getOpenFileName(this, tr("Load plan"), QString(), tr("Plans (*.json)"));
     if (!p.isEmpty()) load_plan(p);
   });
-  file->addAction(tr("Restore Autosaved Plan"), this, [this] {
-    if (QFileInfo::exists(plan_->autosave_path())) load_plan(plan_->autosave_path());
+  QAction* restore = file->addAction(tr("Restore Autosaved Plan"), this, [this] {
+    if (!plan_->restore_autosave())
+      statusBar()->showMessage(tr("No autosaved plan for this model"), 5000);
+  });
+  restore->setObjectName(QStringLiteral("RestoreAutosaveAction"));
+  // Say from when before the user picks it.
+  connect(file, &QMenu::aboutToShow, this, [this, restore] {
+    const QDateTime when = plan_->autosave_time();
+    restore->setEnabled(when.isValid());
+    restore->setText(
+        when.isValid()
+            ? tr("Restore Autosaved Plan (%1)").arg(QLocale().toString(when, QLocale::ShortFormat))
+            : tr("Restore Autosaved Plan"));
   });
   file->addSeparator();
   file->addAction(tr("&Export View…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
@@ -201,6 +222,11 @@ void MainWindow::build_tools_menu() {
       tr("Profile: run the model unfused and with the accepted groups fused (fxc "
          "profile --plan), compare times and outputs (F9)"));
   tools->addAction(tr("&Cancel Profile"), this, &MainWindow::cancel_profile);
+  QAction* slower = tools->addAction(tr("&Reject Groups That Measured Slower"), this,
+                                     &MainWindow::reject_measured_slower);
+  slower->setToolTip(
+      tr("After a profile: reject every group whose fused kernel measured slower, "
+         "in one undoable step"));
   tools->addSeparator();
   tools->addAction(tr("&Load Before/After Result…"), this, [this] {
     const QString p = QFileDialog::getOpenFileName(

@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTimer>
@@ -53,6 +54,25 @@ void MainWindow::connect_selection() {
   connect(panel_, &CandidatePanel::accept_above_requested, this, &MainWindow::accept_above);
   connect(timeline_, &TimelineView::kernel_clicked, this, &MainWindow::select_nodes);
   connect(profile_summary_, &ProfileSummary::group_activated, this, &MainWindow::select_nodes);
+  connect(profile_summary_, &ProfileSummary::reject_requested, this, &MainWindow::reject_groups);
+  connect(profile_summary_, &ProfileSummary::reject_slower_requested, this,
+          &MainWindow::reject_measured_slower);
+  connect(timeline_, &TimelineView::kernel_context_menu, this,
+          [this](const QStringList& nodes, QPoint global) {
+            QMenu menu;
+            const auto d = doc();
+            const NodeId n =
+                d && !nodes.isEmpty() ? d->graph().find_node(nodes.front().toStdString()) : kNoNode;
+            const int pg = n == kNoNode ? -1 : d->group_of_node(n);
+            if (pg >= 0) {
+              const QString id = QString::fromStdString(d->plan.groups()[std::size_t(pg)].id);
+              menu.addAction(tr("Reject %1 (the group of this kernel)").arg(id), this,
+                             [this, id] { reject_groups({id}); });
+            }
+            std::unique_ptr<QMenu> summary_menu(profile_summary_->group_menu(-1));
+            for (QAction* a : summary_menu->actions()) menu.addAction(a);
+            menu.exec(global);
+          });
 
   // Fused -> original.
   connect(fused_pane_, &FusedGraphPane::kernel_selected, this, [this](int pg) {
@@ -85,8 +105,12 @@ void MainWindow::connect_selection() {
 
 void MainWindow::on_document_shown(const drawing::SceneLayout& layout) {
   const auto d = doc();
+  // Nothing of the previous model's view state carries over: a filter or a find text
+  // would hide the new model's rows with no hint why.
   search_text_.clear();
   search_hits_.clear();
+  search_->clear();
+  panel_->reset_filters();
   focus_group_ = focus_plan_group_ = -1;
   focus_node_ = kNoNode;
   scene_->set_document(d);
@@ -148,6 +172,8 @@ void MainWindow::on_plan_changed(bool rows_changed) {
   undo_->setEnabled(plan_->can_undo());
   redo_->setEnabled(plan_->can_redo());
   if (doc()) panel_->set_summary(plan_->summary());
+  if (doc()) inspector_->refresh(*doc());  // the shown group's new status, in place
+  update_status();                         // its counts are the plan's
 }
 
 void MainWindow::toggle_group(int group) {

@@ -98,6 +98,7 @@ void MainWindow::build_profile_dock(QDockWidget* tabify_with) {
 
 void MainWindow::build_status_bar() {
   stats_ = new QLabel(tr("No model"), this);
+  stats_->setObjectName(QStringLiteral("StatsLabel"));
   progress_ = new QProgressBar(this);
   progress_->setMaximumWidth(220);
   progress_->setTextVisible(true);

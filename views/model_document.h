@@ -5,6 +5,7 @@
 // plan the user edits. The views read it; only the UI thread mutates the plan, and
 // only one layout job at a time touches `layout` (see DocumentController).
 
+#include <QMetaType>
 #include <QString>
 
 #include <functional>
@@ -81,3 +82,5 @@ std::shared_ptr<AnalysisOutput> run_analysis(const Graph& graph, const QString& 
 void apply_analysis(ModelDocument& doc, AnalysisOutput&& out);
 
 }  // namespace fx::views
+
+Q_DECLARE_METATYPE(fx::views::AnalysisSettings)

@@ -59,8 +59,15 @@ QString scaled(double v, const char* const* units, int count, double step) {
 }  // namespace
 
 QString format_bytes(double bytes) {
-  static const char* const units[] = {"B", "KB", "MB", "GB", "TB"};
-  return scaled(bytes, units, 5, 1000);
+  // IEC, as the reports write them: one unit system on every screen and page.
+  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  return scaled(bytes, units, 5, 1024);
+}
+
+QString group_label(const FusionGroup& g) {
+  QString label = QString::fromStdString(g.pattern.empty() ? std::string("group") : g.pattern);
+  if (!g.nodes.empty()) label += QObject::tr(" at %1").arg(QString::fromStdString(g.nodes.front()));
+  return label;
 }
 
 QString format_flops(double flops) {

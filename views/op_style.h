@@ -24,7 +24,11 @@ QColor status_color(GroupStatus status);  // hull colour of a fusion group
 QColor heat_color(double t);
 QString op_kind_label(OpKind kind);
 
-// Human figures: "1.2 MB", "3.4 GFLOP", "12.5 µs".
+// "conv_bn_act at /layer1/conv1": a group as a reader recognises it (the id beside it
+// is what files and commands use).
+QString group_label(const FusionGroup& group);
+
+// Human figures, IEC for bytes as in the reports: "1.2 MiB", "3.4 GFLOP", "12.5 µs".
 QString format_bytes(double bytes);
 QString format_flops(double flops);
 QString format_seconds(double seconds);

@@ -5,9 +5,13 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QLocale>
 #include <QStandardPaths>
 #include <QTimer>
 
+#include <nlohmann/json.hpp>
+
+#include "analysis/plan_totals.h"
 #include "util/error.h"
 #include "views/op_style.h"
 
@@ -29,6 +33,8 @@ void PlanController::set_autosave_interval_ms(int ms) {
 
 void PlanController::set_document(std::shared_ptr<ModelDocument> doc) {
   doc_ = std::move(doc);
+  kept_.clear();
+  forget_steps();
   plan_path_.clear();
   set_modified(false);
   emit changed(true);
@@ -40,34 +46,42 @@ void PlanController::set_modified(bool modified) {
   if (was != modified) emit modified_changed(modified);
 }
 
-void PlanController::decided(bool any) {
-  if (!any) return;
+void PlanController::forget_steps() {
+  undo_steps_.clear();
+  redo_steps_.clear();
+}
+
+void PlanController::decided(int steps) {
+  if (steps <= 0) return;
+  undo_steps_.push_back(steps);
+  redo_steps_.clear();
   set_modified(true);
+  autosave();  // the latest state, always: a restore must never bring back an older one
   emit changed(true);
 }
 
 bool PlanController::accept(const QStringList& ids) {
   if (!doc_) return false;
-  bool any = false;
-  for (const QString& id : ids) any |= doc_->plan.accept(id.toStdString(), "accepted in the GUI");
-  decided(any);
-  return any;
+  int steps = 0;
+  for (const QString& id : ids) steps += doc_->plan.accept(id.toStdString(), "accepted in the GUI");
+  decided(steps);
+  return steps > 0;
 }
 
 bool PlanController::reject(const QStringList& ids) {
   if (!doc_) return false;
-  bool any = false;
-  for (const QString& id : ids) any |= doc_->plan.reject(id.toStdString(), "rejected in the GUI");
-  decided(any);
-  return any;
+  int steps = 0;
+  for (const QString& id : ids) steps += doc_->plan.reject(id.toStdString(), "rejected in the GUI");
+  decided(steps);
+  return steps > 0;
 }
 
 bool PlanController::reset(const QStringList& ids) {
   if (!doc_) return false;
-  bool any = false;
-  for (const QString& id : ids) any |= doc_->plan.reset(id.toStdString());
-  decided(any);
-  return any;
+  int steps = 0;
+  for (const QString& id : ids) steps += doc_->plan.reset(id.toStdString());
+  decided(steps);
+  return steps > 0;
 }
 
 int PlanController::accept_above(double threshold) {
@@ -75,28 +89,60 @@ int PlanController::accept_above(double threshold) {
   const int n = doc_->plan.accept_all_above(threshold);
   emit message(
       tr("Accepted %1 groups at or above %2% traffic reduction").arg(n).arg(threshold * 100), 5000);
-  decided(n > 0);
+  decided(n > 0 ? 1 : 0);  // FusionPlan records it as one change
   return n;
 }
 
+int PlanController::reject_measured_slower(const std::vector<MeasuredGroup>& measured) {
+  if (!doc_) return 0;
+  int steps = 0;
+  for (const MeasuredGroup& m : measured) {
+    if (!(m.measured_saved_us < 0)) continue;  // NaN (not measured) is no evidence
+    const FusionGroup* g = doc_->plan.find(m.id);
+    if (!g || g->status == GroupStatus::Rejected) continue;
+    steps += doc_->plan.reject(m.id, QStringLiteral("rejected: measured %1 slower fused")
+                                         .arg(format_seconds(-m.measured_saved_us * 1e-6))
+                                         .toStdString());
+  }
+  emit message(steps > 0 ? tr("Rejected %1 groups that measured slower fused (Undo takes them "
+                              "back)")
+                               .arg(steps)
+                         : tr("No group of the plan measured slower fused"),
+               8000);
+  decided(steps);
+  return steps;
+}
+
 bool PlanController::undo() {
-  const bool done = doc_ && doc_->plan.undo();
-  decided(done);
-  return done;
+  if (!doc_ || undo_steps_.empty()) return false;
+  const int steps = undo_steps_.back();
+  undo_steps_.pop_back();
+  for (int i = 0; i < steps; ++i) doc_->plan.undo();
+  redo_steps_.push_back(steps);
+  set_modified(true);
+  autosave();
+  emit changed(true);
+  return true;
 }
 
 bool PlanController::redo() {
-  const bool done = doc_ && doc_->plan.redo();
-  decided(done);
-  return done;
+  if (!doc_ || redo_steps_.empty()) return false;
+  const int steps = redo_steps_.back();
+  redo_steps_.pop_back();
+  for (int i = 0; i < steps; ++i) doc_->plan.redo();
+  undo_steps_.push_back(steps);
+  set_modified(true);
+  autosave();
+  emit changed(true);
+  return true;
 }
 
 bool PlanController::can_undo() const {
-  return doc_ && doc_->plan.can_undo();
+  return doc_ && !undo_steps_.empty() && doc_->plan.can_undo();
 }
 
 bool PlanController::can_redo() const {
-  return doc_ && doc_->plan.can_redo();
+  return doc_ && !redo_steps_.empty() && doc_->plan.can_redo();
 }
 
 bool PlanController::save(const QString& path) {
@@ -122,6 +168,7 @@ bool PlanController::load(const QString& path) {
     emit plan_about_to_be_replaced();
     doc_->plan = std::move(plan);
     doc_->rebuild_node_groups();
+    forget_steps();
     emit plan_loaded();
     if (!missing.empty())
       emit message(tr("Plan loaded; %1 groups dropped: their nodes are not in this model")
@@ -134,6 +181,7 @@ bool PlanController::load(const QString& path) {
   plan_path_ = path;
   set_modified(false);
   emit changed(true);
+  request_plan_settings();
   return true;
 }
 
@@ -158,35 +206,101 @@ void PlanController::autosave() {
   }
 }
 
+QDateTime PlanController::autosave_time() const {
+  const QFileInfo info(autosave_path());
+  return info.exists() ? info.lastModified() : QDateTime();
+}
+
 bool PlanController::restore_autosave() {
   const QString path = autosave_path();
-  return !path.isEmpty() && QFileInfo::exists(path) && load(path);
+  if (path.isEmpty() || !QFileInfo::exists(path)) return false;
+  const QDateTime when = autosave_time();
+  if (!load(path)) return false;
+  plan_path_.clear();  // the autosave is no place to save to
+  set_modified(true);  // not saved anywhere the user chose
+  emit message(tr("Restored the plan autosaved %1 (%2, opt level %3)")
+                   .arg(QLocale().toString(when, QLocale::ShortFormat))
+                   .arg(QString::fromStdString(doc_->plan.device()))
+                   .arg(doc_->plan.opt_level()),
+               10'000);
+  return true;
+}
+
+void PlanController::request_plan_settings() {
+  const FusionPlan& p = doc_->plan;
+  const QString device = QString::fromStdString(p.device());
+  if (device.isEmpty()) return;
+  if (device == doc_->settings.device && p.opt_level() == doc_->settings.opt_level) return;
+  AnalysisSettings s = doc_->settings;
+  s.device = device;
+  s.opt_level = p.opt_level();
+  emit settings_requested(s);
+}
+
+void PlanController::keep_decisions() {
+  if (!doc_) return;
+  for (const FusionGroup& g : doc_->plan.groups()) {
+    if (g.status == GroupStatus::Candidate)
+      kept_.erase(g.id);  // an undone decision is no decision
+    else
+      kept_[g.id] = {g.status, g.reason};
+  }
+}
+
+int PlanController::pending_decisions() const {
+  if (!doc_) return 0;
+  int n = 0;
+  for (const auto& [id, d] : kept_) n += doc_->plan.find(id) == nullptr;
+  return n;
 }
 
 void PlanController::plan_replaced() {
-  plan_path_.clear();
-  set_modified(false);
-  emit changed(false);  // the table was just reset
+  int applied = 0;
+  if (doc_ && !kept_.empty()) {
+    // Through JSON and bind(): the decisions become the new plan's starting state, not
+    // steps that undo would take back one by one.
+    nlohmann::json j = doc_->plan.to_json();
+    for (auto& g : j["groups"]) {
+      const auto it = kept_.find(g["id"].get<std::string>());
+      if (it == kept_.end()) continue;
+      g["status"] = std::string(group_status_name(it->second.status));
+      g["reason"] = it->second.reason;
+      ++applied;
+    }
+    if (applied > 0) {
+      FusionPlan carried = FusionPlan::from_json(j);
+      carried.bind(doc_->graph());
+      doc_->plan = std::move(carried);
+      doc_->rebuild_node_groups();
+    }
+  }
+  forget_steps();  // the new plan has no history
+  // Carried decisions differ from any file by their estimates: save again to keep them.
+  if (applied == 0) plan_path_.clear();
+  set_modified(applied > 0);
+  if (applied > 0 || !kept_.empty()) {
+    QString text = tr("Kept %1 decisions, re-estimated for %2 at opt level %3")
+                       .arg(applied)
+                       .arg(QString::fromStdString(doc_->plan.device()))
+                       .arg(doc_->plan.opt_level());
+    if (const int pending = pending_decisions(); pending > 0)
+      text += tr("; %1 more are for groups this opt level does not form").arg(pending);
+    emit message(text, 10'000);
+  }
+  emit changed(applied > 0);  // without decisions the table was just reset
 }
 
 QString PlanController::summary() const {
   if (!doc_) return {};
-  int accepted = 0, rejected = 0;
-  int64_t bytes = 0;
-  double time = 0;
-  for (const FusionGroup& g : doc_->plan.groups()) {
-    if (g.status == GroupStatus::Accepted) {
-      ++accepted;
-      if (g.estimate.known) bytes += g.estimate.bytes_saved(), time += g.estimate.time_saved_s();
-    } else if (g.status == GroupStatus::Rejected) {
-      ++rejected;
-    }
-  }
+  int rejected = 0;
+  for (const FusionGroup& g : doc_->plan.groups()) rejected += g.status == GroupStatus::Rejected;
+  // The same totals as the status bar, the fused view and the reports (plan_totals.h).
+  const PlanTotals t = plan_totals(doc_->analysis ? *doc_->analysis : AnalysisResult{}, doc_->plan);
   return tr("%1 accepted · %2 rejected · saves %3, %4")
-      .arg(accepted)
+      .arg(t.accepted)
       .arg(rejected)
-      .arg(format_bytes(double(bytes)))
-      .arg(format_seconds(time));
+      .arg(format_bytes(double(t.bytes_before - t.bytes_after)))
+      .arg(format_seconds(t.time_before_s - t.time_after_s));
 }
 
 }  // namespace fx::views

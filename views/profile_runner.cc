@@ -111,25 +111,28 @@ void ProfileRunner::finish_failed(const QString& message, bool cancelled) {
 void ProfileRunner::on_error(QProcess::ProcessError error) {
   // Crashes and exits arrive through finished(); only a child that never ran ends here.
   if (error == QProcess::FailedToStart)
-    finish_failed(tr("%1: cannot start (%2)").arg(proc_->program(), proc_->errorString()), false);
+    finish_failed(
+        tr("The profiler cannot start: %1.\n\n%2").arg(proc_->errorString(), proc_->program()),
+        false);
 }
 
 void ProfileRunner::on_finished(int exit_code, QProcess::ExitStatus status) {
   if (reported_) return;
   on_stderr();
   const QString tail = stderr_tail();
-  const QString why = tail.isEmpty() ? QString() : QStringLiteral("\n\n") + tail;
+  // One plain sentence first; the command and the child's last words are details (the
+  // window shows them behind an expander, never in the status bar).
+  const QString details = QStringLiteral("\n\n") + command_line() +
+                          (tail.isEmpty() ? QString() : QStringLiteral("\n\n") + tail);
   if (cancelled_) return finish_failed(tr("Profiling cancelled"), true);
   if (timed_out_)
     return finish_failed(
-        tr("the profiler ran longer than %1 s and was stopped").arg(timeout_ms_ / 1000) + why,
+        tr("The profiler ran longer than %1 s and was stopped.").arg(timeout_ms_ / 1000) + details,
         false);
   if (status == QProcess::CrashExit)
-    return finish_failed(tr("the profiler crashed (%1)").arg(command_line()) + why, false);
+    return finish_failed(tr("The profiler crashed.") + details, false);
   if (exit_code != 0)
-    return finish_failed(
-        tr("the profiler exited with code %1 (%2)").arg(exit_code).arg(command_line()) + why,
-        false);
+    return finish_failed(tr("The profiler failed (exit code %1).").arg(exit_code) + details, false);
   reported_ = true;
   timer_->stop();
   emit succeeded(proc_->readAllStandardOutput());

@@ -5,6 +5,8 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -12,8 +14,10 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <memory>
 
 #include "views/group_result_model.h"
+#include "views/op_style.h"
 #include "views/saving_chart.h"
 
 namespace fx::views {
@@ -58,6 +62,13 @@ ProfileSummary::ProfileSummary(QWidget* parent) : QWidget(parent) {
   excluded_->setWordWrap(true);
   excluded_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   left->addWidget(excluded_);
+  reject_slower_ = new QPushButton(tr("Reject Groups That Measured Slower"), this);
+  reject_slower_->setObjectName(QStringLiteral("RejectSlowerButton"));
+  reject_slower_->setToolTip(
+      tr("Reject, in one undoable step, every group of the plan whose fused kernel measured "
+         "slower than its members run one by one"));
+  left->addWidget(reject_slower_);
+  connect(reject_slower_, &QPushButton::clicked, this, &ProfileSummary::reject_slower_requested);
   left->addStretch();
 
   chart_ = new SavingChart(this);
@@ -91,6 +102,18 @@ ProfileSummary::ProfileSummary(QWidget* parent) : QWidget(parent) {
   layout->addWidget(split);
 
   connect(chart_, &SavingChart::group_clicked, this, &ProfileSummary::activate);
+  chart_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(chart_, &QWidget::customContextMenuRequested, this, [this](QPoint pos) {
+    std::unique_ptr<QMenu> menu(group_menu(chart_->group_at(pos)));
+    menu->exec(chart_->mapToGlobal(pos));
+  });
+  table_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(table_, &QWidget::customContextMenuRequested, this, [this](QPoint pos) {
+    const QModelIndex i = table_->indexAt(pos);
+    std::unique_ptr<QMenu> menu(
+        group_menu(i.isValid() ? proxy_->data(i, GroupResultModel::kGroupIndexRole).toInt() : -1));
+    menu->exec(table_->viewport()->mapToGlobal(pos));
+  });
   connect(table_, &QTableView::clicked, this, [this](const QModelIndex& i) {
     activate(proxy_->data(i, GroupResultModel::kGroupIndexRole).toInt());
   });
@@ -111,12 +134,14 @@ QString ProfileSummary::value(const QString& name) const {
 }
 
 void ProfileSummary::clear() {
-  header_->setText(tr("No before/after profile yet: Tools > Profile (F9)."));
+  header_->setText(
+      tr("No before/after profile yet: Tools > Profile Before/After (F9) measures the plan."));
   for (QLabel* l : {before_ms_, after_ms_, before_kernels_, after_kernels_, speedup_, max_abs_,
                     max_rel_, match_, excluded_})
     l->clear();
   groups_->set_groups({});
   chart_->set_groups({}, {});
+  reject_slower_->setEnabled(false);
 }
 
 void ProfileSummary::set_result(const BeforeAfterResult& r) {
@@ -168,7 +193,38 @@ void ProfileSummary::set_result(const BeforeAfterResult& r) {
                                               excluded.join(QStringLiteral("<br>")));
   groups_->set_groups(in.groups);
   chart_->set_groups(in.groups, QString::fromStdString(in.estimate_profile));
+  reject_slower_->setEnabled(slower_count() > 0);
   table_->resizeColumnsToContents();
+}
+
+int ProfileSummary::slower_count() const {
+  int n = 0;
+  for (int i = 0; i < groups_->rowCount(); ++i) {
+    const MeasuredGroup& g = groups_->group(i);
+    n += !g.excluded() && g.measured_saved_us < 0;
+  }
+  return n;
+}
+
+QMenu* ProfileSummary::group_menu(int group) {
+  auto* menu = new QMenu(this);
+  if (group >= 0 && group < groups_->rowCount()) {
+    const MeasuredGroup& g = groups_->group(group);
+    const QString id = QString::fromStdString(g.id);
+    QAction* one = menu->addAction(
+        std::isfinite(g.measured_saved_us)
+            ? tr("Reject %1 (measured %2)").arg(id, format_seconds(g.measured_saved_us * 1e-6))
+            : tr("Reject %1").arg(id),
+        this, [this, id] { emit reject_requested({id}); });
+    one->setObjectName(QStringLiteral("RejectGroupAction"));
+    one->setEnabled(!g.excluded());
+  }
+  QAction* all =
+      menu->addAction(tr("Reject All Groups That Measured Slower (%1)").arg(slower_count()), this,
+                      &ProfileSummary::reject_slower_requested);
+  all->setObjectName(QStringLiteral("RejectSlowerAction"));
+  all->setEnabled(slower_count() > 0);
+  return menu;
 }
 
 void ProfileSummary::activate(int group) {

@@ -13,6 +13,8 @@
 
 class QFormLayout;
 class QLabel;
+class QMenu;
+class QPushButton;
 class QTableView;
 class QSortFilterProxyModel;
 
@@ -34,6 +36,16 @@ class ProfileSummary : public QWidget {
  signals:
   // A group picked in the chart or the table: its nodes, to select in the graph.
   void group_activated(const QStringList& nodes);
+  // From the context menus of the chart and the table, and the button: reject one group
+  // (by id), or every group that measured slower fused.
+  void reject_requested(const QStringList& ids);
+  void reject_slower_requested();
+
+ public:
+  // The context menu for a group (index into the result's groups; -1: none), as the chart
+  // and the table show it. The caller owns the menu.
+  QMenu* group_menu(int group);
+  int slower_count() const;  // groups that measured slower fused (not excluded)
 
  private:
   QLabel* add_value(QFormLayout* form, const QString& label, const QString& name);
@@ -46,6 +58,7 @@ class ProfileSummary : public QWidget {
   QLabel* header_;
   QLabel *before_ms_, *after_ms_, *before_kernels_, *after_kernels_, *speedup_;
   QLabel *max_abs_, *max_rel_, *match_, *excluded_;
+  QPushButton* reject_slower_;
 };
 
 // Formatting shared with the tests: "12.345 ms", "1.23×".

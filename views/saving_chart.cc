@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/saving_chart.h"
 
+#include "views/estimate_check.h"
+
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -52,7 +54,7 @@ void SavingChart::set_groups(const std::vector<MeasuredGroup>& groups,
     const MeasuredGroup& g = groups[i];
     if (g.status == "excluded") continue;
     rows_.push_back({int(i), QString::fromStdString(g.id), QString::fromStdString(g.pattern),
-                     g.predicted_saved_us, g.measured_saved_us});
+                     g.predicted_saved_us, g.measured_saved_us, estimate_check_text(g)});
   }
   std::stable_sort(rows_.begin(), rows_.end(), [](const Row& a, const Row& b) {
     return finite_or_zero(a.predicted) > finite_or_zero(b.predicted);
@@ -150,8 +152,14 @@ void SavingChart::paintEvent(QPaintEvent*) {
     p.setPen(text);
     p.drawText(QRect(int(x_right) + 8, y, kValueWidth - 10, kRowHeight),
                Qt::AlignLeft | Qt::AlignVCenter,
-               tr("%1 / %2").arg(us_text(r.predicted), us_text(r.measured)));
+               (r.flag.isEmpty() ? QString() : QStringLiteral("⚠ ")) +
+                   tr("%1 / %2").arg(us_text(r.predicted), us_text(r.measured)));
   }
+}
+
+int SavingChart::flagged_count() const {
+  return int(
+      std::count_if(rows_.begin(), rows_.end(), [](const Row& r) { return !r.flag.isEmpty(); }));
 }
 
 void SavingChart::mouseReleaseEvent(QMouseEvent* event) {
@@ -165,11 +173,14 @@ bool SavingChart::event(QEvent* event) {
     const int i = (help->pos().y() - kHeader) / kRowHeight;
     if (help->pos().y() >= kHeader && i >= 0 && i < int(rows_.size())) {
       const Row& r = rows_[std::size_t(i)];
-      QToolTip::showText(help->globalPos(),
-                         tr("<b>%1</b> %2<br>predicted saving %3<br>measured saving %4")
-                             .arg(r.id.toHtmlEscaped(), r.pattern.toHtmlEscaped(),
-                                  us_text(r.predicted), us_text(r.measured)),
-                         this);
+      QToolTip::showText(
+          help->globalPos(),
+          tr("<b>%1</b> %2<br>predicted saving %3<br>measured saving %4")
+                  .arg(r.id.toHtmlEscaped(), r.pattern.toHtmlEscaped(), us_text(r.predicted),
+                       us_text(r.measured)) +
+              (r.flag.isEmpty() ? QString() : QStringLiteral("<br>⚠ ") + r.flag.toHtmlEscaped()) +
+              tr("<br><i>Right-click to reject</i>"),
+          this);
     } else {
       QToolTip::hideText();
     }

@@ -23,6 +23,7 @@ class SavingChart : public QWidget {
   int bar_count() const { return int(rows_.size()); }
   // Group index (into the groups given) drawn at a widget position, or -1.
   int group_at(QPoint pos) const;
+  int flagged_count() const;  // bars whose measurement falls outside the estimate
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override;
 
@@ -39,6 +40,7 @@ class SavingChart : public QWidget {
     int group;
     QString id, pattern;
     double predicted, measured;  // µs, NaN when unknown
+    QString flag;                // estimate_check.h: why the measurement disagrees, or empty
   };
   int row_top(int i) const;
   std::vector<Row> rows_;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/timeline_view.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -80,6 +81,7 @@ void TimelineView::clear() {
   lanes_.clear();
   group_names_.clear();
   clear_range();
+  axis_ = TimeAxis{};  // the previous model's scale must not hang over an empty pane
   update();
 }
 
@@ -93,7 +95,9 @@ void TimelineView::fit() {
 }
 
 QString TimelineView::summary() const {
-  if (lanes_.empty()) return tr("No timeline: Tools > Profile (F9), or File > Load Profile Result");
+  if (lanes_.empty())
+    return tr(
+        "No timeline: Tools > Profile Before/After (F9), or Tools > Load Before/After Result");
   QStringList parts;
   for (const Lane& l : lanes_)
     parts << tr("%1: %2 in %3 kernels")
@@ -218,6 +222,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
   const QString top = has_range_ ? range_text() : summary();
   p.drawText(QRect(6, 0, width() - 12, kSummaryHeight), Qt::AlignVCenter | Qt::AlignLeft,
              p.fontMetrics().elidedText(top, Qt::ElideRight, width() - 12));
+  if (lanes_.empty()) return;  // the summary line says why and what to do
   // Axis with ticks; tick lines run down through the lanes.
   const QRect axis(label_width_, kSummaryHeight, width() - label_width_, kAxisHeight);
   p.setPen(palette().mid().color());
@@ -318,6 +323,13 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
     for (const auto& n : e->nodes) nodes << QString::fromStdString(n);
     emit kernel_clicked(nodes);
   }
+}
+
+void TimelineView::contextMenuEvent(QContextMenuEvent* event) {
+  QStringList nodes;
+  if (const KernelEvent* e = event_at(event->pos()))
+    for (const auto& n : e->nodes) nodes << QString::fromStdString(n);
+  emit kernel_context_menu(nodes, event->globalPos());
 }
 
 void TimelineView::mouseDoubleClickEvent(QMouseEvent*) {

@@ -54,6 +54,8 @@ class TimelineView : public QWidget {
 
  signals:
   void kernel_clicked(const QStringList& nodes);
+  // Right-click: the nodes of the kernel under the pointer (empty: none) and where.
+  void kernel_context_menu(const QStringList& nodes, QPoint global_pos);
   void range_changed();
 
  protected:
@@ -65,6 +67,7 @@ class TimelineView : public QWidget {
   void mouseDoubleClickEvent(QMouseEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
   void leaveEvent(QEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
   bool event(QEvent* event) override;  // tooltips
 

@@ -2,6 +2,7 @@
 #include "drawing/scope_tree.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string_view>
@@ -128,8 +129,13 @@ ScopeTree::ScopeTree(const Graph& graph, ScopeTreeOptions options) {
   const auto scope_groups = static_cast<GroupId>(groups_.size());
   for (GroupId g = 1; g < scope_groups; ++g) merge_single_child(g);
   for (GroupId g = 0; g < scope_groups; ++g) collapse_repeats(g, std::max(2, options.min_repeats));
+  // New groups are appended and visited in turn: a region still too wide is split again.
+  const int cap = std::max(2, options.max_children);
   for (GroupId g = 0; g < static_cast<GroupId>(groups_.size()); ++g)
-    split_large(g, std::max(2, options.max_children));
+    if (groups_[std::size_t(g)].children.size() > std::size_t(cap) &&
+        (!split_by_structure(graph, g, cap) ||
+         groups_[std::size_t(g)].children.size() > std::size_t(cap)))
+      split_large(graph, g, cap);
   for (GroupId g = 0; g < static_cast<GroupId>(groups_.size()); ++g) reindex(g);
   for (std::size_t i = 0; i < n; ++i)
     depth_ = std::max(depth_, int(ancestors_of(NodeId(i)).size()));
@@ -228,7 +234,169 @@ void ScopeTree::collapse_repeats(GroupId id, int min_repeats) {
   if (changed) groups_[static_cast<std::size_t>(id)].children = std::move(out);
 }
 
-void ScopeTree::split_large(GroupId id, int max_children) {
+GroupId ScopeTree::wrap(GroupKind kind, std::string name, GroupId parent, std::vector<Item> items) {
+  const GroupId a = add_group(kind, std::move(name), "", kNoGroup);
+  Group& ag = groups_[std::size_t(a)];
+  ag.parent = parent;
+  ag.children = std::move(items);
+  for (const Item& it : ag.children) {
+    if (it.kind == Item::Node)
+      node_group_[std::size_t(it.id)] = a;
+    else
+      groups_[std::size_t(it.id)].parent = a;
+  }
+  finish_group(a);
+  return a;
+}
+
+NodeId ScopeTree::edge_node(const Item& it, bool first) const {
+  Item at = it;
+  while (at.kind == Item::Group) {
+    const auto& kids = groups_[std::size_t(at.id)].children;
+    if (kids.empty()) return kNoNode;
+    at = first ? kids.front() : kids.back();
+  }
+  return NodeId(at.id);
+}
+
+std::string ScopeTree::ops_label(const Graph& graph, const std::vector<Item>& items) const {
+  // The op types below, most frequent first (ties: first seen), three at most.
+  std::vector<std::pair<std::string, int>> counts;
+  std::vector<Item> stack(items.rbegin(), items.rend());
+  while (!stack.empty()) {
+    const Item it = stack.back();
+    stack.pop_back();
+    if (it.kind == Item::Group) {
+      const auto& kids = groups_[std::size_t(it.id)].children;
+      stack.insert(stack.end(), kids.rbegin(), kids.rend());
+      continue;
+    }
+    const std::string& op = graph.node(NodeId(it.id)).op_type;
+    auto c =
+        std::find_if(counts.begin(), counts.end(), [&](const auto& e) { return e.first == op; });
+    if (c == counts.end())
+      counts.emplace_back(op, 1);
+    else
+      ++c->second;
+  }
+  std::stable_sort(counts.begin(), counts.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string label;
+  for (std::size_t i = 0; i < counts.size() && i < 3; ++i) {
+    if (i) label += " · ";
+    label += counts[i].first;
+    if (counts[i].second > 1) label += " ×" + std::to_string(counts[i].second);
+  }
+  if (counts.size() > 3) label += " …";
+  return label;
+}
+
+bool ScopeTree::split_by_structure(const Graph& graph, GroupId id, int max_children) {
+  const std::vector<Item> kids = groups_[std::size_t(id)].children;
+  const std::size_t k = kids.size();
+  // Which child each node below the group sits in.
+  std::vector<int32_t> kid_of(node_group_.size(), -1);
+  for (std::size_t i = 0; i < k; ++i) {
+    std::vector<Item> stack{kids[i]};
+    while (!stack.empty()) {
+      const Item it = stack.back();
+      stack.pop_back();
+      if (it.kind == Item::Node)
+        kid_of[std::size_t(it.id)] = int32_t(i);
+      else
+        for (const Item& c : groups_[std::size_t(it.id)].children) stack.push_back(c);
+    }
+  }
+  // Tensors alive across each boundary between children (boundary b: before child b),
+  // counting each tensor once, up to its last consumer in the group.
+  std::vector<int> cross(k + 1, 0);
+  for (std::size_t n = 0; n < kid_of.size(); ++n) {
+    const int32_t from = kid_of[n];
+    if (from < 0) continue;
+    for (ValueId v : graph.node(NodeId(n)).outputs) {
+      if (v == kNoValue) continue;
+      int32_t last = from;
+      for (NodeId c : graph.value(v).consumers) last = std::max(last, kid_of[std::size_t(c)]);
+      if (last > from) ++cross[std::size_t(from) + 1], --cross[std::size_t(last) + 1];
+    }
+  }
+  for (std::size_t b = 1; b <= k; ++b) cross[b] += cross[b - 1];
+  // The finest regions: cut wherever at most one tensor flows on (a cut point).
+  std::vector<std::size_t> starts{0};
+  for (std::size_t b = 1; b < k; ++b)
+    if (cross[b] <= 1) starts.push_back(b);
+  if (starts.size() < 2) return false;  // no cut point: nothing structural to show
+  starts.push_back(k);
+  const std::size_t m = starts.size() - 1;
+  auto item_sig = [&](const Item& it) {
+    return it.kind == Item::Node ? node_sig_[std::size_t(it.id)]
+                                 : groups_[std::size_t(it.id)].signature;
+  };
+  std::vector<uint64_t> sig(m, 0);
+  for (std::size_t r = 0; r < m; ++r)
+    for (std::size_t i = starts[r]; i < starts[r + 1]; ++i) sig[r] = mix(sig[r], item_sig(kids[i]));
+
+  // Units in order: repeated blocks, and plain regions of about sqrt(k) children (a
+  // level of about as many boxes as each box holds).
+  const std::size_t target =
+      std::clamp<std::size_t>(std::size_t(std::sqrt(double(k))), 2, std::size_t(max_children));
+  constexpr std::size_t kMaxPeriod = 8;  // regions per repeated block (a layer's sublayers)
+  std::vector<Item> out;
+  auto span = [&](std::size_t r0, std::size_t r1) {
+    return std::vector<Item>(kids.begin() + long(starts[r0]), kids.begin() + long(starts[r1]));
+  };
+  auto emit_plain = [&](std::size_t r0, std::size_t r1) {
+    if (r0 == r1) return;
+    std::vector<Item> items = span(r0, r1);
+    if (items.size() == 1) {
+      out.push_back(items.front());
+      return;
+    }
+    std::string name = ops_label(graph, items);
+    out.push_back(
+        {Item::Group, wrap(GroupKind::Artificial, std::move(name), id, std::move(items))});
+  };
+  std::size_t plain = 0;  // first region not yet emitted
+  for (std::size_t r = 0; r < m;) {
+    // The shortest period that repeats is the block (a longer one would be several
+    // blocks); a block of one child is not worth a box.
+    std::size_t best_p = 0, best_c = 0;
+    for (std::size_t p = 1; p <= kMaxPeriod && r + 2 * p <= m; ++p) {
+      std::size_t c = 1;
+      while (r + (c + 1) * p <= m && std::equal(sig.begin() + long(r), sig.begin() + long(r + p),
+                                                sig.begin() + long(r + c * p)))
+        ++c;
+      if (c < 2) continue;
+      if (starts[r + p] - starts[r] >= 2) best_p = p, best_c = c;
+      break;
+    }
+    if (best_c == 0) {
+      ++r;
+      if (starts[r] - starts[plain] >= target) emit_plain(plain, r), plain = r;
+      continue;
+    }
+    emit_plain(plain, r);
+    std::vector<Item> blocks;
+    for (std::size_t c = 0; c < best_c; ++c) {
+      std::vector<Item> items = span(r + c * best_p, r + (c + 1) * best_p);
+      std::string name = ops_label(graph, items);
+      blocks.push_back(
+          {Item::Group, wrap(GroupKind::Artificial, std::move(name), kNoGroup, std::move(items))});
+    }
+    const std::string name = "blocks of " + groups_[std::size_t(blocks.front().id)].name;
+    const GroupId rep = wrap(GroupKind::Repeat, name, id, std::move(blocks));
+    groups_[std::size_t(rep)].repeat_count = int32_t(best_c);
+    out.push_back({Item::Group, rep});
+    r += best_p * best_c;
+    plain = r;
+  }
+  emit_plain(plain, m);
+  if (out.size() <= 1) return false;  // one unit is the group again
+  groups_[std::size_t(id)].children = std::move(out);
+  return true;
+}
+
+void ScopeTree::split_large(const Graph& graph, GroupId id, int max_children) {
   while (groups_[static_cast<std::size_t>(id)].children.size() > std::size_t(max_children)) {
     std::vector<Item> kids = std::move(groups_[static_cast<std::size_t>(id)].children);
     const std::size_t parts =
@@ -236,21 +404,14 @@ void ScopeTree::split_large(GroupId id, int max_children) {
     const std::size_t per = (kids.size() + parts - 1) / parts;  // even chunks
     std::vector<Item> out;
     for (std::size_t p = 0; p < parts; ++p) {
-      GroupId a =
-          add_group(GroupKind::Artificial,
-                    "part " + std::to_string(p + 1) + "/" + std::to_string(parts), "", kNoGroup);
-      Group& ag = groups_[static_cast<std::size_t>(a)];
-      ag.parent = id;
       const std::size_t lo = p * per, hi = std::min(kids.size(), lo + per);
-      ag.children.assign(kids.begin() + long(lo), kids.begin() + long(hi));
-      for (const Item& it : ag.children) {
-        if (it.kind == Item::Node)
-          node_group_[static_cast<std::size_t>(it.id)] = a;
-        else
-          groups_[static_cast<std::size_t>(it.id)].parent = a;
-      }
-      finish_group(a);
-      out.push_back({Item::Group, a});
+      std::vector<Item> items(kids.begin() + long(lo), kids.begin() + long(hi));
+      // Named by where it starts and ends in the data flow, never "part 2/3".
+      const NodeId first = edge_node(items.front(), true), last = edge_node(items.back(), false);
+      std::string name = first == kNoNode ? std::string("ops")
+                                          : graph.node(first).name + " … " + graph.node(last).name;
+      out.push_back(
+          {Item::Group, wrap(GroupKind::Artificial, std::move(name), id, std::move(items))});
     }
     groups_[static_cast<std::size_t>(id)].children = std::move(out);
   }
@@ -295,11 +456,9 @@ std::vector<GroupId> ScopeTree::ancestors_of(NodeId n) const {
 std::string ScopeTree::summary(GroupId id) const {
   const Group& g = group(id);
   std::string s;
-  if (g.repeat_count > 1) {
-    const Group& first = group(g.children.front().id);
-    s = "×" + std::to_string(g.repeat_count) + " " + std::to_string(first.node_count) +
+  if (g.repeat_count > 1)  // from the counts: a wide repeat's children may be regions
+    s = "×" + std::to_string(g.repeat_count) + " " + std::to_string(g.node_count / g.repeat_count) +
         "-op blocks · ";
-  }
   return s + std::to_string(g.node_count) + " ops";
 }
 

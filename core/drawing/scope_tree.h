@@ -8,9 +8,14 @@
 //   repeat groups      a run of >= min_repeats consecutive sibling groups with the same
 //                      op signature ("h.0" … "h.11") becomes one box "×12 h.N"; when the
 //                      run is all of its parent, the parent itself carries the summary
-//   artificial groups  a group with more than max_children children is split into
-//                      consecutive chunks (in topological order) so that no level
-//                      ever asks Graphviz for more than max_children boxes
+//   structure groups   a level with more than max_children children (a model exported
+//                      without scopes, most often) is grouped by its structure: it is
+//                      cut where a single tensor crosses (cut points), runs of regions
+//                      with the same ops become repeat groups ("×12 blocks"), the rest
+//                      are regions between cut points; each is named by the ops it holds
+//                      ("Conv ×3 · Relu ×3 · Add"). A stretch without any cut point is
+//                      split into consecutive chunks named by their first and last node.
+//                      No level ever asks Graphviz for more than max_children boxes
 //
 // Children of every group are kept in topological order of their first node, so
 // chunks and runs follow the data flow. Qt-free; built once per loaded model.
@@ -50,8 +55,11 @@ struct Group {
 };
 
 struct ScopeTreeOptions {
-  int max_children = 400;  // Model Explorer caps a level at 400-1,000 boxes
-  int min_repeats = 2;     // shortest run of identical blocks that is summarized
+  // The most boxes one level shows flat: a scope-less model up to this size is drawn
+  // as one flat graph. Set from the measured layout and paint time of flat graphs
+  // (docs/benchmarks.md, "Flat graphs"); Model Explorer caps a level at 400-1,000.
+  int max_children = 1500;
+  int min_repeats = 2;  // shortest run of identical blocks that is summarized
 };
 
 class ScopeTree {
@@ -82,7 +90,13 @@ class ScopeTree {
   void finish_group(GroupId g);        // sorts children, computes counts and signature
   void merge_single_child(GroupId g);  // "layer1" holding only "0" becomes "layer1/0"
   void collapse_repeats(GroupId g, int min_repeats);
-  void split_large(GroupId g, int max_children);
+  // Groups an over-wide level by structure (see the header); false when it found no
+  // structure to use (then split_large chunks it).
+  bool split_by_structure(const Graph& graph, GroupId g, int max_children);
+  void split_large(const Graph& graph, GroupId g, int max_children);
+  GroupId wrap(GroupKind kind, std::string name, GroupId parent, std::vector<Item> items);
+  std::string ops_label(const Graph& graph, const std::vector<Item>& items) const;
+  NodeId edge_node(const Item& it, bool first) const;  // first / last node below an item
   void reindex(GroupId g);  // index_in_parent / node_index_ of g's children
 
   std::vector<Group> groups_;

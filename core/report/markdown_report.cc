@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/plan_totals.h"
 #include "report/report_charts.h"
 #include "report/report_text.h"
 #include "report/report_writer.h"
@@ -49,7 +50,8 @@ std::string render_markdown_report(const ReportData& d) {
   std::string out = "# Fusion report: " + cell(m.file) + "\n\n";
   out += fmt::format(
       "Generated {} by {}. Plan: {}{}.\n\n", cell(d.generated_at), cell(d.generator),
-      cell(d.options.plan_path),
+      cell(d.options.plan_path.empty() ? std::string("the analysis's plan (not saved to a file)")
+                                       : d.options.plan_path),
       d.options.profile_path.empty() ? "" : ". Profile: " + cell(d.options.profile_path));
   for (const auto& w : d.warnings) out += "> **Warning:** " + cell(w) + "\n\n";
 
@@ -85,11 +87,12 @@ std::string render_markdown_report(const ReportData& d) {
        {"launch overhead", human_us(p.launch_overhead_s * 1e6)},
        {"on-chip capacity", human_bytes(double(p.onchip_capacity_bytes)) +
                                 (p.capacity_note.empty() ? "" : " (" + p.capacity_note + ")")}});
+  const PlanTotals t = plan_totals(a, d.groups);  // the accepted groups, as the GUI counts
   out += fmt::format(
-      "Every estimate is {}: a cost model, not a measurement. Kernels {} -> {}, "
-      "time {} -> {} with every group fused.\n\n",
-      cell(estimate_label(d)), a.kernels_before, a.kernels_after, human_us(a.time_before_s * 1e6),
-      human_us(a.time_after_s * 1e6));
+      "Every estimate is {}: a cost model, not a measurement. With the {} of {} groups the "
+      "plan accepts fused: kernels {} -> {}, time {} -> {} ({:.2f}x).\n\n",
+      cell(estimate_label(d)), t.accepted, t.groups, t.kernels_before, t.kernels_after,
+      human_us(t.time_before_s * 1e6), human_us(t.time_after_s * 1e6), t.speedup());
 
   bool has_meas = d.profile && d.profile->before_after;
   out += "## Fusion groups\n\n";

@@ -113,6 +113,59 @@ TEST(ScopeTree, SplitsWideLevelsIntoArtificialGroupsUnderTheCap) {
   EXPECT_LT(t.group(root.children[0].id).first_topo, t.group(root.children[1].id).first_topo);
 }
 
+// A model without scopes: flat while the level fits, else grouped by its structure.
+TEST(ScopeTree, DrawsAScopeLessGraphFlatUpToTheCap) {
+  Graph g = testing::flat_chain(1200);
+  ScopeTree t(g);  // the default cap
+  expect_partition(g, t);
+  EXPECT_EQ(t.group(kRootGroup).children.size(), 1200u);
+  EXPECT_EQ(t.group_count(), 1u);
+}
+
+TEST(ScopeTree, GroupsAScopeLessGraphByRepeatedBlocksBetweenCutPoints) {
+  // 300 residual blocks without scopes: inside a block two tensors are alive (the skip),
+  // between blocks one: the cut points.
+  GraphBuilder b;
+  ValueId x = b.input("x", {1, 8});
+  x = b.op("Conv", {x}, {}, "stem");
+  for (int i = 0; i < 300; ++i) {
+    ValueId h = b.op("Conv", {x});
+    h = b.op("Relu", {h});
+    h = b.op("Conv", {h});
+    x = b.op("Relu", {b.op("Add", {x, h})});
+  }
+  x = b.op("GlobalAveragePool", {x});
+  b.output(b.op("Gemm", {x}, {}, "fc"));
+  Graph g = b.build();
+  ScopeTree t(g, {.max_children = 100});
+  expect_partition(g, t);
+  for (const Group& grp : t.groups()) {
+    EXPECT_LE(grp.children.size(), 100u) << grp.name;
+    EXPECT_EQ(grp.name.find("part"), std::string::npos) << grp.name;
+  }
+  const Group& root = t.group(kRootGroup);
+  ASSERT_LE(root.children.size(), 6u);
+  const Group* repeat = nullptr;
+  for (const Item& it : root.children)
+    if (it.kind == Item::Group && t.group(it.id).kind == GroupKind::Repeat)
+      repeat = &t.group(it.id);
+  ASSERT_NE(repeat, nullptr);
+  EXPECT_EQ(repeat->repeat_count, 300);
+  EXPECT_EQ(repeat->node_count, 300 * 5);
+  // Named by what a block holds, most frequent op first.
+  EXPECT_EQ(repeat->name, "blocks of Conv ×2 · Relu ×2 · Add");
+  EXPECT_NE(t.summary(GroupId(repeat - t.groups().data())).find("×300 5-op blocks"),
+            std::string::npos);
+}
+
+TEST(ScopeTree, NamesChunksOfAStretchWithoutStructureByTheirEnds) {
+  Graph g = testing::flat_chain(1000);
+  ScopeTree t(g, {.max_children = 400});
+  const Group& first = t.group(t.group(kRootGroup).children.front().id);
+  EXPECT_NE(first.name.find(" … "), std::string::npos) << first.name;
+  EXPECT_EQ(first.name.find("part"), std::string::npos);
+}
+
 TEST(ScopeTree, NestsArtificialGroupsWhenChunksAlsoExceedTheCap) {
   Graph g = testing::flat_chain(5000);
   ScopeTree t(g, {.max_children = 10});

@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <regex>
 
+#include <fmt/format.h>
+
 #include "analysis/fusion_finder.h"
+#include "analysis/plan_totals.h"
 #include "analysis/test_graphs.h"
 #include "report/before_after_fixture.h"
 #include "report/report_charts.h"
@@ -299,6 +302,34 @@ TEST(ReportStats, SpearmanRankCorrelation) {
   EXPECT_NEAR(spearman_correlation({1, 2, 2, 3}, {1, 2, 3, 4}), 0.9486832980505138, 1e-12);
   EXPECT_TRUE(std::isnan(spearman_correlation({1}, {2})));
   EXPECT_TRUE(std::isnan(spearman_correlation({1, 2, 3}, {5, 5, 5})));
+}
+
+// The headline counts the plan, not every candidate: how many of its groups are
+// accepted, and kernels and time with those fused (plan_totals.h), the same numbers the
+// GUI's status bar shows; and it names the plan.
+TEST(ReportWriters, HeadlineCountsTheAcceptedGroupsAndNamesThePlan) {
+  Fixture f = make_fixture();
+  ASSERT_EQ(f.plan.groups().size(), 2u);
+  ASSERT_TRUE(f.plan.reset(f.plan.groups()[1].id));  // one of two accepted
+  const PlanTotals t = plan_totals(f.analysis, f.plan);
+  ASSERT_EQ(t.accepted, 1);
+  ASSERT_GT(t.kernels_after, f.analysis.kernels_after);  // not "every group fused"
+  const std::string md = render_markdown_report(gather(f, nullptr));
+  EXPECT_NE(md.find(fmt::format("With the 1 of 2 groups the plan accepts fused: kernels {} -> {}",
+                                t.kernels_before, t.kernels_after)),
+            std::string::npos)
+      << md.substr(0, 2000);
+  EXPECT_NE(md.find("Plan: plan.json"), std::string::npos);
+  EXPECT_EQ(md.find("every group fused"), std::string::npos);
+  const std::string html = render_html_report(gather(f, nullptr));
+  EXPECT_NE(html.find("<b>1 of 2</b>groups accepted in the plan"), std::string::npos);
+  EXPECT_NE(html.find(fmt::format("<b>{} &rarr; {}</b>kernels with the accepted groups fused",
+                                  t.kernels_before, t.kernels_after)),
+            std::string::npos);
+  ReportData unnamed = gather(f, nullptr);
+  unnamed.options.plan_path.clear();
+  EXPECT_NE(render_markdown_report(unnamed).find("Plan: the analysis's plan (not saved to a file)"),
+            std::string::npos);
 }
 
 }  // namespace

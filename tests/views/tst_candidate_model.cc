@@ -34,7 +34,7 @@ FusionGroup make_group(const std::string& id, std::vector<std::string> ops, int6
 AnalysisResult three_groups() {
   AnalysisResult r;
   r.device = "nvidia-h100";
-  // Bytes saved: 900 KB, 1.2 MB, 50 B: text order differs from numeric order.
+  // Bytes saved: 879 KiB, 1.14 MiB, 50 B: text order differs from numeric order.
   r.groups.push_back(make_group("fg-a", {"Conv", "Relu"}, 1'000'000, 100'000, 3e-5, 1e-5));
   r.groups.push_back(make_group("fg-b", {"MatMul", "Add", "Gelu"}, 1'500'000, 300'000, 5e-5, 2e-5));
   r.groups.push_back(make_group("fg-c", {"Add", "Relu"}, 100, 50, 2e-6, 1.5e-6));
@@ -56,7 +56,14 @@ class TestCandidateModel : public QObject {
     QCOMPARE(model.index(1, CandidateModel::Ops).data().toString(),
              QStringLiteral("MatMul+Add+Gelu"));
     QCOMPARE(model.index(1, CandidateModel::BytesSaved).data().toString(),
-             QStringLiteral("1.20 MB"));
+             QStringLiteral("1.14 MiB"));  // IEC, as the reports write it
+    // A label a reader recognises beside the id, and the share "Accept all ≥" compares with.
+    QCOMPARE(model.index(1, CandidateModel::Label).data().toString(),
+             QStringLiteral("test at fg-b_n0"));
+    QCOMPARE(model.index(1, CandidateModel::TrafficCut).data().toString(), QStringLiteral("80 %"));
+    QVERIFY(!model.headerData(CandidateModel::TrafficCut, Qt::Horizontal, Qt::ToolTipRole)
+                 .toString()
+                 .isEmpty());
     QCOMPARE(model.index(0, CandidateModel::LaunchesSaved).data().toInt(), 1);
     QCOMPARE(model.index(2, CandidateModel::Status).data().toString(), QStringLiteral("candidate"));
     model.set_plan(nullptr);

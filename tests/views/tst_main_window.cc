@@ -10,11 +10,23 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <QDirIterator>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QRegularExpression>
+#include <QStatusBar>
+
+#include "analysis/plan_totals.h"
 #include "views/candidate_model.h"
+#include "views/candidate_panel.h"
+#include "views/fused_graph_pane.h"
 #include "views/graph_items.h"
 #include "views/graph_scene.h"
+#include "views/help.h"
 #include "views/inspector.h"
 #include "views/main_window.h"
+#include "views/timeline_view.h"
 
 using fx::views::MainWindow;
 
@@ -156,6 +168,138 @@ class TestMainWindow : public QObject {
     const QByteArray text = s.readAll();
     QVERIFY(text.contains("<svg"));
     QVERIFY(text.contains("Conv"));  // drawn labels, not a bitmap
+  }
+
+  // Status bar, fused view, candidate panel and report: one set of numbers, the plan's.
+  void every_count_comes_from_the_plan() {
+    Fixture f;
+    QVERIFY(f.open());
+    const auto* doc = f.window.document();
+    QVERIFY(doc->plan.groups().size() >= 2);
+    f.window.accept_groups({QString::fromStdString(doc->plan.groups()[0].id)});
+    const fx::PlanTotals t = fx::plan_totals(*doc->analysis, doc->plan);
+    QCOMPARE(t.accepted, 1);
+    // Not every candidate: only the accepted one is counted as fused.
+    QVERIFY(t.kernels_after > doc->analysis->kernels_after);
+    const QString kernels =
+        QStringLiteral("kernels %1 → %2").arg(t.kernels_before).arg(t.kernels_after);
+    const QString stats = f.window.findChild<QLabel*>(QStringLiteral("StatsLabel"))->text();
+    QVERIFY2(stats.contains(kernels), qPrintable(stats));
+    QVERIFY2(stats.contains(QStringLiteral("1 of %1 groups accepted").arg(t.groups)),
+             qPrintable(stats));
+
+    QSignalSpy built(f.window.fused_pane(), &fx::views::FusedGraphPane::graph_built);
+    f.window.set_side_by_side(true);
+    QVERIFY(built.wait(20000));
+    const QString caption =
+        f.window.fused_pane()->findChild<QLabel*>(QStringLiteral("FusedCaption"))->text();
+    QVERIFY2(caption.contains(QStringLiteral("%1 kernels (1 of %2 groups accepted)")
+                                  .arg(t.kernels_after)
+                                  .arg(t.groups)),
+             qPrintable(caption));
+
+    const QString md = f.dir.filePath(QStringLiteral("report.md"));
+    QSignalSpy exported(&f.window, &MainWindow::export_finished);
+    QVERIFY(f.window.export_report(md));
+    QVERIFY(exported.count() > 0 || exported.wait(30000));
+    QFile report(md);
+    QVERIFY(report.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(report.readAll());
+    QVERIFY2(text.contains(
+                 QStringLiteral("With the 1 of %1 groups the plan accepts fused: kernels %2 -> %3")
+                     .arg(t.groups)
+                     .arg(t.kernels_before)
+                     .arg(t.kernels_after)),
+             qPrintable(text.left(3000)));
+    QVERIFY(!text.contains(QStringLiteral("every group fused")));
+    // IEC units everywhere: the status bar's parameter size as the report writes it.
+    QVERIFY(stats.contains(QStringLiteral("KiB")) || stats.contains(QStringLiteral("MiB")));
+  }
+
+  void a_new_model_starts_unfiltered_and_empty_panes_say_why() {
+    Fixture f;
+    QVERIFY(f.open());
+    auto* panel = f.window.candidate_panel();
+    QVERIFY(panel->empty_note().isEmpty());
+    auto* filter = panel->findChild<QLineEdit*>();
+    QVERIFY(filter);
+    filter->setText(QStringLiteral("no group matches this"));
+    QVERIFY2(panel->empty_note().contains(QStringLiteral("hidden by the filter")),
+             qPrintable(panel->empty_note()));
+    // The timeline without a profile says what to do, with a menu path that exists.
+    QVERIFY(
+        f.window.timeline()->summary().contains(QStringLiteral("Tools > Profile Before/After")));
+    QVERIFY(f.open());  // the same model again: a new document
+    QVERIFY(filter->text().isEmpty());
+    QVERIFY(panel->empty_note().isEmpty());
+    QVERIFY(f.window.candidate_model()->rowCount() > 0);
+
+    // Opt level 0: an empty table that says why.
+    fx::views::AnalysisSettings s;
+    s.device = QStringLiteral("nvidia-h100");
+    s.opt_level = 0;
+    f.window.set_analysis_settings(s);
+    QVERIFY(f.open());
+    QCOMPARE(f.window.candidate_model()->rowCount(), 0);
+    QVERIFY2(panel->empty_note().contains(QStringLiteral("Opt level 0")),
+             qPrintable(panel->empty_note()));
+  }
+
+  // Every "Menu > Item" the window's text or the user guide names is a real menu path.
+  void every_menu_path_the_ui_names_exists() {
+    Fixture f;
+    const QStringList paths = fx::views::menu_paths(f.window.menuBar());
+    QVERIFY(paths.contains(QStringLiteral("Help > User Guide")));
+    QVERIFY(paths.contains(QStringLiteral("Help > Keyboard Shortcuts")));
+    QVERIFY(paths.contains(QStringLiteral("Tools > Reject Groups That Measured Slower")));
+    const auto exists = [&](const QString& named) {
+      for (const QString& p : paths)
+        if (p == named || named.startsWith(p + QLatin1Char(' ')) ||
+            p.startsWith(named + QStringLiteral(" > ")))
+          return true;
+      return false;
+    };
+    QStringList files;
+    QDirIterator it(QStringLiteral(FX_SOURCE_DIR "/views"), {QStringLiteral("*.cc")});
+    while (it.hasNext()) files << it.next();
+    files << QStringLiteral(FX_SOURCE_DIR "/docs/user-guide.md");
+    const QRegularExpression named(
+        QStringLiteral("\\b(?:File|Edit|View|Tools|Help) > [^\"*()<>.,;\\\\]+"
+                       "(?: > [^\"*()<>.,;\\\\]+)*"));
+    int checked = 0;
+    for (const QString& path : files) {
+      QFile file(path);
+      QVERIFY(file.open(QIODevice::ReadOnly));
+      // Markdown wraps lines inside a path; code splits strings: join both.
+      QString text = QString::fromUtf8(file.readAll());
+      text.replace(QRegularExpression(QStringLiteral("\"\\s*\n\\s*\"")), QString());
+      text.replace(QLatin1Char('\n'), QLatin1Char(' '));
+      for (auto m = named.globalMatch(text); m.hasNext();) {
+        const QString found = m.next().captured().simplified();
+        ++checked;
+        QVERIFY2(exists(found), qPrintable(path + QStringLiteral(": no menu path ") + found));
+      }
+    }
+    QVERIFY(checked >= 10);
+    // The shortcut list is read from the same menus.
+    QVERIFY(fx::views::shortcut_lines(f.window.menuBar())
+                .join(QLatin1Char('\n'))
+                .contains(QStringLiteral("File > Open Model")));
+    QVERIFY(!fx::views::user_guide_path().isEmpty());
+  }
+
+  // Errors: one plain sentence in the status bar; command lines and paths are details.
+  void errors_show_one_sentence_and_keep_details_behind() {
+    Fixture f;
+    const QString raw = QStringLiteral(
+        "The profiler failed (exit code 2).\n\n/usr/bin/fxc profile /tmp/fx-XYZ/model.onnx "
+        "--plan /tmp/fx-XYZ/plan.json\n\nerror: something deep");
+    QCOMPARE(fx::views::error_headline(raw), QStringLiteral("The profiler failed (exit code 2)."));
+    f.window.show_error(QStringLiteral("Profiling failed"), raw);
+    const QString shown = f.window.statusBar()->currentMessage();
+    QCOMPARE(shown, QStringLiteral("The profiler failed (exit code 2)."));
+    QVERIFY(!shown.contains(QStringLiteral("/tmp")));
+    QCOMPARE(f.window.last_error(), raw);  // the details are kept
   }
 
   void a_bad_model_is_reported_not_fatal() {

@@ -127,19 +127,68 @@ class TestPlanController : public QObject {
     QVERIFY(!plan.restore_autosave());
   }
 
-  void a_new_analysis_replaces_the_plan() {
+  void a_new_device_keeps_every_decision_re_estimated() {
+    auto doc = t::analysed_document();
+    const QStringList ids = t::group_ids(*doc);
+    QVERIFY(ids.size() >= 2);
+    PlanController plan;
+    QTemporaryDir dir;
+    plan.set_autosave_dir(dir.path());
+    plan.set_document(doc);
+    QVERIFY(plan.accept({ids[0]}));
+    QVERIFY(plan.reject({ids[1]}));
+    // What the window does when the Device combo changes.
+    fx::views::AnalysisSettings s = t::h100_settings();
+    s.device = QStringLiteral("ascend-910b");
+    plan.keep_decisions();
+    apply_analysis(*doc, std::move(*run_analysis(doc->graph(), doc->path, s)));
+    QCOMPARE(status_of(*doc, ids[0]), QStringLiteral("candidate"));  // the analysis alone
+    QSignalSpy changed(&plan, &PlanController::changed);
+    QSignalSpy message(&plan, &PlanController::message);
+    plan.plan_replaced();
+    QCOMPARE(status_of(*doc, ids[0]), QStringLiteral("accepted"));
+    QCOMPARE(status_of(*doc, ids[1]), QStringLiteral("rejected"));
+    QCOMPARE(QString::fromStdString(doc->plan.device()), QStringLiteral("ascend-910b"));
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(changed.front().front().toBool(), true);  // rows changed: the table repaints
+    QVERIFY(plan.is_modified());
+    QVERIFY(message.front().front().toString().contains(QStringLiteral("Kept 2 decisions")));
+    // Undo does not take the device change's decisions back one by one.
+    QVERIFY(!plan.can_undo());
+    QVERIFY(plan.summary().startsWith(QStringLiteral("1 accepted · 1 rejected")));
+  }
+
+  void an_opt_level_without_the_group_keeps_its_decision_for_later() {
+    auto doc = t::analysed_document();
+    const QStringList ids = t::group_ids(*doc);
+    PlanController plan;
+    QTemporaryDir dir;
+    plan.set_autosave_dir(dir.path());
+    plan.set_document(doc);
+    QVERIFY(plan.accept({ids[0]}));
+    fx::views::AnalysisSettings s = t::h100_settings();
+    s.opt_level = 0;  // no groups at all
+    plan.keep_decisions();
+    apply_analysis(*doc, std::move(*run_analysis(doc->graph(), doc->path, s)));
+    plan.plan_replaced();
+    QCOMPARE(doc->plan.groups().size(), std::size_t(0));
+    QCOMPARE(plan.pending_decisions(), 1);
+    s.opt_level = 2;  // back: the decision returns
+    plan.keep_decisions();
+    apply_analysis(*doc, std::move(*run_analysis(doc->graph(), doc->path, s)));
+    plan.plan_replaced();
+    QCOMPARE(status_of(*doc, ids[0]), QStringLiteral("accepted"));
+    QCOMPARE(plan.pending_decisions(), 0);
+  }
+
+  void a_fresh_analysis_without_decisions_is_unmodified() {
     auto doc = t::analysed_document();
     PlanController plan;
     plan.set_autosave_dir(QDir::tempPath());
     plan.set_document(doc);
-    QTemporaryDir dir;
-    QVERIFY(plan.accept({t::group_ids(*doc).front()}));
-    QVERIFY(plan.save(dir.filePath(QStringLiteral("p.json"))));
-    QVERIFY(plan.accept({t::group_ids(*doc).back()}));
-    QVERIFY(plan.is_modified());
-    // What the window does when the device changes: a new analysis, then plan_replaced.
     fx::views::AnalysisSettings s = t::h100_settings();
     s.opt_level = 3;
+    plan.keep_decisions();
     apply_analysis(*doc, std::move(*run_analysis(doc->graph(), doc->path, s)));
     QSignalSpy changed(&plan, &PlanController::changed);
     plan.plan_replaced();
@@ -148,6 +197,75 @@ class TestPlanController : public QObject {
     QCOMPARE(changed.count(), 1);
     QCOMPARE(changed.front().front().toBool(), false);  // the table was reset already
     QVERIFY(plan.summary().startsWith(QStringLiteral("0 accepted")));
+  }
+
+  void autosave_holds_the_latest_state_and_restores_its_device() {
+    QTemporaryDir dir;
+    auto doc = t::analysed_document();  // nvidia-h100
+    const QStringList ids = t::group_ids(*doc);
+    QVERIFY(ids.size() >= 2);
+    {
+      PlanController plan;
+      plan.set_autosave_dir(dir.path());
+      plan.set_autosave_interval_ms(3'600'000);  // the timer plays no part
+      plan.set_document(doc);
+      QVERIFY(plan.accept(ids));
+      QCOMPARE(accepted_in_file(plan.autosave_path()).size(), ids.size());
+      QVERIFY(plan.reject({ids[0]}));  // the latest state is written at once
+      QCOMPARE(accepted_in_file(plan.autosave_path()).size(), ids.size() - 1);
+      QVERIFY(plan.autosave_time().isValid());
+    }
+    // Opened again on another device: the restore asks for the device it was made for.
+    fx::views::AnalysisSettings other = t::h100_settings();
+    other.device = QStringLiteral("ascend-910b");
+    auto again = open_document(t::kTinyCnn, other, fx::views::label_metrics(QFont()), {});
+    apply_value_types(again->model, infer_value_types(again->model));
+    apply_analysis(*again, std::move(*run_analysis(again->graph(), again->path, other)));
+    PlanController plan;
+    plan.set_autosave_dir(dir.path());
+    plan.set_document(again);
+    QSignalSpy requested(&plan, &PlanController::settings_requested);
+    QSignalSpy message(&plan, &PlanController::message);
+    QVERIFY(plan.restore_autosave());
+    QCOMPARE(status_of(*again, ids[0]), QStringLiteral("rejected"));
+    QCOMPARE(requested.count(), 1);
+    QCOMPARE(requested.front().front().value<fx::views::AnalysisSettings>().device,
+             QStringLiteral("nvidia-h100"));
+    bool said_when = false;
+    for (const auto& m : message)
+      said_when |= m.front().toString().startsWith(QStringLiteral("Restored the plan autosaved"));
+    QVERIFY(said_when);
+    QVERIFY(plan.is_modified());
+  }
+  void reject_what_measured_slower_in_one_undo_step() {
+    auto doc = t::analysed_document();
+    const QStringList ids = t::group_ids(*doc);
+    QVERIFY(ids.size() >= 3);
+    PlanController plan;
+    QTemporaryDir dir;
+    plan.set_autosave_dir(dir.path());
+    plan.set_document(doc);
+    QVERIFY(plan.accept(ids));
+    std::vector<fx::MeasuredGroup> measured(4);
+    measured[0].id = ids[0].toStdString();
+    measured[0].measured_saved_us = -2900;  // slower fused
+    measured[1].id = ids[1].toStdString();
+    measured[1].measured_saved_us = 15;     // faster
+    measured[2].id = ids[2].toStdString();  // not measured (NaN): no evidence
+    measured[3].id = "fg-notinplan";
+    measured[3].measured_saved_us = -1;
+    QCOMPARE(plan.reject_measured_slower(measured), 1);
+    QCOMPARE(status_of(*doc, ids[0]), QStringLiteral("rejected"));
+    QCOMPARE(status_of(*doc, ids[1]), QStringLiteral("accepted"));
+    QCOMPARE(status_of(*doc, ids[2]), QStringLiteral("accepted"));
+    QCOMPARE(plan.reject_measured_slower(measured), 0);  // already rejected
+    QVERIFY(plan.undo());                                // the rejection, one step
+    QCOMPARE(status_of(*doc, ids[0]), QStringLiteral("accepted"));
+    QVERIFY(plan.undo());  // accepting all of ids was one action too
+    for (const QString& id : ids) QCOMPARE(status_of(*doc, id), QStringLiteral("candidate"));
+    QVERIFY(!plan.can_undo());
+    QVERIFY(plan.redo());
+    QCOMPARE(status_of(*doc, ids[2]), QStringLiteral("accepted"));
   }
 };
 

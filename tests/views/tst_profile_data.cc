@@ -4,10 +4,13 @@
 // QAbstractItemModelTester), the saving chart and the summary panel's numbers.
 #include <QAbstractItemModelTester>
 #include <QFile>
+#include <QMenu>
+#include <QPushButton>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
+#include <memory>
 
 #include "before_after_json.h"
 #include "util/error.h"
@@ -164,6 +167,69 @@ class TestProfileData : public QObject {
     QTest::mouseClick(s.chart(), Qt::LeftButton, {}, QPoint(200, 38 + 5));
     QCOMPARE(activated.count(), 1);
     QCOMPARE(activated.front().front().toStringList().size(), 3);
+  }
+  // A measurement the estimate did not allow is flagged in the table and the chart; the
+  // chart's and the table's menus, and the button, ask to reject.
+  void disagreeing_measurements_are_flagged_and_rejectable() {
+    std::vector<fx::MeasuredGroup> groups(3);
+    groups[0].id = "fg-slower";
+    groups[0].status = "fused";
+    groups[0].predicted_saved_us = 280;
+    groups[0].measured_saved_us = -22;
+    groups[1].id = "fg-agrees";
+    groups[1].status = "fused";
+    groups[1].predicted_saved_us = 30;
+    groups[1].measured_saved_us = 25;
+    groups[2].id = "fg-unmeasured";
+    groups[2].status = "fused";
+    groups[2].predicted_saved_us = 30;
+    GroupResultModel model;
+    model.set_groups(groups);
+    QVERIFY(model.index(0, GroupResultModel::Measured)
+                .data()
+                .toString()
+                .startsWith(QStringLiteral("⚠")));
+    QVERIFY(model.index(0, GroupResultModel::Measured)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("measured")));
+    QVERIFY(!model.index(1, GroupResultModel::Measured)
+                 .data()
+                 .toString()
+                 .contains(QStringLiteral("⚠")));
+    QVERIFY(!model.index(2, GroupResultModel::Measured)
+                 .data()
+                 .toString()
+                 .contains(QStringLiteral("⚠")));
+    SavingChart chart;
+    chart.set_groups(groups, QStringLiteral("cpu-host"));
+    QCOMPARE(chart.flagged_count(), 1);
+
+    // Through the summary, as a real result shows it.
+    const BeforeAfterFixture f;
+    BeforeAfterResult r = read_before_after(dump(f.json()), QStringLiteral("fixture"));
+    r.input.groups = groups;
+    ProfileSummary s;
+    s.set_result(r);
+    QCOMPARE(s.slower_count(), 1);
+    QSignalSpy one(&s, &ProfileSummary::reject_requested);
+    QSignalSpy all(&s, &ProfileSummary::reject_slower_requested);
+    std::unique_ptr<QMenu> menu(s.group_menu(0));
+    auto* reject_one = menu->findChild<QAction*>(QStringLiteral("RejectGroupAction"));
+    QVERIFY(reject_one);
+    reject_one->trigger();
+    QCOMPARE(one.count(), 1);
+    QCOMPARE(one.front().front().toStringList(), QStringList{QStringLiteral("fg-slower")});
+    auto* reject_all = menu->findChild<QAction*>(QStringLiteral("RejectSlowerAction"));
+    QVERIFY(reject_all && reject_all->isEnabled());
+    reject_all->trigger();
+    QCOMPARE(all.count(), 1);
+    auto* button = s.findChild<QPushButton*>(QStringLiteral("RejectSlowerButton"));
+    QVERIFY(button && button->isEnabled());
+    button->click();
+    QCOMPARE(all.count(), 2);
+    s.clear();
+    QVERIFY(!button->isEnabled());
   }
 };
 
