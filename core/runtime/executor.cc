@@ -160,8 +160,8 @@ Executor::Executor(const Graph& graph, ExecutorOptions options)
     : Executor(graph, make_steps(graph, options.opset), options) {}
 
 Executor::Executor(const Graph& graph, std::vector<Step> steps, ExecutorOptions options)
-    : graph_(std::make_shared<Graph>(has_half_constants(graph) ? widen_half_constants(graph)
-                                                                : graph)),
+    : graph_(
+          std::make_shared<Graph>(has_half_constants(graph) ? widen_half_constants(graph) : graph)),
       steps_(std::move(steps)) {
   int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads_ = options.threads > 0 ? options.threads : hw;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Resize (opset 10+) and Upsample: nearest, (multi-)linear and cubic
-// (resize_cubic.h) interpolation over any dims, with ONNX's coordinate transformation and nearest rounding modes.
-// Per-axis index/weight tables are computed once per run; each output element
-// then blends 2^k source elements over the k axes that actually change.
+// (resize_cubic.h) interpolation over any dims, with ONNX's coordinate
+// transformation and nearest rounding modes. Per-axis index/weight tables are
+// computed once per run; each output element then blends 2^k source elements over
+// the k axes that actually change.
 
 #include <cmath>
 
@@ -20,7 +21,7 @@ struct ResizeAttrs {
   std::string nearest = "round_prefer_floor";
   float extrapolation = 0.0f;
   bool upsample = false;  // the deprecated Upsample op: asymmetric, scales input 1
-  bool cubic = false;  // mode cubic: resize_cubic.h
+  bool cubic = false;     // mode cubic: resize_cubic.h
   float cubic_a = -0.75f;
   bool exclude_outside = false;
 };
@@ -90,7 +91,8 @@ void resize_kernel(KernelContext& ctx, const ResizeAttrs& a) {
     std::vector<CubicAxis> axes(r);
     for (std::size_t d = 0; d < r; ++d) {
       const int64_t in = x.dims()[d];
-      const double roi0 = roi.size() == 2 * r ? roi[d] : 0.0, roi1 = roi.size() == 2 * r ? roi[r + d] : 1.0;
+      const double roi0 = roi.size() == 2 * r ? roi[d] : 0.0,
+                   roi1 = roi.size() == 2 * r ? roi[r + d] : 1.0;
       for (int64_t o = 0; o < out[d]; ++o) {
         const double c = original_coord(a, o, scale[d], in, out[d], in * scale[d], roi0, roi1);
         axes[d].coords.push_back(c);
