@@ -88,6 +88,9 @@ CandidatePanel::CandidatePanel(CandidateModel* model, QWidget* parent)
       wanted = std::max(wanted, table_->fontMetrics().horizontalAdvance(
                                     CandidateModel::tr("saving model (fitted)")) +
                                     16);
+    // The label names a node: room for a typical exporter path.
+    if (c == CandidateModel::Label)
+      wanted = std::max(wanted, table_->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 34);
     if (table_->horizontalHeader()->sectionSize(c) < wanted)
       table_->horizontalHeader()->resizeSection(c, wanted);
   }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/graph_view.h"
 
+#include <QGraphicsItem>
+
 #include <QMouseEvent>
 #include <QScrollBar>
 #include <QWheelEvent>
@@ -41,7 +43,13 @@ void GraphView::show_start() {
   setTransform(QTransform::fromScale(0.9, 0.9));
   const QRectF r = sceneRect();
   const double half_h = viewport()->height() / 2.0 / 0.9;
-  centerOn(r.center().x(), r.top() + half_h);
+  // The top of the graph, where it starts: centred on what is drawn there, not on the
+  // middle of the scene (a wide graph's first ops need not sit in the middle).
+  QRectF top;
+  if (scene())
+    for (QGraphicsItem* it : scene()->items(QRectF(r.left(), r.top(), r.width(), 2 * half_h)))
+      top |= it->sceneBoundingRect();
+  centerOn(top.isNull() ? r.center().x() : top.center().x(), r.top() + half_h);
   emit viewport_changed();
 }
 

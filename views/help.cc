@@ -41,8 +41,7 @@ const std::vector<std::pair<QString, QString>>& glossary() {
        QObject::tr("The share of the members' memory traffic that the fused kernel no longer "
                    "moves. \"Accept all ≥\" compares with it.")},
       {QObject::tr("Launches saved"),
-       QObject::tr("Kernel launches the fused kernel removes; never more than its generated code "
-                   "removes.")},
+       QObject::tr("Kernel launches the fused kernel removes, as the cost model counts them.")},
       {QObject::tr("Estimate"),
        QObject::tr("A cost model's figure for the chosen device, not a measurement "
                    "(Tools > Profile Before/After measures).")},

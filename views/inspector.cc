@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/inspector.h"
 
+#include "analysis/plan_totals.h"
+
 #include <QScrollBar>
 
 #include <QApplication>
@@ -60,12 +62,14 @@ void Inspector::row(QTreeWidgetItem* parent, const QString& key, const QString& 
 }
 
 void Inspector::show_nothing() {
+  showing_model_ = false;
   fusion_group_ = -1;
   clear();
 }
 
 void Inspector::show_model(const ModelDocument& doc) {
   fusion_group_ = -1;
+  showing_model_ = true;
   clear();
   const Graph& g = doc.graph();
   const ModelInfo& info = doc.model.info;
@@ -92,19 +96,23 @@ void Inspector::show_model(const ModelDocument& doc) {
     row(s, tr("Device"),
         qs(a.device) + QStringLiteral(" (") + qs(a.device_source) + QLatin1Char(')'));
     row(s, tr("Opt level"), QString::number(a.opt_level));
-    row(s, tr("Groups"), QString::number(a.groups.size()));
-    row(s, tr("Kernels"), QStringLiteral("%1 → %2").arg(a.kernels_before).arg(a.kernels_after));
+    // The plan's numbers (accepted groups fused), as the status bar and reports show them.
+    const PlanTotals t = plan_totals(a, doc.plan);
+    row(s, tr("Groups accepted"), tr("%1 of %2").arg(t.accepted).arg(t.groups));
+    row(s, tr("Kernels"), QStringLiteral("%1 → %2").arg(t.kernels_before).arg(t.kernels_after));
     row(s, tr("DRAM traffic"),
-        format_bytes(double(a.bytes_before)) + QStringLiteral(" → ") +
-            format_bytes(double(a.bytes_after)));
+        format_bytes(double(t.bytes_before)) + QStringLiteral(" → ") +
+            format_bytes(double(t.bytes_after)));
     row(s, tr("Est. time"),
-        format_seconds(a.time_before_s) + QStringLiteral(" → ") + format_seconds(a.time_after_s));
+        format_seconds(t.time_before_s) + QStringLiteral(" → ") + format_seconds(t.time_after_s) +
+            QStringLiteral(" (%1×)").arg(t.speedup(), 0, 'f', 2));
   } else if (!doc.analysis_error.isEmpty()) {
     row(section(tr("Fusion analysis")), tr("Not available"), doc.analysis_error);
   }
 }
 
 void Inspector::show_node(const ModelDocument& doc, NodeId id) {
+  showing_model_ = false;
   fusion_group_ = -1;
   clear();
   const Graph& g = doc.graph();
@@ -151,6 +159,7 @@ void Inspector::show_node(const ModelDocument& doc, NodeId id) {
 }
 
 void Inspector::show_scope_group(const ModelDocument& doc, drawing::GroupId id) {
+  showing_model_ = false;
   fusion_group_ = -1;
   clear();
   const drawing::Group& grp = doc.tree->group(id);
@@ -182,6 +191,10 @@ void Inspector::show_scope_group(const ModelDocument& doc, drawing::GroupId id) 
 }
 
 void Inspector::refresh(const ModelDocument& doc) {
+  if (showing_model_) {
+    show_model(doc);
+    return;
+  }
   if (fusion_group_ < 0) return;
   // Keep the reader's place: expanded rows and scroll position survive the repaint.
   const int scroll = verticalScrollBar()->value();
@@ -190,6 +203,7 @@ void Inspector::refresh(const ModelDocument& doc) {
 }
 
 void Inspector::show_fusion_group(const ModelDocument& doc, int pg) {
+  showing_model_ = false;
   clear();
   fusion_group_ = pg;
   if (pg < 0 || std::size_t(pg) >= doc.plan.groups().size()) return;

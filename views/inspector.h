@@ -35,6 +35,7 @@ class Inspector : public QTreeWidget {
   void row(QTreeWidgetItem* parent, const QString& key, const QString& value);
   void not_fused_rows(const ModelDocument& doc, const std::vector<std::string>& members);
   int fusion_group_ = -1;
+  bool showing_model_ = false;
 };
 
 }  // namespace fx::views

@@ -62,8 +62,16 @@ Size HierarchicalLayout::content_size(GroupId g, const Expansion& expansion, int
   for (const Item& child : level.graph.items) {
     if (child.kind == Item::Group && expansion.is_open(child.id)) {
       Size inner = content_size(child.id, expansion, laid_out);
-      sizes.push_back({std::max(inner.width + 2 * frame_margin(), closed_size(child).width),
-                       inner.height + frame_header() + frame_margin()});
+      // An open frame writes its lines on one title bar ("name  ·  summary"): it is at
+      // least that wide, so that the title is never clipped.
+      const auto lines = box_lines(graph_, tree_, child);
+      std::size_t title = 0;
+      for (const auto& l : lines) title += utf8_length(l);
+      title += 5 * (lines.size() - 1);  // the separators
+      const double title_width = double(title) * metrics_.char_width + 16 + metrics_.char_width;
+      sizes.push_back(
+          {std::max({inner.width + 2 * frame_margin(), closed_size(child).width, title_width}),
+           inner.height + frame_header() + frame_margin()});
     } else {
       sizes.push_back(closed_size(child));
     }
