@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <ctime>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -186,7 +188,26 @@ struct CalibrateOptions {
   bool force = false;  // save a calibration the sanity checks found fault with
   int repeats = 3, runs = 7;
   std::string work_dir;
+  std::vector<std::string> learn;  // before/after results folded into the cached grid fit
 };
+
+// Where the grid keeps its before/after results, so that --learn can fit them again with
+// a model's results (per user cache, so per machine; a profile of another CPU or fxc
+// version is measured again, calibration/host_device.h).
+std::string grid_results_dir() {
+  return fx::device_cache_dir() + "/calibration-grid";
+}
+std::string learned_results_dir() {
+  return fx::device_cache_dir() + "/learned";
+}
+std::vector<std::string> json_files_in(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.path().extension() == ".json") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 std::string percent_or_dash(double v) {
   return std::isfinite(v) ? fmt::format("{:.1f}%", v * 100) : "-";
@@ -343,6 +364,11 @@ int run_calibrate_grid(const CalibrateOptions& o, const std::string& path) {
   go.repeats = o.repeats;
   go.runs = o.runs;
   go.work_dir = o.work_dir;
+  if (go.work_dir.empty()) {
+    go.work_dir = grid_results_dir();
+    std::error_code ec;
+    std::filesystem::remove_all(go.work_dir, ec);  // results of an older grid
+  }
   go.date = today_utc();
   go.progress = [](const std::string& s) { fmt::print(stderr, "fxc calibrate: {}\n", s); };
   fx::GridCalibration c = fx::calibrate_grid(go);
@@ -383,8 +409,51 @@ int run_calibrate_grid(const CalibrateOptions& o, const std::string& path) {
   return 0;
 }
 
+// fxc calibrate --learn RESULT.json...: the grid's results and every result learned so far
+// (copied into the cache, so that they stay learned) fitted together, opt-in.
+int run_calibrate_learn(const CalibrateOptions& o, const std::string& path) {
+  std::vector<std::string> grid = json_files_in(grid_results_dir());
+  if (grid.empty())
+    throw fx::Error("calibrate --learn: no grid results in " + grid_results_dir() +
+                    " (run 'fxc calibrate' first)");
+  const fx::DeviceProfile cached = fx::load_device_profile(fx::cpu_host_cache_path());
+  std::filesystem::create_directories(learned_results_dir());
+  for (const auto& r : o.learn) {
+    fx::read_before_after(r);  // a FileError naming it when it is not a result
+    const auto to =
+        std::filesystem::path(learned_results_dir()) / std::filesystem::path(r).filename();
+    std::filesystem::copy_file(r, to, std::filesystem::copy_options::overwrite_existing);
+  }
+  const std::vector<std::string> learned = json_files_in(learned_results_dir());
+  fx::CalibrateFromOptions co;
+  co.from = grid;
+  co.from.insert(co.from.end(), learned.begin(), learned.end());
+  co.evaluate = o.evaluate;
+  co.stat = o.stat;
+  co.base = [&] { return cached; };
+  co.date = today_utc();
+  const fx::CalibrationRun run = fx::calibrate_from(co);
+  fx::DeviceProfile fitted = run.profile();
+  if (run.kernel_fit)
+    fitted.saving_uncertainty = fx::saving_uncertainty(run.kernel_fit->groups, fitted);
+  fitted.measured_ops = cached.measured_ops;
+  fitted.calibration_flags = cached.calibration_flags;
+  fitted.cpu_model = cached.cpu_model;
+  fitted.fxc_version = cached.fxc_version;
+  fitted.source = fmt::format("{} + {} learned result{}", cached.source, learned.size(),
+                              learned.size() == 1 ? "" : "s");
+  fx::save_device_profile(fitted, path);
+  print_kernel_fit(run, path);
+  fmt::print("learned results kept in {} (delete them to forget)\n", learned_results_dir());
+  return 0;
+}
+
 int run_calibrate(const CalibrateOptions& o) {
   const std::string path = o.out.empty() ? fx::cpu_host_cache_path() : o.out;
+  if (!o.learn.empty()) {
+    if (!o.from.empty()) throw fx::Error("calibrate: give --learn or --from, not both");
+    return run_calibrate_learn(o, path);
+  }
   if (o.from.empty()) {
     if (!o.evaluate.empty()) throw fx::Error("calibrate: --evaluate needs --from");
     if (!o.quick) return run_calibrate_grid(o, path);
@@ -525,8 +594,13 @@ void register_analyze(CLI::App& app, Runner& run) {
   cal->add_option("--runs", co->runs, "Grid: timed runs per measurement")
       ->check(CLI::Range(3, 100))
       ->capture_default_str();
-  cal->add_option("--work-dir", co->work_dir,
-                  "Grid: keep the before/after results of the grid here (default: a temp folder)");
+  cal->add_option("--learn", co->learn,
+                  "Fold these before/after results (fxc profile MODEL --opt-level N --json) into "
+                  "the cached grid calibration: fits the grid's and every learned result "
+                  "together and keeps them (opt-in, per machine; repeatable)");
+  cal->add_option(
+      "--work-dir", co->work_dir,
+      "Grid: keep the before/after results of the grid here (default: the cache, for --learn)");
   cal->footer(
       "Times this machine's kernel classes over a grid of shapes no model chose: elementwise\n"
       "and row kernels at working sets across the cache hierarchy, Conv/depthwise/MatMul/Gemm\n"
@@ -553,6 +627,7 @@ void register_analyze(CLI::App& app, Runner& run) {
       "  fxc calibrate && fxc analyze model.onnx --device cpu-host\n"
       "  fxc calibrate --out my-host.json && fxc analyze model.onnx --device my-host.json\n"
       "  fxc calibrate --from before_after.json --out fitted-host.json\n"
+      "  fxc profile model.onnx --opt-level 2 --json > r.json && fxc calibrate --learn r.json\n"
       "  fxc calibrate --from resnet18.json --from gpt2.json --evaluate mobilenet.json --out "
       "f.json\n"
       "  fxc calibrate --from r18.json --from r18.r2.json --from r18.r3.json --stat min");

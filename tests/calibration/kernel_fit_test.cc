@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -441,6 +442,46 @@ TEST(CalibrateCli, KernelFitWritesPerClassRatesAndJudgesGroups) {
               first["groups"][0]["measured_saved_us"].get<double>() + 5, 1e-6);
   ASSERT_EQ(j["evaluate"].size(), 1u);  // one model, judged once on its merged groups
   EXPECT_EQ(j["evaluate"][0]["groups"], 4);
+}
+
+// `fxc calibrate --learn`: a model's result folded into the cached grid calibration, kept
+// for later refits, opt-in (nothing is learned without --learn).
+TEST(CalibrateCli, LearnFoldsAResultIntoTheCachedGrid) {
+  const auto cache = std::filesystem::temp_directory_path() / "fx_learn_test";
+  std::filesystem::remove_all(cache);
+  const auto fx_cache = cache / "fusion-explorer";
+  std::filesystem::create_directories(fx_cache / "calibration-grid");
+  std::ofstream(fx_cache / "calibration-grid" / "conv.1.json") << result_fixture().dump();
+  DeviceProfile cached = base_profile();
+  cached.name = "cpu-host";
+  cached.cpu_model = "grid CPU";
+  cached.measured_ops = {"Conv", "Relu"};
+  cached.source = "measured on this host (calibration grid)";
+  save_device_profile(cached, (fx_cache / "cpu-host.json").string());
+  const std::string model_result = (cache / "model.json").string();
+  std::ofstream(model_result) << result_fixture().dump();
+
+  const char* old = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = old ? old : "";
+  setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+  ChildOptions o;
+  o.timeout_s = 60;
+  auto r = run_child({FX_FXC_PATH, "calibrate", "--learn", model_result}, o);
+  auto none = run_child({FX_FXC_PATH, "calibrate", "--learn", (cache / "nope.json").string()}, o);
+  if (old)
+    setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  else
+    unsetenv("XDG_CACHE_HOME");
+  ASSERT_TRUE(r.ok()) << r.describe() << "\n" << r.err;
+  EXPECT_TRUE(std::filesystem::exists(fx_cache / "learned" / "model.json"));
+  const DeviceProfile p = load_device_profile((fx_cache / "cpu-host.json").string());
+  EXPECT_TRUE(p.calibrated);
+  EXPECT_NE(p.source.find("1 learned result"), std::string::npos) << p.source;
+  EXPECT_EQ(p.cpu_model, "grid CPU");  // still this machine's
+  EXPECT_EQ(p.measured_ops, cached.measured_ops);
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("nope.json"), std::string::npos) << none.err;
+  std::filesystem::remove_all(cache);
 }
 
 }  // namespace
