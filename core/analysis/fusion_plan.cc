@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "analysis/analysis_json.h"
+#include "analysis/default_rule.h"
 #include "util/error.h"
 #include "util/json_file.h"
 
@@ -58,12 +59,14 @@ int FusionPlan::accept_all_above(double threshold) {
   Change c;
   for (std::size_t i = 0; i < groups_.size(); ++i) {
     auto& g = groups_[i];
-    if (g.status != GroupStatus::Candidate || !g.estimate.known ||
+    // The default plan never fuses at a loss: the saving must be clearly positive.
+    if (g.status != GroupStatus::Candidate || !default_accepts(g.estimate) ||
         g.estimate.traffic_reduction() < threshold)
       continue;
     c.before.emplace_back(i, g);
     g.status = GroupStatus::Accepted;
-    g.reason = "accepted: traffic reduction >= " + std::to_string(int(threshold * 100 + 0.5)) + "%";
+    g.reason = "accepted: traffic reduction >= " + std::to_string(int(threshold * 100 + 0.5)) +
+               "% and saving clearly positive";
     c.after.emplace_back(i, g);
   }
   int n = static_cast<int>(c.after.size());
