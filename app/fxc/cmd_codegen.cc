@@ -19,6 +19,7 @@
 #include "codegen/fused_program.h"
 #include "commands.h"
 #include "onnx/model_loader.h"
+#include "onnx/tensor_file.h"
 #include "plan_choice.h"
 #include "profile/bandwidth_bench.h"
 #include "profile/codegen_bench.h"
@@ -39,8 +40,25 @@ struct CodegenCmd {
   double evict_mb = 64;
   bool steps = false;
   bool json = false;
+  bool interleaved_only = false;
+  std::string inputs_dir, outputs_dir;
   std::string cuda_out;
 };
+
+// DIR/input_<i>.pb for the graph's runtime inputs (ONNX test-data and ort_run.js
+// --save-inputs layout): matched by the name each file carries, else by position.
+std::map<std::string, fx::Tensor> read_inputs(const std::string& dir, const fx::Graph& g) {
+  std::map<std::string, fx::Tensor> in;
+  const auto ids = g.runtime_inputs();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const std::string path = fmt::format("{}/input_{}.pb", dir, i);
+    std::string name;
+    auto data = fx::read_tensor_file(path, &name);
+    if (name.empty() || g.find_value(name) == fx::kNoValue) name = g.value(ids[i]).name;
+    in[name] = fx::Tensor::from_data(data);
+  }
+  return in;
+}
 
 int run_bandwidth(const CodegenCmd& o) {
   const fx::BandwidthShapes sh = fx::bandwidth_shapes(o.bandwidth_mb);
@@ -118,10 +136,18 @@ int run_bench(const CodegenCmd& o, const fx::Graph& graph,
   bo.runs = o.bench;
   bo.threads = o.threads;
   bo.stem = std::filesystem::path(o.model).stem().string();
-  bo.alone = o.json;
+  bo.alone = o.json && !o.interleaved_only;
   bo.evict_mb = o.evict_mb;
   bo.op_times = o.steps;
+  if (!o.inputs_dir.empty()) bo.inputs = read_inputs(o.inputs_dir, graph);
   const fx::CodegenBench b = fx::run_codegen_bench(graph, accepted, bo);
+  if (!o.outputs_dir.empty()) {
+    std::filesystem::create_directories(o.outputs_dir);
+    for (std::size_t i = 0; i < b.fused_outputs.size(); ++i)
+      fx::write_tensor_file(fmt::format("{}/output_{}.pb", o.outputs_dir, i),
+                            *b.fused_outputs[i].to_tensor_data(),
+                            graph.value(graph.outputs()[i]).name);
+  }
   const fx::FusedProgram& p = b.program;
   const fx::TensorDiff& agree = b.outputs;
   const fx::Tolerance& tol = b.tolerance;
@@ -150,6 +176,8 @@ int run_bench(const CodegenCmd& o, const fx::Graph& graph,
         {"fused_alone", times_json(b.fused_alone, false)},
         {"fused_cold", cold},
         {"speedup", b.speedup()},
+        {"peak_activation_bytes",
+         {{"unfused", b.unfused_peak_bytes}, {"fused", b.fused_peak_bytes}}},
         {"max_abs_error", agree.max_abs_error},
         {"max_rel_error", agree.max_rel_error},
         {"max_abs_output", agree.max_abs_expected},
@@ -243,6 +271,12 @@ void register_codegen(CLI::App& app, Runner& run) {
   cmd->add_option("--out", o->out_dir, "Write one <group>.cc per group here instead of printing");
   cmd->add_option("--group", o->group, "Only this group id");
   cmd->add_option("--bench", o->bench, "Time N runs unfused and fused in our runtime (median)");
+  cmd->add_option("--inputs", o->inputs_dir,
+                  "With --bench: read the inputs from DIR/input_<i>.pb (default: generated)");
+  cmd->add_option("--outputs", o->outputs_dir,
+                  "With --bench: write the fused program's outputs as DIR/output_<i>.pb");
+  cmd->add_flag("--interleaved-only", o->interleaved_only,
+                "With --bench --json: only the interleaved unfused/fused runs (no alone, cold)");
   cmd->add_option("--cuda-out", o->cuda_out,
                   "Write the generated groups as one CUDA source file (for nvcc) and stop");
   cmd->add_flag("--json", o->json,

@@ -30,6 +30,7 @@
 #include "profile/execution_device.h"
 #include "profile/kernel_comparison.h"
 #include "profile/kernel_table.h"
+#include "profile/measured_rejection.h"
 #include "profile/profile_json.h"
 #include "profile/profiler.h"
 #include "util/error.h"
@@ -55,6 +56,7 @@ struct ProfileCliOptions {
   std::string device = "cpu";                // where to run: cpu | cuda
   std::string estimate_device = "cpu-host";  // device profile of the --opt-level analysis
   std::string trace_before, trace_after;
+  std::string write_plan;            // the plan less the groups measured slower
   std::vector<std::string> exclude;  // internal: "ID=why", from a parent after a crash
   fx::Tolerance tolerance;           // ONNX's: rtol 1e-3, atol 1e-5
   bool before_after() const { return !plan.empty() || opt_level >= 0; }
@@ -173,14 +175,37 @@ void print_before_after(const ProfileCliOptions& o, const fx::BeforeAfterDocumen
   if (!o.trace_after.empty()) fmt::print("Trace after  {}\n", o.trace_after);
 }
 
-void emit_before_after(const ProfileCliOptions& o, nlohmann::json doc) {
+// The plan that was measured, less the groups measured slower (--write-plan): what the
+// tool proposes after the measurement.
+void write_corrected_plan(const ProfileCliOptions& o, const fx::LoadOptions& lo,
+                          const std::vector<fx::MeasuredRejection>& slower) {
+  auto m = fx::load_onnx(o.model, lo);
+  fx::FusionPlan plan = plan_for(
+      {o.plan, o.opt_level, o.threshold, o.estimate_device, o.model, /*name_the_plan=*/false},
+      m.graph);
+  const int n = fx::reject_measured_slower(plan, slower);
+  plan.save(o.write_plan);
+  fmt::print(o.json ? stderr : stdout,
+             "Plan         {} written, {} group(s) rejected after measurement\n", o.write_plan, n);
+}
+
+void emit_before_after(const ProfileCliOptions& o, nlohmann::json doc, const fx::LoadOptions& lo) {
   if (!o.trace_before.empty()) write_json_file(o.trace_before, doc["before"]["trace"]);
   if (!o.trace_after.empty()) write_json_file(o.trace_after, doc["after"]["trace"]);
+  const fx::BeforeAfterDocument d = fx::read_before_after_document(doc, "the before/after result");
+  // A group measured slower fused than apart is rejected, whatever its estimate said.
+  const auto slower = fx::measured_rejections(d.groups);
+  doc["rejected_after_measurement"] = nlohmann::json::array();
+  for (const auto& r : slower)
+    doc["rejected_after_measurement"].push_back(
+        {{"id", r.id}, {"pattern", r.pattern}, {"slower_us", r.slower_us}, {"reason", r.line()}});
   if (o.json) {
     fmt::print("{}\n", doc.dump(2));
-    return;
+  } else {
+    print_before_after(o, d);
+    for (const auto& r : slower) fmt::print("{}\n", r.line());
   }
-  print_before_after(o, fx::read_before_after_document(doc, "the before/after result"));
+  if (!o.write_plan.empty()) write_corrected_plan(o, lo, slower);
 }
 
 std::vector<std::string> before_after_child_args(const ProfileCliOptions& o,
@@ -222,7 +247,7 @@ int run_before_after_cli(const ProfileCliOptions& o, const fx::LoadOptions& lo) 
     q.argv = before_after_child_args(o, lo);
     q.model = o.model;
     q.timeout_s = o.timeout_s;
-    emit_before_after(o, fx::before_after_in_child(q));
+    emit_before_after(o, fx::before_after_in_child(q), lo);
     return 0;
   }
   if (o.parent_pid > 0) fx::die_with_parent(o.parent_pid);
@@ -249,7 +274,7 @@ int run_before_after_cli(const ProfileCliOptions& o, const fx::LoadOptions& lo) 
   meta.plan = o.plan;
   meta.opt_level = o.plan.empty() ? o.opt_level : -1;
   meta.seed = o.profile.seed;
-  emit_before_after(o, fx::before_after_json(r, meta));
+  emit_before_after(o, fx::before_after_json(r, meta), lo);
   return 0;
 }
 
@@ -370,6 +395,9 @@ void register_profile(CLI::App& app, Runner& run) {
          "Before/after: scaled (default: atol times the output's largest magnitude, since "
          "summation order errors grow with it) or absolute (ONNX's node-test form)")
       ->check(CLI::IsMember({"scaled", "absolute"}));
+  cmd->add_option("--write-plan", o->write_plan,
+                  "Before/after: write the plan less the groups measured slower fused than "
+                  "apart (each rejected with the measurement as its reason)");
   cmd->add_option("--exclude-group", o->exclude)->group("");  // internal: ID=why, from a parent
   cmd->footer(
       "Examples:\n"

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "analysis/estimate_interval.h"
 
+#include "analysis/default_rule.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -16,8 +18,8 @@ void set_interval(GroupEstimate& e, const DeviceProfile& p, KernelClass fused_cl
 }
 
 bool default_plan_accepts(const FusionGroup& g, double threshold) {
-  return g.status == GroupStatus::Candidate && g.estimate.known &&
-         g.estimate.traffic_reduction() >= threshold && !g.estimate.uncertain();
+  return g.status == GroupStatus::Candidate && g.estimate.traffic_reduction() >= threshold &&
+         default_accepts(g.estimate);
 }
 
 UnmeasuredMix unmeasured_mix(const std::vector<KernelClass>& group_classes,

@@ -62,7 +62,8 @@ int FusionPlan::accept_all_above(double threshold) {
     if (!default_plan_accepts(g, threshold)) continue;
     c.before.emplace_back(i, g);
     g.status = GroupStatus::Accepted;
-    g.reason = "accepted: traffic reduction >= " + std::to_string(int(threshold * 100 + 0.5)) + "%";
+    g.reason = "accepted: traffic reduction >= " + std::to_string(int(threshold * 100 + 0.5)) +
+               "% and saving clearly positive";
     c.after.emplace_back(i, g);
   }
   int n = static_cast<int>(c.after.size());

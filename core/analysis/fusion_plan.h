@@ -41,8 +41,9 @@ class FusionPlan {
   bool accept(const std::string& id, const std::string& reason = {});
   bool reject(const std::string& id, const std::string& reason = {});
   bool reset(const std::string& id);  // back to Candidate
-  // Accepts every candidate whose traffic reduction >= threshold and whose saving is not
-  // uncertain (estimate_interval.h: default_plan_accepts); one undo step.
+  // Accepts every candidate whose traffic reduction >= threshold and whose saving is
+  // clearly positive (estimate_interval.h: default_plan_accepts, which asks
+  // default_rule.h: the default plan never fuses at a loss); one undo step.
   int accept_all_above(double threshold);
   bool can_undo() const { return !undo_.empty(); }
   bool can_redo() const { return !redo_.empty(); }

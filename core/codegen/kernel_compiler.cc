@@ -106,6 +106,11 @@ std::string first_compiler_error(const std::string& output) {
 
 KernelCompiler::KernelCompiler(CompilerOptions options) : opt_(std::move(options)) {
   if (opt_.cache_dir.empty()) opt_.cache_dir = default_kernel_cache_dir();
+  // $FX_MARCH targets a lower ISA than the host's (the corpus benchmark's FX_ISA=avx2
+  // run, beside ONEDNN_MAX_CPU_ISA): the generated code then uses what oneDNN may use.
+  if (const char* march = std::getenv("FX_MARCH"); march && *march)
+    for (auto& f : opt_.flags)
+      if (f == "-march=native") f = std::string("-march=") + march;
   std::vector<std::string> tried;
   if (!opt_.compiler.empty()) {
     tried.push_back(opt_.compiler);

@@ -22,6 +22,7 @@ namespace fx {
 
 struct CompilerOptions {
   std::string compiler;  // empty: $FX_CXX, $CXX, then c++ / g++ / clang++ on PATH
+  // -march=native is replaced by -march=$FX_MARCH when that is set (e.g. x86-64-v3).
   // No FP traps or errno are relied on: dropping them lets selects, sqrt and rounding
   // vectorize. No -ffast-math: NaN/Inf and reassociation stay as written. On x86-64,
   // full-width AVX-512 where the CPU has it (GCC otherwise keeps 256-bit vectors): the

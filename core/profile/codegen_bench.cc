@@ -85,12 +85,13 @@ CodegenBench run_codegen_bench(const Graph& graph, const std::vector<const Fusio
   b.program = build_fused_program(graph, groups, co);
   ExecutorOptions eo;
   eo.threads = o.threads;
-  const auto in = bench_inputs(graph);
+  const auto in = o.inputs.empty() ? bench_inputs(graph) : o.inputs;
   Executor before(graph, eo), after(graph, b.program.steps, eo);
   b.threads = before.threads();
   std::vector<std::string> names;
   for (ValueId v : graph.outputs()) names.push_back(graph.value(v).name);
-  b.outputs = compare_outputs(before.run(in), after.run(in), names, b.tolerance);
+  b.fused_outputs = after.run(in);
+  b.outputs = compare_outputs(before.run(in), b.fused_outputs, names, b.tolerance);
   std::vector<double> tb, ta;
   for (int i = 0; i < o.runs; ++i) {
     tb.push_back(time_ms(before, in));
@@ -116,6 +117,8 @@ CodegenBench run_codegen_bench(const Graph& graph, const std::vector<const Fusio
   }
   b.fused_alone = times_of(after, alone);
   b.fused_cold = times_of(after, cold);
+  b.unfused_peak_bytes = before.peak_activation_bytes();
+  b.fused_peak_bytes = after.peak_activation_bytes();
   if (o.op_times) {
     b.unfused_ops = op_times(before, in, o.runs);
     b.fused_ops = op_times(after, in, o.runs);

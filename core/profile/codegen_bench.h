@@ -31,6 +31,8 @@ struct CodegenBenchOptions {
   bool alone = false;     // also time the fused program alone, run after run
   double evict_mb = 0;    // with alone: also time it cold (0: not)
   bool op_times = false;  // also time each op type's steps (OpTimes)
+  // The model's inputs by name (a corpus model's input set); empty: bench_inputs().
+  std::map<std::string, Tensor> inputs;
 };
 
 struct RunTimes {
@@ -49,9 +51,12 @@ struct CodegenBench {
   FusedProgram program;  // its groups' outcomes and note
   int threads = 0;
   RunTimes unfused, fused, fused_alone, fused_cold;
-  Tolerance tolerance;             // what `outputs` was checked with
-  TensorDiff outputs;              // the fused program's outputs against the unfused ones
-  OpTimes unfused_ops, fused_ops;  // with op_times
+  Tolerance tolerance;                // what `outputs` was checked with
+  TensorDiff outputs;                 // the fused program's outputs against the unfused ones
+  OpTimes unfused_ops, fused_ops;     // with op_times
+  std::vector<Tensor> fused_outputs;  // of the checked run, graph-output order
+  // Activation arena bytes of each program after its runs (Executor::peak_activation_bytes).
+  int64_t unfused_peak_bytes = 0, fused_peak_bytes = 0;
   double speedup() const { return unfused.median_ms / fused.median_ms; }
 };
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "profile/fault_injection.h"
 
+#include <chrono>
 #include <csignal>
 #include <memory>
+#include <thread>
 
 #include "util/error.h"
 
@@ -41,6 +43,10 @@ class BrokenKernel final : public Kernel {
     if (mode_ == FaultSpec::Mode::Crash) std::raise(SIGSEGV);
     RecordingContext rec(ctx);
     inner_->run(rec);
+    if (mode_ == FaultSpec::Mode::Slow) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      return;
+    }
     for (Tensor* t : rec.written())
       if (t->dtype() == DType::Float32)
         for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] += 1.0f;
@@ -57,7 +63,8 @@ class BrokenKernel final : public Kernel {
 FaultSpec parse_fault_spec(const std::string& text) {
   auto colon = text.rfind(':');
   if (colon == std::string::npos || colon == 0)
-    throw Error("FXC_TEST_BREAK_GROUP: expected GROUP:wrong or GROUP:crash, got '" + text + "'");
+    throw Error("FXC_TEST_BREAK_GROUP: expected GROUP:wrong, GROUP:crash or GROUP:slow, got '" +
+                text + "'");
   FaultSpec f;
   f.selector = text.substr(0, colon);
   std::string mode = text.substr(colon + 1);
@@ -65,8 +72,10 @@ FaultSpec parse_fault_spec(const std::string& text) {
     f.mode = FaultSpec::Mode::Wrong;
   else if (mode == "crash")
     f.mode = FaultSpec::Mode::Crash;
+  else if (mode == "slow")
+    f.mode = FaultSpec::Mode::Slow;
   else
-    throw Error("FXC_TEST_BREAK_GROUP: mode must be wrong or crash, got '" + mode + "'");
+    throw Error("FXC_TEST_BREAK_GROUP: mode must be wrong, crash or slow, got '" + mode + "'");
   return f;
 }
 

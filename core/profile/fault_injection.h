@@ -5,6 +5,8 @@
 //
 //   FXC_TEST_BREAK_GROUP=fg-1a2b3c4d:wrong   the group's kernel adds 1 to what it writes
 //   FXC_TEST_BREAK_GROUP=#0:crash            the first group's kernel raises SIGSEGV
+//   FXC_TEST_BREAK_GROUP=#0:slow             the first group's kernel runs right, then
+//                                            waits 5 ms (measured slower than its members)
 //
 // `fxc profile` reads the variable and passes it to run_before_after(); nothing else
 // does. A selector is a group id or #N (the plan's N-th accepted group, 0-based).
@@ -19,14 +21,14 @@ namespace fx {
 
 struct FaultSpec {
   std::string selector;  // group id or "#N"
-  enum class Mode { Wrong, Crash } mode = Mode::Wrong;
+  enum class Mode { Wrong, Crash, Slow } mode = Mode::Wrong;
 };
 
-// Parses "SELECTOR:wrong|crash"; throws fx::Error for anything else.
+// Parses "SELECTOR:wrong|crash|slow"; throws fx::Error for anything else.
 FaultSpec parse_fault_spec(const std::string& text);
 
 // `kernel`, broken: it crashes before running, or runs and then adds 1 to every float
-// it wrote.
+// it wrote, or runs and then waits.
 std::shared_ptr<Kernel> broken_kernel(std::shared_ptr<Kernel> kernel, FaultSpec::Mode mode);
 
 }  // namespace fx

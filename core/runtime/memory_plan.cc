@@ -6,6 +6,82 @@
 
 namespace fx {
 
+namespace {
+
+// The arena is the sum of the slot sizes, and the step-order best fit above depends on
+// the order values appear: removing values (fusion) can make it grow. Greedy by size
+// (TFLite's arena planner): the largest values first, each into the smallest slot
+// whose values' lifetimes it does not overlap, so a slot never grows past its first
+// value. The plan keeps whichever total is smaller; only when every slotted value has
+// a static size (otherwise the runs decide the sizes and the totals say nothing).
+template <class Estimate>
+void by_size_if_smaller(MemoryPlan& plan, const std::vector<int>& def_step,
+                        const std::vector<int>& last_use, const std::vector<ValueId>& unit, int n,
+                        Estimate estimate) {
+  struct Unit {
+    int first = std::numeric_limits<int>::max(), last = -1;
+    int64_t bytes = 0;
+    std::vector<ValueId> values;
+  };
+  std::vector<Unit> units;
+  std::vector<int> index(unit.size(), -1);
+  int64_t total_a = 0;
+  for (int64_t b : plan.slot_estimate) total_a += b;
+  for (std::size_t v = 0; v < unit.size(); ++v) {
+    if (plan.slot_of_value[v] < 0) continue;
+    const auto id = static_cast<ValueId>(v);
+    const int64_t b = estimate(id);
+    if (b <= 0) return;
+    int& k = index[static_cast<std::size_t>(unit[v])];
+    if (k < 0) {
+      k = static_cast<int>(units.size());
+      units.emplace_back();
+    }
+    Unit& u = units[static_cast<std::size_t>(k)];
+    u.first = std::min(u.first, def_step[v]);
+    u.last = std::max(u.last, std::min(last_use[v], n));
+    u.bytes = std::max(u.bytes, b);
+    u.values.push_back(id);
+  }
+  std::vector<int> order(units.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return units[static_cast<std::size_t>(a)].bytes > units[static_cast<std::size_t>(b)].bytes;
+  });
+  std::vector<int64_t> size;                           // per slot
+  std::vector<std::vector<std::pair<int, int>>> busy;  // per slot: [first, last] of its units
+  std::vector<int> slot_of_unit(units.size(), -1);
+  int64_t total_b = 0;
+  for (int k : order) {
+    const Unit& u = units[static_cast<std::size_t>(k)];
+    int best = -1;
+    for (std::size_t s = 0; s < size.size(); ++s) {
+      bool free = true;
+      for (auto [f, l] : busy[s])
+        if (u.first <= l && f <= u.last) {
+          free = false;
+          break;
+        }
+      if (free && (best < 0 || size[s] < size[static_cast<std::size_t>(best)]))
+        best = static_cast<int>(s);
+    }
+    if (best < 0) {
+      best = static_cast<int>(size.size());
+      size.push_back(u.bytes);
+      busy.emplace_back();
+      total_b += u.bytes;
+    }
+    busy[static_cast<std::size_t>(best)].push_back({u.first, u.last});
+    slot_of_unit[static_cast<std::size_t>(k)] = best;
+  }
+  if (total_b >= total_a) return;
+  for (std::size_t k = 0; k < units.size(); ++k)
+    for (ValueId v : units[k].values) plan.slot_of_value[v] = slot_of_unit[k];
+  plan.slot_estimate = size;
+}
+
+}  // namespace
+
 MemoryPlan MemoryPlan::build(const Graph& graph, const std::vector<PlanStep>& steps) {
   const std::size_t nv = graph.value_count();
   const int n = static_cast<int>(steps.size());
@@ -44,6 +120,11 @@ MemoryPlan MemoryPlan::build(const Graph& graph, const std::vector<PlanStep>& st
   };
   std::vector<int> free_slots;
   std::vector<std::vector<ValueId>> dying(static_cast<std::size_t>(n) + 1);
+  // For the by-size plan below: each slotted value's defining step, and the value whose
+  // slot it took over (itself when none): values chained so share one slot in both plans.
+  std::vector<int> def_step(nv, -1);
+  std::vector<ValueId> unit(nv);
+  for (std::size_t v = 0; v < nv; ++v) unit[v] = static_cast<ValueId>(v);
   std::vector<bool> has_views(nv, false);
   for (std::size_t v = 0; v < nv; ++v)
     if (plan.alias_root[v] != static_cast<ValueId>(v)) has_views[plan.alias_root[v]] = true;
@@ -80,6 +161,8 @@ MemoryPlan MemoryPlan::build(const Graph& graph, const std::vector<PlanStep>& st
           const int slot = plan.slot_of_value[in];
           plan.slot_estimate[slot] = std::max(plan.slot_estimate[slot], want);
           plan.slot_of_value[o] = slot;
+          def_step[o] = s;
+          unit[o] = unit[in];
           dying[static_cast<std::size_t>(std::min(last_use[o], n))].push_back(o);
           continue;
         }
@@ -109,10 +192,12 @@ MemoryPlan MemoryPlan::build(const Graph& graph, const std::vector<PlanStep>& st
       }
       plan.slot_estimate[slot] = std::max(plan.slot_estimate[slot], want);
       plan.slot_of_value[o] = slot;
+      def_step[o] = s;
       dying[static_cast<std::size_t>(std::min(last_use[o], n))].push_back(o);
     }
     for (ValueId v : dying[s]) free_slots.push_back(plan.slot_of_value[v]);
   }
+  by_size_if_smaller(plan, def_step, last_use, unit, n, estimate);
   return plan;
 }
 

@@ -5,12 +5,14 @@
 // computed once per run; each output element then blends 2^k source elements over
 // the k axes that actually change.
 
+#include <climits>
 #include <cmath>
 
 #include "runtime/kernel_registry.h"
 #include "runtime/kernel_util.h"
 #include "runtime/parallel.h"
 #include "runtime/resize_cubic.h"
+#include "runtime/resize_fast.h"
 
 namespace fx {
 namespace {
@@ -57,6 +59,35 @@ int64_t round_nearest(const ResizeAttrs& a, double v) {
   double f = std::floor(v);
   if (v - f == 0.5) return static_cast<int64_t>(m == "round_prefer_ceil" ? f + 1 : f);
   return static_cast<int64_t>(std::round(v));
+}
+
+// Only the two innermost axes change (NCHW spatial) and every output lies inside the
+// input: the row kernels of resize_fast.h. False when the general loop must run.
+bool resize_fast_path(const Tensor& x, Tensor& y, const std::vector<AxisMap>& maps,
+                      const std::vector<std::size_t>& active, const ResizeAttrs& a) {
+  const std::size_t r = x.rank();
+  if (r < 2 || x.numel() == 0) return false;
+  for (std::size_t d : active)
+    if (d + 2 < r) return false;
+  const int64_t in_h = x.dims()[r - 2], in_w = x.dims()[r - 1];
+  if (in_h >= INT32_MAX || in_w >= INT32_MAX) return false;
+  for (const AxisMap* m : {&maps[r - 2], &maps[r - 1]})
+    for (uint8_t o : m->outside)
+      if (o) return false;
+  auto table = [&](const AxisMap& m) {
+    ResizeAxisTable t;
+    t.i0.assign(m.i0.begin(), m.i0.end());
+    t.i1.assign(m.i1.begin(), m.i1.end());
+    if (a.linear) t.w = m.w;
+    return t;
+  };
+  const ResizeAxisTable rows = table(maps[r - 2]), cols = table(maps[r - 1]);
+  const int64_t planes = x.numel() / std::max<int64_t>(in_h * in_w, 1);
+  if (a.linear)
+    resize_planes_linear(x.data<float>(), y.data<float>(), planes, in_h, in_w, rows, cols);
+  else
+    resize_planes_nearest(x.data<float>(), y.data<float>(), planes, in_h, in_w, rows, cols);
+  return true;
 }
 
 void resize_kernel(KernelContext& ctx, const ResizeAttrs& a) {
@@ -128,6 +159,7 @@ void resize_kernel(KernelContext& ctx, const ResizeAttrs& a) {
     }
     if (m.active) active.push_back(d);
   }
+  if (resize_fast_path(x, y, maps, active, a)) return;
   auto xs = contiguous_strides(x.dims());
   const float* in = x.data<float>();
   float* o = y.data<float>();

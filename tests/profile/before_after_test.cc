@@ -157,6 +157,41 @@ TEST(BeforeAfterCli, GroupWithWrongOutputsIsExcludedWithTheDifference) {
   EXPECT_NE(r.out.find("predicted on device profile cpu-host"), std::string::npos) << r.out;
 }
 
+// XLA's rule after the fact: a group whose fused kernel measures slower than its members
+// is rejected, the tool says so, and the corrected plan leaves it out.
+TEST(BeforeAfterCli, GroupMeasuredSlowerIsRejectedAndTheCorrectedPlanWritten) {
+  ScopedEnv env("FXC_TEST_BREAK_GROUP", "#0:slow");  // +5 ms per run on the first group
+  const auto plan_path = std::filesystem::temp_directory_path() / "fx_rejected_plan.json";
+  std::filesystem::remove(plan_path);
+  auto r = fxc({"profile", kCnn, "--opt-level", "2", "--runs", "3", "--warmup", "1", "--threads",
+                "2", "--write-plan", plan_path.string()});
+  ASSERT_TRUE(r.ok()) << r.describe() << "\n" << r.err;
+  const std::string prefix = "rejected after measurement: ";
+  const auto at = r.out.find(prefix);
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const auto start = at + prefix.size();
+  const std::string id = r.out.substr(start, r.out.find(' ', start) - start);
+  EXPECT_NE(r.out.find(id + " +", at), std::string::npos) << r.out;
+  FusionPlan p = FusionPlan::load(plan_path.string());
+  const FusionGroup* g = p.find(id);
+  ASSERT_NE(g, nullptr) << id;
+  EXPECT_EQ(g->status, GroupStatus::Rejected);
+  EXPECT_NE(g->reason.find("rejected after measurement"), std::string::npos) << g->reason;
+  // The other groups keep the default plan's decisions.
+  EXPECT_FALSE(p.accepted().empty());
+  for (const FusionGroup* a : p.accepted()) EXPECT_NE(a->id, id);
+
+  // The JSON result names it too.
+  auto j = fxc({"profile", kCnn, "--opt-level", "2", "--runs", "3", "--warmup", "1", "--threads",
+                "2", "--json"});
+  ASSERT_TRUE(j.ok()) << j.describe() << "\n" << j.err;
+  const json d = json::parse(j.out);
+  ASSERT_TRUE(d.contains("rejected_after_measurement"));
+  ASSERT_FALSE(d["rejected_after_measurement"].empty());
+  EXPECT_EQ(d["rejected_after_measurement"][0]["id"], id);
+  EXPECT_GT(d["rejected_after_measurement"][0]["slower_us"].get<double>(), 1000);
+}
+
 TEST(BeforeAfterCli, CudaWithoutGpuIsAClearErrorAndNonZeroExit) {
   if (std::filesystem::exists("/dev/nvidia0")) GTEST_SKIP() << "this machine has a GPU";
   auto r = fxc({"profile", kCnn, "--opt-level", "2", "--device", "cuda"});

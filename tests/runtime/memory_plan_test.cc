@@ -136,6 +136,32 @@ TEST(MemoryPlan, ViewsExtendTheLifetimeOfTheirSource) {
   EXPECT_EQ(out[0].to_floats(), (std::vector<float>{0, 0, 0, 0}));
 }
 
+TEST(MemoryPlan, NeverLargerThanPlacingTheLargestValuesFirst) {
+  // A chain of 4, 1, 2, 4, 1 KiB-floats values, each read by the next step. In step
+  // order, best fit grows the 1-unit slot to 4 units for the fourth value (8 units in
+  // all); largest first fits them in 4 + 2 + 1.
+  const std::vector<int64_t> units = {4, 1, 2, 4, 1};
+  GraphBuilder b;
+  std::vector<ValueId> v;
+  for (std::size_t i = 0; i < units.size(); ++i)
+    v.push_back(b.op("Relu", {b.input("x" + std::to_string(i), {units[i] * 1024})}));
+  b.output(v.back());
+  Graph g = b.build();
+  std::vector<PlanStep> steps;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    steps.push_back({i == 0 ? std::vector<ValueId>{} : std::vector<ValueId>{v[i - 1]}, {v[i]}});
+  MemoryPlan p = MemoryPlan::build(g, steps);
+  int64_t total = 0;
+  for (int64_t bytes : p.slot_estimate) total += bytes;
+  EXPECT_EQ(total, 7 * 4096);
+  // Still a valid plan: values alive at the same step never share a slot, and each
+  // value's slot holds it.
+  for (std::size_t i = 0; i + 1 < v.size(); ++i)
+    EXPECT_NE(p.slot_of_value[v[i]], p.slot_of_value[v[i + 1]]);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    EXPECT_GE(p.slot_estimate[static_cast<std::size_t>(p.slot_of_value[v[i]])], units[i] * 4096);
+}
+
 TEST(MemoryPlan, EstimatesFromStaticShapesBeforeTheFirstRun) {
   Graph g = add_chain(4);
   Executor ex(g, ExecutorOptions{1});

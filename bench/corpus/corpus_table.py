@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""The corpus step's table (bench/steps/45_corpus.sh): reads DIR/models.txt and each model's
+DIR/NAME/{ort_disabled,ort_all,fxc}.<round>.json, vs_ort.json, errors; appends the markdown
+to OUT and writes DIR/summary.json. Runs on a partial result as well (models not finished
+show empty cells), e.g. while the step is still running:
+
+    /usr/bin/python3 bench/corpus/corpus_table.py bench/cache/results/corpus /tmp/t.md --cpu "..."
+"""
+
+import argparse
+import glob
+import json
+import math
+import os
+import statistics
+import sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("dir")
+ap.add_argument("out")
+for k in ("cpu", "flags", "caches", "isa", "onnxruntime", "load_before", "load_after"):
+    ap.add_argument("--" + k.replace("_", "-"), default="")
+for k in ("threads", "rounds", "runs"):
+    ap.add_argument("--" + k, type=int, default=0)
+ap.add_argument("--fast", default="0")
+a = ap.parse_args()
+d, out = a.dir, a.out
+meta = {"cpu": a.cpu, "isa_flags": a.flags.split(), "caches": a.caches,
+        "isa_run": a.isa or "native", "threads": a.threads, "rounds": a.rounds, "runs": a.runs,
+        "onnxruntime": a.onnxruntime, "load_before": a.load_before, "load_after": a.load_after,
+        "fast": a.fast == "1"}
+
+def med(files, key):
+    v = []
+    for f in files:
+        try:
+            j = json.load(open(f))
+            for k in key.split("."):
+                j = j[k]
+            v.append(float(j))
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    return statistics.median(v) if v else None
+
+rows = []
+for name in open(os.path.join(d, "models.txt")).read().split():
+    md = os.path.join(d, name)
+    g = lambda pat: sorted(glob.glob(os.path.join(md, pat)))
+    r = {"model": name,
+         "ort_disabled_ms": med(g("ort_disabled.*.json"), "median_ms"),
+         "ort_all_ms": med(g("ort_all.*.json"), "median_ms"),
+         "unfused_ms": med(g("fxc.*.json"), "unfused.median_ms"),
+         "fused_ms": med(g("fxc.*.json"), "fused.median_ms"),
+         "load": open(os.path.join(md, "load")).read().strip() if os.path.exists(os.path.join(md, "load")) else ""}
+    fx = g("fxc.*.json")
+    try:
+        j = json.load(open(fx[0]))
+        r["groups"] = j["groups"]
+        r["fused_agrees"] = bool(j["equivalent"])
+        pk = j.get("peak_activation_bytes", {})
+        r["peak_unfused_bytes"], r["peak_fused_bytes"] = pk.get("unfused"), pk.get("fused")
+    except (IndexError, OSError, ValueError, KeyError):
+        pass
+    try:
+        r["vs_ort_ok"] = bool(json.load(open(os.path.join(md, "vs_ort.json")))["ok"])
+    except (OSError, ValueError, KeyError):
+        r["vs_ort_ok"] = None
+    if os.path.exists(os.path.join(md, "errors")):
+        r["errors"] = open(os.path.join(md, "errors")).read().strip().splitlines()
+    def ratio(a, b):
+        return r[a] / r[b] if r.get(a) and r.get(b) else None
+    r["unfused_vs_ort_disabled"] = ratio("unfused_ms", "ort_disabled_ms")
+    r["fused_vs_ort_all"] = ratio("fused_ms", "ort_all_ms")
+    r["fused_vs_unfused"] = ratio("fused_ms", "unfused_ms")
+    if r.get("peak_unfused_bytes") and r.get("peak_fused_bytes") is not None:
+        r["peak_fused_vs_unfused"] = r["peak_fused_bytes"] / r["peak_unfused_bytes"]
+    rows.append(r)
+
+def summary(key):
+    v = [(r[key], r["model"]) for r in rows if r.get(key)]
+    if not v:
+        return None
+    gm = math.exp(sum(math.log(x) for x, _ in v) / len(v))
+    worst = max(v)
+    return {"models": len(v), "geomean": gm, "worst": worst[0], "worst_model": worst[1]}
+
+keys = {"unfused_vs_ort_disabled": "fxc unfused / ORT disabled",
+        "fused_vs_ort_all": "fxc fused / ORT all (target: geomean <= 0.9, worst <= 1.25)",
+        "fused_vs_unfused": "fxc fused / fxc unfused (target: every model <= 1.0)",
+        "peak_fused_vs_unfused": "peak activations fused / unfused (target: every model <= 1.0)"}
+summ = {k: summary(k) for k in keys}
+summ["fused_slower_than_unfused"] = [r["model"] for r in rows if (r.get("fused_vs_unfused") or 0) > 1.0]
+summ["fused_larger_peak"] = [r["model"] for r in rows if (r.get("peak_fused_vs_unfused") or 0) > 1.0]
+json.dump({"machine": meta, "summary": summ, "models": rows}, open(os.path.join(d, "summary.json"), "w"), indent=1)
+
+f = lambda x, p=2: "" if x is None else f"{x:.{p}f}"
+with open(out, "a") as o:
+    w = lambda s="": print(s, file=o)
+    w(f"- CPU: {meta['cpu']}; ISA flags: {' '.join(meta['isa_flags'])}; caches: {meta['caches']}")
+    w(f"- ISA of this run: {meta['isa_run']}" + ("" if meta["isa_run"] == "native" else
+      " (oneDNN: ONEDNN_MAX_CPU_ISA=AVX2; generated code: -march=$FX_MARCH; the runtime's target_clones"
+      " kernels and ONNX Runtime still dispatch on cpuid)"))
+    w(f"- ONNX Runtime {meta['onnxruntime']} (onnxruntime-node), {meta['threads']} threads each;"
+      f" {meta['rounds']} interleaved rounds of {meta['runs']} runs; figure: median of the round medians")
+    w(f"- Load average before: {meta['load_before']}, after: {meta['load_after']} (well above 0: other jobs shared the machine)")
+    w("- Command: `bench/run_all.sh corpus`" + (" with CORPUS_FAST=1" if meta["fast"] else "")
+      + ("" if meta["isa_run"] == "native" else f" with FX_ISA={meta['isa_run']}")
+      + "; fxc: `fxc codegen MODEL --opt-level 2 --bench RUNS --threads T --json --interleaved-only --inputs MODEL.inputs`")
+    w()
+    for k, label in keys.items():
+        s = summ[k]
+        if s:
+            w(f"- {label}: geomean {s['geomean']:.3f} over {s['models']} models, worst {s['worst']:.2f} ({s['worst_model']})")
+    w(f"- fused slower than unfused: {', '.join(summ['fused_slower_than_unfused']) or 'none'}")
+    w(f"- fused peak activations larger than unfused: {', '.join(summ['fused_larger_peak']) or 'none'}")
+    w()
+    w("| model | ORT disabled ms | ORT all ms | fxc unfused ms | fxc fused ms | unfused / ORT dis | fused / ORT all | fused / unfused | groups | peak MiB unfused / fused | fused = unfused | fused = ORT | load | errors |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|")
+    mib = lambda b: "" if b is None else f"{b / 1048576:.1f}"
+    yn = lambda b: "" if b is None else ("yes" if b else "NO")
+    for r in rows:
+        w(f"| {r['model']} | {f(r['ort_disabled_ms'])} | {f(r['ort_all_ms'])} | {f(r['unfused_ms'])} | {f(r['fused_ms'])} | "
+          f"{f(r['unfused_vs_ort_disabled'])} | {f(r['fused_vs_ort_all'])} | {f(r['fused_vs_unfused'])} | {r.get('groups', '')} | "
+          f"{mib(r.get('peak_unfused_bytes'))} / {mib(r.get('peak_fused_bytes'))} | {yn(r.get('fused_agrees'))} | {yn(r.get('vs_ort_ok'))} | "
+          f"{r['load']} | {'; '.join(r.get('errors', []))[:160].replace('|', '/')} |")
+for k in keys:
+    s = summ[k]
+    if s:
+        print(f"45_corpus: {keys[k]}: geomean {s['geomean']:.3f} ({s['models']} models), worst {s['worst']:.2f} {s['worst_model']}", file=sys.stderr)
