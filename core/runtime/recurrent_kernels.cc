@@ -3,14 +3,14 @@
 // sequence_lens, initial states, peepholes, clip, input_forget, both layouts and
 // the activation functions of the spec.
 //
-// Why not oneDNN's RNN primitives: they have no per-batch sequence lengths, no
-// clip, no input_forget, and only the default activations (vanilla RNN aside), so
-// a model using any of those would need this kernel anyway. The cost of a
-// recurrent layer is in two products, and both go to tuned code here: the input
-// projection of every time step at once (one sgemm, [seq*batch, I] x W^T), and the
-// recurrent product of each step (a gemv for batch 1, the usual case in streaming
-// speech models, else an sgemm). What is left per step is O(gates * hidden) of
-// elementwise work.
+// oneDNN's RNN primitives (runtime/recurrent_dnnl.h) run the nodes they fit when the
+// run has several threads. They lack per-batch sequence lengths, clip, input_forget
+// and other activations, so this kernel runs those, and every node on one thread.
+// The cost of a recurrent layer is in two products, and both go to tuned code: the
+// input projection of every time step at once (one sgemm, [seq*batch, I] x W^T),
+// and the recurrent product of each step (a gemv for batch 1, the usual case in
+// streaming speech models, else an sgemm). What is left per step is
+// O(gates * hidden) of elementwise work.
 
 #include <oneapi/dnnl/dnnl.h>
 
@@ -24,6 +24,7 @@
 #include "runtime/gemv.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/kernel_util.h"
+#include "runtime/recurrent_dnnl.h"
 
 namespace fx {
 namespace {
@@ -220,7 +221,7 @@ void expect_dims(const Tensor& t, const std::vector<int64_t>& dims, const char* 
     throw Error(std::string(what) + ": only float32 is supported, got " + t.str());
 }
 
-void run_recurrent(KernelContext& ctx, const Spec& s) {
+void run_recurrent(KernelContext& ctx, const Spec& s, DnnlRnn* dnnl_rnn) {
   const Tensor& x = ctx.in(0);
   const Tensor& w = ctx.in(1);
   const Tensor& r = ctx.in(2);
@@ -269,6 +270,16 @@ void run_recurrent(KernelContext& ctx, const Spec& s) {
                   : nullptr;
   if (s.has_out[2] && s.cell != Cell::Lstm)
     throw Error(std::string(cell_name(s.cell)) + " has two outputs");
+
+  // oneDNN's primitive keeps its OpenMP team across the time steps; this kernel runs
+  // each step's small product on one thread (the pool's wake-up would cost more than
+  // the split saves), so with one thread it is the better of the two.
+  if (dnnl_rnn && ctx.threads() > 1 && s.layout == 0 && seq * batch > 0 &&
+      std::all_of(lens.begin(), lens.end(), [&](int64_t l) { return l == seq; })) {
+    dnnl_rnn->run(seq, batch, x.data<float>(), h0 ? h0->data<float>() : nullptr,
+                  c0 ? c0->data<float>() : nullptr, y, yh, yc);
+    return;
+  }
 
   auto x_row = [&](int64_t t, int64_t b) { return s.layout == 0 ? t * batch + b : b * seq + t; };
   auto y_at = [&](int64_t t, int64_t d, int64_t b) {
@@ -423,10 +434,45 @@ void run_recurrent(KernelContext& ctx, const Spec& s) {
   }
 }
 
+bool default_activations(const Spec& s) {
+  for (std::size_t i = 0; i < s.acts.size(); ++i) {
+    const Act want = i % activation_count(s.cell) == 0 ? Act::Sigmoid : Act::Tanh;
+    if (s.acts[i].kind != want) return false;
+  }
+  return true;
+}
+
+// The oneDNN form of the node when it has one: LSTM or GRU with constant weights and
+// nothing oneDNN's cells lack (see recurrent_dnnl.h).
+std::shared_ptr<DnnlRnn> dnnl_form(const Graph& g, const Node& n, const Spec& s) {
+  if (s.cell == Cell::Rnn || s.clip > 0 || s.input_forget || s.layout != 0 || s.hidden <= 0 ||
+      !default_activations(s))
+    return nullptr;
+  const auto w = constant_input(g, n, 1), r = constant_input(g, n, 2);
+  const bool has_b = n.inputs.size() > 3 && n.inputs[3] != kNoValue;
+  const bool has_p = s.cell == Cell::Lstm && n.inputs.size() > 7 && n.inputs[7] != kNoValue;
+  const auto b = has_b ? constant_input(g, n, 3) : std::nullopt;
+  const auto p = has_p ? constant_input(g, n, 7) : std::nullopt;
+  if (!w || !r || (has_b && !b) || (has_p && !p)) return nullptr;
+  const int64_t gh = gate_count(s.cell) * s.hidden;
+  auto fits = [](const Tensor& t, std::vector<int64_t> dims) {
+    return t.dtype() == DType::Float32 && t.dims() == dims;
+  };
+  if (w->rank() != 3 || !fits(*w, {s.dirs, gh, w->dims()[2]}) ||
+      !fits(*r, {s.dirs, gh, s.hidden}) || (b && !fits(*b, {s.dirs, 2 * gh})) ||
+      (p && !fits(*p, {s.dirs, 3 * s.hidden})))
+    return nullptr;
+  DnnlRnnConfig cfg{s.cell == Cell::Gru, s.linear_before_reset, s.dirs, s.reverse, s.hidden,
+                    w->dims()[2]};
+  return std::make_shared<DnnlRnn>(cfg, w->data<float>(), r->data<float>(),
+                                   b ? b->data<float>() : nullptr, p ? p->data<float>() : nullptr);
+}
+
 KernelFactory factory(Cell cell) {
-  return [cell](const Graph&, const Node& n) {
+  return [cell](const Graph& g, const Node& n) {
     Spec s = parse_spec(cell, n);
-    return fn_kernel([s](KernelContext& c) { run_recurrent(c, s); });
+    std::shared_ptr<DnnlRnn> fast = dnnl_form(g, n, s);
+    return fn_kernel([s, fast](KernelContext& c) { run_recurrent(c, s, fast.get()); });
   };
 }
 

@@ -57,6 +57,23 @@ TEST(LayoutKernels, MaxPoolIndicesRowAndColumnMajorThenMaxUnpool) {
   EXPECT_THAT(up, FloatsNear(std::vector<float>{0, 5, 0, 7, 0, 0}));
 }
 
+TEST(LayoutKernels, MaxUnpoolIntoALargerOutputShapeKeepsCoordinates) {
+  // Indices 5, 7, 13, 15 of the default 4 x 4 output are (1, 1), (1, 3), (3, 1),
+  // (3, 3); in the requested 5 x 5 output they land at offsets 6, 8, 16, 18.
+  auto out = run_op(
+      "MaxUnpool",
+      {floats({1, 1, 2, 2}, {5, 6, 7, 8}), int64s({1, 1, 2, 2}, {5, 7, 13, 15}),
+       int64s({4}, {1, 1, 5, 5})},
+      {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}})[0];
+  EXPECT_EQ(out.dims(), (std::vector<int64_t>{1, 1, 5, 5}));
+  std::vector<float> want(25, 0.0f);
+  want[6] = 5;
+  want[8] = 6;
+  want[16] = 7;
+  want[18] = 8;
+  EXPECT_THAT(out, FloatsNear(want));
+}
+
 TEST(LayoutKernels, LrnSumsSquaresOverNeighbouringChannels) {
   const float a = 0.3f, b = 0.75f, bias = 2.0f;
   auto out = run_op("LRN", {floats({1, 2, 1, 1}, {1, 2})},

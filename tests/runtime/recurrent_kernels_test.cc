@@ -130,7 +130,8 @@ std::vector<std::vector<float>> reference(const Case& k, const Data& v) {
   return {y, yh, yc};
 }
 
-std::vector<Tensor> run_case(const Case& k, const Data& v, int threads = 2) {
+std::vector<Tensor> run_case(const Case& k, const Data& v, const std::vector<int>& constant = {},
+                             int threads = 2) {
   const int64_t D = k.direction == "bidirectional" ? 2 : 1, G = gates_of(k.op), H = k.hidden;
   const std::vector<int64_t> xd = k.layout == 0 ? std::vector<int64_t>{k.seq, k.batch, k.input}
                                                 : std::vector<int64_t>{k.batch, k.seq, k.input};
@@ -150,13 +151,16 @@ std::vector<Tensor> run_case(const Case& k, const Data& v, int threads = 2) {
   if (k.op == "GRU") attrs.push_back({"linear_before_reset", k.linear_before_reset});
   if (k.clip > 0) attrs.push_back({"clip", k.clip});
   if (k.input_forget) attrs.push_back({"input_forget", int64_t{1}});
-  return run_op(k.op, in, attrs, k.op == "LSTM" ? 3 : 2, {}, threads);
+  return run_op(k.op, in, attrs, k.op == "LSTM" ? 3 : 2, constant, threads);
 }
 
-void expect_matches_reference(const Case& k) {
+// `constant`: inputs given as initializers (constant weights let the kernel take
+// oneDNN's RNN primitive when the node fits it and the run has several threads).
+void expect_matches_reference(const Case& k, const std::vector<int>& constant = {},
+                              int threads = 2) {
   const Data v = make_data(k);
   const auto want = reference(k, v);
-  const auto got = run_case(k, v);
+  const auto got = run_case(k, v, constant, threads);
   EXPECT_THAT(got[0], FloatsNear(want[0])) << "Y";
   EXPECT_THAT(got[1], FloatsNear(want[1])) << "Y_h";
   if (k.op == "LSTM") {
@@ -227,6 +231,59 @@ TEST(RecurrentKernels, ReluActivationAndAlphaTakenInOrder) {
               {"activation_alpha", std::vector<float>{0.5f}}},
              2);
   EXPECT_THAT(out[1], FloatsNear(std::vector<float>{0.0f, -0.5f}));
+}
+
+// Constant weights on two threads: oneDNN's LSTM / GRU cells, with the gate orders,
+// biases and output layouts converted; on one thread the kernel's own loop.
+TEST(RecurrentKernels, ConstantWeightsThroughOneDnnMatchTheEquations) {
+  const std::vector<int> lstm_weights = {1, 2, 3, 7}, gru_weights = {1, 2, 3};
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    expect_matches_reference({.op = "LSTM",
+                              .batch = 3,
+                              .direction = "bidirectional",
+                              .h0 = true,
+                              .c0 = true,
+                              .peep = true},
+                             lstm_weights, threads);
+    expect_matches_reference({.op = "LSTM", .batch = 1, .hidden = 37, .direction = "reverse"},
+                             lstm_weights, threads);
+    expect_matches_reference({.op = "GRU", .batch = 2, .direction = "bidirectional", .h0 = true},
+                             gru_weights, threads);
+    expect_matches_reference(
+        {.op = "GRU", .batch = 1, .direction = "reverse", .h0 = true, .linear_before_reset = 1},
+        gru_weights, threads);
+    expect_matches_reference({.op = "GRU", .batch = 3, .bias = false, .linear_before_reset = 1},
+                             {1, 2}, threads);
+  }
+}
+
+TEST(RecurrentKernels, OmittedYOutputIsNotWritten) {
+  // outputs ["", Y_h], as exporters write an LSTM whose sequence output is unused.
+  const Case k{.op = "GRU", .seq = 3, .batch = 1, .input = 2, .hidden = 3};
+  const Data v = make_data(k);
+  GraphBuilder gb;
+  Node n;
+  n.name = "gru";
+  n.op_type = "GRU";
+  n.inputs = {gb.input("x", {3, 1, 2}), gb.input("w", {1, 9, 2}), gb.input("r", {1, 9, 3}),
+              gb.input("b", {1, 18})};
+  Value yh;
+  yh.name = "y_h";
+  yh.dtype = DType::Float32;
+  n.outputs = {kNoValue, gb.graph().add_value(std::move(yh))};
+  n.attrs.set("hidden_size", int64_t{3});
+  const ValueId out = n.outputs[1];
+  gb.graph().add_node(std::move(n));
+  gb.output(out);
+  Graph g = gb.build();
+  Executor ex(g, ExecutorOptions{2});
+  auto got = ex.run({{"x", floats({3, 1, 2}, v.x)},
+                     {"w", floats({1, 9, 2}, v.w)},
+                     {"r", floats({1, 9, 3}, v.r)},
+                     {"b", floats({1, 18}, v.b)}});
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_THAT(got[0], FloatsNear(reference(k, v)[1]));
 }
 
 TEST(RecurrentKernels, BadShapesAreErrorsNamingTheInput) {
