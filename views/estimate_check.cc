@@ -9,8 +9,10 @@
 
 namespace fx::views {
 
-std::optional<SavingInterval> predicted_interval_us(const MeasuredGroup&) {
-  return std::nullopt;  // no interval in the profile yet (see the header)
+std::optional<SavingInterval> predicted_interval_us(const MeasuredGroup& g) {
+  if (!std::isfinite(g.predicted_low_us) || !std::isfinite(g.predicted_high_us))
+    return std::nullopt;
+  return SavingInterval{g.predicted_low_us, g.predicted_high_us};
 }
 
 bool measured_outside_estimate(const MeasuredGroup& g) {

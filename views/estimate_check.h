@@ -6,9 +6,10 @@
 // unremarked.
 //
 // predicted_interval_us() is the one place that knows where an estimate's interval comes
-// from. Until the profile carries one per group, it has none, and the check falls back to
-// the one disagreement that needs no interval: the estimate said fusing saves time and
-// the measurement says it costs time (or the reverse).
+// from: the before/after result's predicted_low_us/high_us, which a calibrated profile
+// gives (analysis/estimate_interval.h). Without them the check falls back to the one
+// disagreement that needs no interval: the estimate said fusing saves time and the
+// measurement says it costs time (or the reverse).
 
 #include <QString>
 
@@ -22,7 +23,7 @@ struct SavingInterval {
   double low_us = 0, high_us = 0;
 };
 
-// HOOK for estimate intervals: the interval of the group's predicted saving, in µs.
+// The interval of the group's predicted saving, in µs; nullopt when the result has none.
 std::optional<SavingInterval> predicted_interval_us(const MeasuredGroup& group);
 
 // True when both numbers are known and disagree as described above.

@@ -165,6 +165,10 @@ void measure_groups(const std::vector<const FusionGroup*>& groups, const FusedPr
     m.nodes = fg->nodes;
     const GroupEstimate& e = fg->estimate;
     if (e.known) m.predicted_saved_us = e.time_saved_s() * 1e6;
+    if (e.known && e.interval_known()) {
+      m.predicted_low_us = e.saved_low_s * 1e6;
+      m.predicted_high_us = e.saved_high_s * 1e6;
+    }
     m.estimate_profile = e.profile;
     m.predicted_by = e.saving_label();
     m.bytes_saved = e.bytes_saved();

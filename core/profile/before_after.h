@@ -56,6 +56,8 @@ struct GroupMeasurement {
   std::string backend;  // onednn-postops | generated-cpp | runtime-kernels | "" (excluded)
   std::string reason;   // why fallback/excluded; what it became otherwise
   double predicted_saved_us = NAN;  // the plan's estimate (NaN: unknown shapes)
+  // Its interval from the calibration's residuals (NaN: the profile has none).
+  double predicted_low_us = NAN, predicted_high_us = NAN;
   double measured_saved_us = NAN;   // NaN when excluded
   double max_abs_error = NAN;       // of the fused step alone against the unfused run
   double max_rel_error = NAN;

@@ -139,6 +139,8 @@ BeforeAfterGroup read_group(const json& j) {
   g.estimate_profile = text(j, "estimate_profile");
   g.predicted_by = text(j, "predicted_by");
   g.predicted_saved_us = number(j, "predicted_saved_us");
+  g.predicted_low_us = number(j, "predicted_low_us");
+  g.predicted_high_us = number(j, "predicted_high_us");
   g.measured_saved_us = number(j, "measured_saved_us");
   g.max_abs_error = number(j, "max_abs_error");
   g.max_rel_error = number(j, "max_rel_error");

@@ -77,6 +77,7 @@ struct BeforeAfterGroup {
   std::vector<std::string> nodes;
   std::string estimate_profile, predicted_by;
   double predicted_saved_us = NAN;
+  double predicted_low_us = NAN, predicted_high_us = NAN;  // its interval, when calibrated
   double measured_saved_us = NAN;
   double max_abs_error = NAN, max_rel_error = NAN;
   double bytes_saved = NAN, launches_saved = NAN;  // the estimate's inputs

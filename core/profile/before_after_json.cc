@@ -60,6 +60,8 @@ nlohmann::json before_after_json(const BeforeAfterResult& r, const BeforeAfterMe
                       {"backend", g.backend},
                       {"reason", g.reason},
                       {"predicted_saved_us", num(g.predicted_saved_us)},
+                      {"predicted_low_us", num(g.predicted_low_us)},
+                      {"predicted_high_us", num(g.predicted_high_us)},
                       {"measured_saved_us", num(g.measured_saved_us)},
                       {"max_abs_error", num(g.max_abs_error)},
                       {"max_rel_error", num(g.max_rel_error)},

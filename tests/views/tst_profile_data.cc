@@ -168,6 +168,35 @@ class TestProfileData : public QObject {
     QCOMPARE(activated.count(), 1);
     QCOMPARE(activated.front().front().toStringList().size(), 3);
   }
+  // With the calibration's interval in the result, a measurement of the right sign but
+  // outside the interval is flagged too; one inside it is not.
+  void measurement_outside_the_interval_is_flagged() {
+    std::vector<fx::MeasuredGroup> groups(2);
+    for (auto& g : groups) {
+      g.status = "fused";
+      g.predicted_saved_us = 280;
+      g.predicted_low_us = 230;
+      g.predicted_high_us = 330;
+    }
+    groups[0].id = "fg-far";
+    groups[0].measured_saved_us = 22;
+    groups[1].id = "fg-inside";
+    groups[1].measured_saved_us = 250;
+    GroupResultModel model;
+    model.set_groups(groups);
+    QVERIFY(model.index(0, GroupResultModel::Measured)
+                .data()
+                .toString()
+                .startsWith(QStringLiteral("⚠")));
+    QVERIFY(model.index(0, GroupResultModel::Measured)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("interval")));
+    QVERIFY(!model.index(1, GroupResultModel::Measured)
+                 .data()
+                 .toString()
+                 .contains(QStringLiteral("⚠")));
+  }
   // A measurement the estimate did not allow is flagged in the table and the chart; the
   // chart's and the table's menus, and the button, ask to reject.
   void disagreeing_measurements_are_flagged_and_rejectable() {
