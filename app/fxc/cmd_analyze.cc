@@ -112,6 +112,25 @@ void print_table(const fx::AnalysisResult& r, const fx::DeviceProfile& p, const 
   for (const auto& nf : r.not_fused) reasons[std::string(fx::not_fused_reason_name(nf.reason))]++;
   fmt::print("\n{} adjacent pairs not fused:", r.not_fused.size());
   for (const auto& [k, v] : reasons) fmt::print(" {} {};", k, v);
+  // Control flow: each subgraph was analysed on its own.
+  auto print_subgraphs = [](const fx::AnalysisResult& res, int depth, auto&& self) -> void {
+    for (const auto& sa : res.subgraphs) {
+      fmt::print("{:>{}}{} of '{}' (control-flow boundary): {} group{}, kernels {} -> {}\n", "",
+                 2 * depth, sa.attribute, sa.node, sa.result.groups.size(),
+                 sa.result.groups.size() == 1 ? "" : "s", sa.result.kernels_before,
+                 sa.result.kernels_after);
+      for (const auto& gr : sa.result.groups) {
+        std::string ops;
+        for (const auto& op : gr.ops) ops += (ops.empty() ? "" : ",") + op;
+        fmt::print("{:>{}}  {} {} {}\n", "", 2 * depth, gr.id, gr.pattern, ops);
+      }
+      self(sa.result, depth + 1, self);
+    }
+  };
+  if (!r.subgraphs.empty()) {
+    fmt::print("\nSubgraphs (fused inside, never across the node):\n");
+    print_subgraphs(r, 1, print_subgraphs);
+  }
   fmt::print("\n(times estimated on {}; 'fxc why MODEL A B' explains a pair, --json lists all)\n",
              p.name);
 }

@@ -87,6 +87,8 @@ struct NotFused {
   std::string text;  // one sentence naming the ops and numbers involved
 };
 
+struct SubgraphAnalysis;
+
 struct AnalysisResult {
   std::string device;         // DeviceProfile name
   std::string device_source;  // and where its numbers came from
@@ -102,6 +104,15 @@ struct AnalysisResult {
   double time_after_s = 0;
   int64_t unknown_cost_nodes = 0;  // nodes left out of the byte totals
   double analysis_ms = 0;
+  // Control flow: each If branch / Loop or Scan body analysed on its own (the node
+  // itself is one opaque kernel here; nothing fuses across its boundary).
+  std::vector<SubgraphAnalysis> subgraphs;
+};
+
+struct SubgraphAnalysis {
+  std::string node;       // the control-flow node
+  std::string attribute;  // "then_branch", "else_branch", "body"
+  AnalysisResult result;  // names refer to the subgraph's nodes
 };
 
 }  // namespace fx

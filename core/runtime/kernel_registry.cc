@@ -27,6 +27,7 @@ const KernelTable& table() {
     register_pad_kernels(k);
     register_index_kernels(k);
     register_deconv_kernels(k);
+    register_control_flow_kernels(k);
     return k;
   }();
   return t;

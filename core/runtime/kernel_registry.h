@@ -41,5 +41,6 @@ void register_pad_kernels(KernelTable& t);
 void register_matmul_kernels(KernelTable& t);
 void register_index_kernels(KernelTable& t);
 void register_deconv_kernels(KernelTable& t);
+void register_control_flow_kernels(KernelTable& t);
 
 }  // namespace fx
