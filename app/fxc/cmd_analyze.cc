@@ -17,6 +17,7 @@
 #include "calibration/host_device.h"
 #include "commands.h"
 #include "device/device_presets.h"
+#include "ir/subgraph.h"
 #include "onnx/model_loader.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
@@ -163,9 +164,16 @@ int run_analyze(const AnalyzeOptions& o) {
 
 int run_why(const AnalyzeOptions& o) {
   auto m = load(o);
+  // A node of the model or of one of its subgraphs (If branches, Loop/Scan bodies).
+  auto has_node = [](const fx::Graph& g, const std::string& name, auto&& self) -> bool {
+    if (g.find_node(name) != fx::kNoNode) return true;
+    for (const auto& node : g.nodes())
+      for (const auto& [attr, sub] : fx::subgraphs_of(node))
+        if (self(*sub, name, self)) return true;
+    return false;
+  };
   for (const auto& n : {o.node_a, o.node_b})
-    if (m.graph.find_node(n) == fx::kNoNode)
-      throw fx::Error(o.model + ": no node named '" + n + "'");
+    if (!has_node(m.graph, n, has_node)) throw fx::Error(o.model + ": no node named '" + n + "'");
   fx::DeviceProfile p = fx::resolve_device(o.device, m.graph);
   fmt::print("{}\n", fx::explain_pair(analyze(o, m.graph, p), o.node_a, o.node_b));
   return 0;
