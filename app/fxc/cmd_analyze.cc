@@ -22,6 +22,7 @@
 #include "calibration/saving_uncertainty.h"
 #include "commands.h"
 #include "device/device_presets.h"
+#include "ir/subgraph.h"
 #include "onnx/model_loader.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
@@ -137,6 +138,25 @@ void print_table(const fx::AnalysisResult& r, const fx::DeviceProfile& p, const 
   for (const auto& nf : r.not_fused) reasons[std::string(fx::not_fused_reason_name(nf.reason))]++;
   fmt::print("\n{} adjacent pairs not fused:", r.not_fused.size());
   for (const auto& [k, v] : reasons) fmt::print(" {} {};", k, v);
+  // Control flow: each subgraph was analysed on its own.
+  auto print_subgraphs = [](const fx::AnalysisResult& res, int depth, auto&& self) -> void {
+    for (const auto& sa : res.subgraphs) {
+      fmt::print("{:>{}}{} of '{}' (control-flow boundary): {} group{}, kernels {} -> {}\n", "",
+                 2 * depth, sa.attribute, sa.node, sa.result.groups.size(),
+                 sa.result.groups.size() == 1 ? "" : "s", sa.result.kernels_before,
+                 sa.result.kernels_after);
+      for (const auto& gr : sa.result.groups) {
+        std::string ops;
+        for (const auto& op : gr.ops) ops += (ops.empty() ? "" : ",") + op;
+        fmt::print("{:>{}}  {} {} {}\n", "", 2 * depth, gr.id, gr.pattern, ops);
+      }
+      self(sa.result, depth + 1, self);
+    }
+  };
+  if (!r.subgraphs.empty()) {
+    fmt::print("\nSubgraphs (fused inside, never across the node):\n");
+    print_subgraphs(r, 1, print_subgraphs);
+  }
   fmt::print("\n(times estimated on {}; 'fxc why MODEL A B' explains a pair, --json lists all)\n",
              p.name);
 }
@@ -169,9 +189,16 @@ int run_analyze(const AnalyzeOptions& o) {
 
 int run_why(const AnalyzeOptions& o) {
   auto m = load(o);
+  // A node of the model or of one of its subgraphs (If branches, Loop/Scan bodies).
+  auto has_node = [](const fx::Graph& g, const std::string& name, auto&& self) -> bool {
+    if (g.find_node(name) != fx::kNoNode) return true;
+    for (const auto& node : g.nodes())
+      for (const auto& [attr, sub] : fx::subgraphs_of(node))
+        if (self(*sub, name, self)) return true;
+    return false;
+  };
   for (const auto& n : {o.node_a, o.node_b})
-    if (m.graph.find_node(n) == fx::kNoNode)
-      throw fx::Error(o.model + ": no node named '" + n + "'");
+    if (!has_node(m.graph, n, has_node)) throw fx::Error(o.model + ": no node named '" + n + "'");
   fx::DeviceProfile p = fx::resolve_device(o.device, m.graph);
   fmt::print("{}\n", fx::explain_pair(analyze(o, m.graph, p), o.node_a, o.node_b));
   return 0;

@@ -99,6 +99,8 @@ struct NotFused {
   std::string text;  // one sentence naming the ops and numbers involved
 };
 
+struct SubgraphAnalysis;
+
 struct AnalysisResult {
   std::string device;         // DeviceProfile name
   std::string device_source;  // and where its numbers came from
@@ -120,6 +122,15 @@ struct AnalysisResult {
   std::vector<std::string> unmeasured_ops;
   bool datasheet = false;  // the profile is datasheet figures, never measured
   double analysis_ms = 0;
+  // Control flow: each If branch / Loop or Scan body analysed on its own (the node
+  // itself is one opaque kernel here; nothing fuses across its boundary).
+  std::vector<SubgraphAnalysis> subgraphs;
+};
+
+struct SubgraphAnalysis {
+  std::string node;       // the control-flow node
+  std::string attribute;  // "then_branch", "else_branch", "body"
+  AnalysisResult result;  // names refer to the subgraph's nodes
 };
 
 }  // namespace fx

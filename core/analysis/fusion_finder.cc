@@ -19,6 +19,7 @@
 #include "analysis/estimate_interval.h"
 #include "analysis/fusion_pattern.h"
 #include "analysis/fusion_state.h"
+#include "ir/subgraph.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
 
@@ -309,6 +310,11 @@ AnalysisResult FusionFinder::run() {
       }
     }
   }
+  // Inside each subgraph, on its own: its groups never contain the outer nodes.
+  for (NodeId n : topo)
+    for (const auto& [attr, sub] : subgraphs_of(g_.node(n)))
+      r.subgraphs.push_back(
+          {g_.node(n).name, attr, FusionFinder(*sub, cost_.profile(), opt_).run()});
   r.analysis_ms = sw.elapsed_ms();
   return r;
 }
@@ -329,7 +335,39 @@ std::string group_id_for(const std::vector<std::string>& node_names) {
   return fmt::format("fg-{:08x}", uint32_t(h ^ (h >> 32)));
 }
 
+namespace {
+// True when `name` is a node of the graph `r` analysed: one of its groups or pairs.
+bool mentions(const AnalysisResult& r, const std::string& name) {
+  for (const auto& gr : r.groups)
+    if (std::find(gr.nodes.begin(), gr.nodes.end(), name) != gr.nodes.end()) return true;
+  for (const auto& nf : r.not_fused)
+    if (nf.producer == name || nf.consumer == name) return true;
+  return false;
+}
+
+// The subgraph analysis (searched depth-first) whose graph holds `name`; null when
+// none does.
+const SubgraphAnalysis* subgraph_holding(const AnalysisResult& r, const std::string& name) {
+  for (const auto& sa : r.subgraphs) {
+    if (mentions(sa.result, name)) return &sa;
+    if (subgraph_holding(sa.result, name)) return &sa;
+  }
+  return nullptr;
+}
+}  // namespace
+
 std::string explain_pair(const AnalysisResult& r, const std::string& a, const std::string& b) {
+  // Nodes of subgraphs: the same question inside the subgraph, or the boundary.
+  const SubgraphAnalysis* sa = mentions(r, a) ? nullptr : subgraph_holding(r, a);
+  const SubgraphAnalysis* sb = mentions(r, b) ? nullptr : subgraph_holding(r, b);
+  if (sa && sa == sb) return explain_pair(sa->result, a, b);
+  if (sa || sb) {
+    const SubgraphAnalysis* s = sa ? sa : sb;
+    return fmt::format(
+        "'{}' and '{}' are on different sides of a control-flow boundary ({} of '{}'): "
+        "never fused",
+        a, b, s->attribute, s->node);
+  }
   for (const auto& gr : r.groups) {
     bool ha = std::find(gr.nodes.begin(), gr.nodes.end(), a) != gr.nodes.end();
     bool hb = std::find(gr.nodes.begin(), gr.nodes.end(), b) != gr.nodes.end();

@@ -37,7 +37,9 @@ Verdict FusionState::fusable(NodeId n) const {
   const OpClass& c = cost_.op_class(n);
   if (c.control_flow)
     return {false, NotFusedReason::ControlFlow,
-            label(g_, n) + " is control flow; its body is not analysed"};
+            label(g_, n) +
+                " is control flow: a control-flow boundary (fusions are found inside its "
+                "subgraphs, never across it)"};
   if (c.kind == OpKind::Opaque) {
     const Node& node = g_.node(n);
     std::string why = !c.known ? (node.domain.empty() || node.domain == "ai.onnx"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Node attributes. Subgraph attributes (If/Loop/Scan bodies) are kept only as a
-// node count: the IR treats control flow as opaque, and export rewrites the source
-// model rather than regenerating subgraphs.
+// Node attributes. A graph attribute (If's branches, Loop's and Scan's body) holds
+// the imported subgraph itself (see ir/subgraph.h for how it reads the values of the
+// enclosing graph); export rewrites the source model, so subgraphs go back unchanged.
 
 #include <cstdint>
 #include <map>
@@ -16,9 +16,14 @@
 
 namespace fx {
 
+class Graph;
+
 struct SubgraphRef {
   std::string name;
-  int64_t node_count = 0;
+  int64_t node_count = 0;  // nodes of the subgraph and of the subgraphs nested in it
+  // The subgraph, shared by the copies of the node; null for a GRAPHS attribute
+  // (a list of graphs, which no default-domain op has).
+  std::shared_ptr<const Graph> graph;
   bool operator==(const SubgraphRef&) const = default;
 };
 

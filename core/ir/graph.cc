@@ -101,6 +101,12 @@ void Graph::add_output(ValueId v) {
   outputs_.push_back(v);
 }
 
+void Graph::add_outer_ref(ValueId v) {
+  if (value(v).is_outer_ref) return;
+  value(v).is_outer_ref = true;
+  outer_refs_.push_back(v);
+}
+
 ValueId Graph::find_value(std::string_view name) const {
   const int32_t id = value_index_.find(
       name, [this](int32_t i) -> const std::string& { return values_[std::size_t(i)].name; });
@@ -161,7 +167,7 @@ void Graph::validate() const {
     for (ValueId in : n.inputs) {
       if (in == kNoValue) continue;
       const Value& v = value(in);
-      if (v.producer == kNoNode && !v.is_graph_input && !v.is_constant())
+      if (v.producer == kNoNode && !v.is_graph_input && !v.is_constant() && !v.is_outer_ref)
         throw Error("node '" + n.name + "' (" + n.op_type + ") uses undefined tensor '" + v.name +
                     "'");
       if (produced[static_cast<std::size_t>(in)] && v.is_graph_input && !v.is_constant())
@@ -170,7 +176,7 @@ void Graph::validate() const {
   }
   for (ValueId out : outputs_) {
     const Value& v = value(out);
-    if (v.producer == kNoNode && !v.is_graph_input && !v.is_constant())
+    if (v.producer == kNoNode && !v.is_graph_input && !v.is_constant() && !v.is_outer_ref)
       throw Error("graph output '" + v.name + "' is not produced by any node");
   }
   (void)topological_order();

@@ -29,8 +29,13 @@ using ValueId = int32_t;
 inline constexpr NodeId kNoNode = -1;
 inline constexpr ValueId kNoValue = -1;  // an omitted optional input
 
+// What a value holds: one tensor, or (control-flow models) an ONNX sequence of
+// tensors or an optional.
+enum class ValueKind : uint8_t { Tensor, Sequence, Optional };
+
 struct Value {
   std::string name;
+  ValueKind kind = ValueKind::Tensor;  // dtype: the element type for Sequence/Optional
   DType dtype = DType::Undefined;
   Shape shape;
   NodeId producer = kNoNode;         // kNoNode for graph inputs and initializers
@@ -38,6 +43,9 @@ struct Value {
   std::shared_ptr<TensorData> data;  // set for initializers (constants)
   bool is_graph_input = false;
   bool is_graph_output = false;
+  // In a subgraph: a value of an enclosing graph, read by name (ONNX's outer-scope
+  // reference). Defined before the subgraph runs, like an input.
+  bool is_outer_ref = false;
 
   bool is_constant() const { return data != nullptr; }
   // Bytes of the tensor when its shape is static and its dtype has a fixed size.
@@ -50,6 +58,10 @@ struct Node {
   std::string domain;           // "" for the default ONNX domain
   std::vector<ValueId> inputs;  // kNoValue for an omitted optional input
   std::vector<ValueId> outputs;
+  // The last `implicit_inputs` entries of `inputs` are not ONNX inputs: they are the
+  // values of this graph that the node's subgraphs read by name (ir/subgraph.h), so
+  // that every consumer walk, liveness and ordering sees those uses.
+  int implicit_inputs = 0;
   Attributes attrs;
   std::string scope;           // name-scope path, e.g. "layer1/0" (see Graph::derive_scopes)
   bool shape_unknown = false;  // shape inference could not infer an output
@@ -115,6 +127,8 @@ class Graph {
   NodeId add_node(Node n);  // also records producer/consumer links
   void add_input(ValueId v);
   void add_output(ValueId v);
+  // Marks `v` as read from an enclosing graph (a subgraph's outer-scope reference).
+  void add_outer_ref(ValueId v);
 
   // --- reading ----------------------------------------------------------------
   std::size_t node_count() const { return nodes_.size(); }
@@ -127,6 +141,9 @@ class Graph {
   const std::vector<Value>& values() const { return values_; }
   const std::vector<ValueId>& inputs() const { return inputs_; }
   const std::vector<ValueId>& outputs() const { return outputs_; }
+  // Values read from an enclosing graph, in first-use order (empty for a model's
+  // main graph).
+  const std::vector<ValueId>& outer_refs() const { return outer_refs_; }
   ValueId find_value(std::string_view name) const;  // kNoValue when absent
   NodeId find_node(std::string_view name) const;    // kNoNode when absent
   // Graph inputs that are not initializers: what a caller has to feed.
@@ -158,6 +175,7 @@ class Graph {
   std::vector<Value> values_;
   std::vector<ValueId> inputs_;
   std::vector<ValueId> outputs_;
+  std::vector<ValueId> outer_refs_;
   detail::NameIndex value_index_;
   detail::NameIndex node_index_;
 };

@@ -37,6 +37,28 @@ void restore_initializers(const Graph& g, onnx::GraphProto& graph) {
   }
 }
 
+// Names a node reads: its inputs and every name read inside its subgraphs (If
+// branches, Loop/Scan bodies read values of this graph by name). A superset is
+// fine: a subgraph's own names are never produced in this graph.
+std::vector<std::string> reads_of(const onnx::NodeProto& n) {
+  std::vector<std::string> out(n.input().begin(), n.input().end());
+  auto walk = [&](const onnx::GraphProto& g, auto&& self) -> void {
+    for (const auto& b : g.node()) {
+      out.insert(out.end(), b.input().begin(), b.input().end());
+      for (const auto& a : b.attribute()) {
+        if (a.has_g()) self(a.g(), self);
+        for (const auto& sg : a.graphs()) self(sg, self);
+      }
+    }
+    for (const auto& o : g.output()) out.push_back(o.name());
+  };
+  for (const auto& a : n.attribute()) {
+    if (a.has_g()) walk(a.g(), walk);
+    for (const auto& sg : a.graphs()) walk(sg, walk);
+  }
+  return out;
+}
+
 void sort_nodes(onnx::GraphProto& graph) {
   const int n = graph.node_size();
   std::map<std::string, int> producer;
@@ -46,7 +68,7 @@ void sort_nodes(onnx::GraphProto& graph) {
   std::vector<std::vector<int>> users(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
     std::set<int> deps;
-    for (const auto& in : graph.node(i).input()) {
+    for (const auto& in : reads_of(graph.node(i))) {
       auto it = producer.find(in);
       if (it != producer.end() && it->second != i) deps.insert(it->second);
     }
@@ -128,7 +150,7 @@ std::vector<std::string> fold_group_bns(const Graph& g, onnx::GraphProto& graph,
   // Drop initializers nothing reads any more (the unfolded weights, BN parameters).
   std::set<std::string> used;
   for (const auto& n : graph.node())
-    for (const auto& in : n.input()) used.insert(in);
+    for (const auto& in : reads_of(n)) used.insert(in);
   for (const auto& o : graph.output()) used.insert(o.name());
   auto* inits = graph.mutable_initializer();
   for (int i = inits->size() - 1; i >= 0; --i) {
@@ -190,7 +212,7 @@ onnx::ModelProto build_fused_model(const LoadedModel& model,
     std::set<std::string> read_outside;
     for (int i = 0; i < graph.node_size(); ++i)
       if (!names.count(graph.node(i).name()))
-        for (const auto& in : graph.node(i).input()) read_outside.insert(in);
+        for (const auto& in : reads_of(graph.node(i))) read_outside.insert(in);
     for (const auto& o : graph.output()) read_outside.insert(o.name());
     for (int i : idx)
       for (const auto& o : graph.node(i).output())

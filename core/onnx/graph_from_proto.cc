@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "onnx/graph_from_proto.h"
 
+#include <algorithm>
+
 #include "util/error.h"
 
 namespace fx {
@@ -19,7 +21,15 @@ Shape shape_from_type(const onnx::TypeProto& type) {
   return Shape(std::move(dims));
 }
 
+ValueKind kind_from_type(const onnx::TypeProto& type) {
+  if (type.has_sequence_type()) return ValueKind::Sequence;
+  if (type.has_optional_type()) return ValueKind::Optional;
+  return ValueKind::Tensor;
+}
+
 DType dtype_from_type(const onnx::TypeProto& type) {
+  if (type.has_sequence_type()) return dtype_from_type(type.sequence_type().elem_type());
+  if (type.has_optional_type()) return dtype_from_type(type.optional_type().elem_type());
   if (!type.has_tensor_type()) return DType::Undefined;
   const int t = type.tensor_type().elem_type();
   return t != 0 && dtype_is_valid(t) ? static_cast<DType>(t) : DType::Undefined;
@@ -28,7 +38,11 @@ DType dtype_from_type(const onnx::TypeProto& type) {
 namespace {
 
 void apply_type(Value& v, const onnx::TypeProto& type) {
-  if (!type.has_tensor_type()) return;
+  if (!type.has_tensor_type()) {
+    v.kind = kind_from_type(type);
+    if (DType d = dtype_from_type(type); d != DType::Undefined) v.dtype = d;
+    return;
+  }
   if (DType d = dtype_from_type(type); d != DType::Undefined) v.dtype = d;
   Shape s = shape_from_type(type);
   if (s.rank_known()) v.shape = std::move(s);
@@ -44,6 +58,16 @@ int64_t count_nodes(const onnx::GraphProto& g) {
   return n;
 }
 
+SubgraphRef import_subgraph(const onnx::GraphProto& gp, const GraphImportContext& ctx) {
+  GraphImportContext sub;
+  sub.path = ctx.path;
+  sub.file = ctx.file;
+  sub.external = ctx.external;
+  sub.subgraph = true;  // its initializers were left in the proto: no regions
+  return SubgraphRef{gp.name(), count_nodes(gp),
+                     std::make_shared<const Graph>(graph_from_proto(gp, sub))};
+}
+
 AttributeValue convert_attribute(const onnx::AttributeProto& a, const GraphImportContext& ctx) {
   using A = onnx::AttributeProto;
   switch (a.type()) {
@@ -54,16 +78,16 @@ AttributeValue convert_attribute(const onnx::AttributeProto& a, const GraphImpor
     case A::FLOATS: return std::vector<float>(a.floats().begin(), a.floats().end());
     case A::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
     case A::TENSOR: return tensor_from_proto(a.t(), ctx.path, ctx.external);
-    case A::GRAPH: return SubgraphRef{a.g().name(), count_nodes(a.g())};
+    case A::GRAPH: return import_subgraph(a.g(), ctx);
     case A::GRAPHS: {
       int64_t n = 0;
       for (const auto& g : a.graphs()) n += count_nodes(g);
-      return SubgraphRef{a.name(), n};
+      return SubgraphRef{a.name(), n, nullptr};
     }
     default:
       // Older files omit `type`; infer it from whichever field is set.
       if (a.has_t()) return tensor_from_proto(a.t(), ctx.path, ctx.external);
-      if (a.has_g()) return SubgraphRef{a.g().name(), count_nodes(a.g())};
+      if (a.has_g()) return import_subgraph(a.g(), ctx);
       if (a.ints_size()) return std::vector<int64_t>(a.ints().begin(), a.ints().end());
       if (a.floats_size()) return std::vector<float>(a.floats().begin(), a.floats().end());
       if (a.strings_size()) return std::vector<std::string>(a.strings().begin(), a.strings().end());
@@ -152,11 +176,31 @@ Graph graph_from_proto(const onnx::GraphProto& gp, const GraphImportContext& ctx
       n.outputs.push_back(id);
     }
     for (const auto& a : np.attribute()) n.attrs.set(a.name(), convert_attribute(a, ctx));
+    // What the node's subgraphs read from this graph becomes its implicit inputs.
+    for (const auto& [name, attr] : n.attrs.all()) {
+      const auto* ref = std::get_if<SubgraphRef>(&attr);
+      if (!ref || !ref->graph) continue;
+      for (ValueId outer : ref->graph->outer_refs()) {
+        ValueId id = g.value_by_name_or_add(ref->graph->value(outer).name);
+        auto implicit_begin = n.inputs.end() - n.implicit_inputs;
+        if (std::find(implicit_begin, n.inputs.end(), id) != n.inputs.end()) continue;
+        n.inputs.push_back(id);
+        ++n.implicit_inputs;
+      }
+    }
     for (ValueId out : n.outputs)
       if (out != kNoValue && !g.value(out).shape.rank_known()) n.shape_unknown = true;
     g.add_node(std::move(n));
   }
   for (ValueId id : outputs) g.add_output(id);
+  if (ctx.subgraph) {
+    for (std::size_t i = 0; i < g.value_count(); ++i) {
+      const Value& v = g.value(ValueId(i));
+      if (v.producer == kNoNode && !v.is_graph_input && !v.is_constant() &&
+          (!v.consumers.empty() || v.is_graph_output))
+        g.add_outer_ref(ValueId(i));
+    }
+  }
   return g;
 }
 

@@ -9,6 +9,7 @@
 
 #include "profile/flop_counter.h"
 #include "profile/random_inputs.h"
+#include "runtime/nested_steps.h"
 #include "runtime/overwrite_input.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
@@ -158,6 +159,8 @@ ProfileResult Profiler::profile(const Graph& graph) const {
 struct ProfileSession::Recording {
   std::vector<StepRecord> records;
   std::vector<Sample> samples;
+  // Kernels inside control-flow bodies, with the timed run they belong to.
+  std::vector<std::pair<int, NestedStepEvent>> nested;
   std::vector<std::size_t> run_begin;  // first sample of each timed run
   std::vector<double> run_ms;
   std::vector<Tensor> outputs;
@@ -192,6 +195,10 @@ std::vector<Tensor> ProfileSession::run(const std::map<std::string, Tensor>& inp
     return rec_->outputs;
   }
   rec_->run_begin.push_back(rec_->samples.size());
+  Recording* rec = rec_.get();
+  const int run_index = static_cast<int>(rec_->run_begin.size()) - 1;
+  ScopedNestedObserver nested(
+      [rec, run_index](const NestedStepEvent& e) { rec->nested.emplace_back(run_index, e); });
   Stopwatch sw;
   rec_->outputs = executor_->run(inputs);
   rec_->run_ms.push_back(sw.elapsed_ms());
@@ -230,6 +237,24 @@ ProfileResult ProfileSession::finish(std::map<std::string, Tensor> inputs) {
       r.timeline.events.push_back(std::move(k));
     }
   }
+  for (const auto& [run, e] : rec_->nested) {
+    KernelEvent k;
+    k.name = e.path;
+    k.op_types = {e.op_type};
+    k.nodes = {e.path};
+    k.run = run;
+    k.start_us = static_cast<double>(e.start_ns - t0) / 1e3;
+    k.duration_us = static_cast<double>(e.end_ns - e.start_ns) / 1e3;
+    k.args["depth"] = std::to_string(e.depth);
+    k.args["parent"] = e.parent;
+    r.timeline.events.push_back(std::move(k));
+  }
+  // Nested kernels next to their control-flow node, in start order within a run.
+  if (!rec_->nested.empty())
+    std::stable_sort(r.timeline.events.begin(), r.timeline.events.end(),
+                     [](const KernelEvent& a, const KernelEvent& b) {
+                       return a.run != b.run ? a.run < b.run : a.start_us < b.start_us;
+                     });
   r.kernels = aggregate_kernels(r.timeline);
   r.median_ms = median(r.run_ms);
   r.peak_activation_bytes = executor_->peak_activation_bytes();

@@ -8,6 +8,15 @@
 
 namespace fx {
 
+namespace {
+// A kernel run inside a control-flow body (runtime/nested_steps.h): its time is
+// already part of the enclosing node's event, so totals and the kernel table leave
+// it out; timelines and traces show it nested under that event.
+bool nested(const KernelEvent& e) {
+  return e.args.count("depth") != 0;
+}
+}  // namespace
+
 int Timeline::run_count() const {
   int n = 0;
   for (const auto& e : events) n = std::max(n, e.run + 1);
@@ -17,7 +26,7 @@ int Timeline::run_count() const {
 double Timeline::kernel_time_us(int run) const {
   double t = 0;
   for (const auto& e : events)
-    if (e.run == run) t += e.duration_us;
+    if (e.run == run && !nested(e)) t += e.duration_us;
   return t;
 }
 
@@ -82,6 +91,7 @@ std::vector<KernelStats> aggregate_kernels(const Timeline& timeline) {
   std::unordered_map<std::string, std::size_t> index;
 
   for (const auto& e : timeline.events) {
+    if (nested(e)) continue;
     auto [it, fresh] = index.try_emplace(e.name, rows.size());
     if (fresh) {
       KernelStats s;

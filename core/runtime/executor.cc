@@ -72,6 +72,7 @@ class Executor::State {
  public:
   MemoryPlan plan;
   std::vector<Tensor> values;
+  std::vector<BoxedPtr> boxed;  // per value: set when it holds a sequence/optional
   std::vector<std::unique_ptr<AlignedBuffer>> slots;
   std::vector<std::unique_ptr<AlignedBuffer>> private_buffers;  // per value, rare fallback
   std::vector<std::vector<const Tensor*>> step_inputs;
@@ -84,12 +85,13 @@ namespace {
 
 class StepContext final : public KernelContext {
  public:
-  StepContext(const Step& step, std::vector<Tensor>& values, const MemoryPlan& plan,
-              std::vector<std::unique_ptr<AlignedBuffer>>& slots,
+  StepContext(const Step& step, std::vector<Tensor>& values, std::vector<BoxedPtr>& boxed,
+              const MemoryPlan& plan, std::vector<std::unique_ptr<AlignedBuffer>>& slots,
               std::vector<std::unique_ptr<AlignedBuffer>>& priv,
               const std::vector<const Tensor*>& inputs, int threads)
       : step_(step),
         values_(values),
+        boxed_(boxed),
         plan_(plan),
         slots_(slots),
         priv_(priv),
@@ -127,6 +129,16 @@ class StepContext final : public KernelContext {
     values_[static_cast<std::size_t>(v)].reset_view(src.dtype(), dims,
                                                     const_cast<void*>(src.raw()));
   }
+  BoxedPtr input_boxed(int i) const override {
+    if (i < 0 || i >= num_inputs()) return nullptr;
+    const ValueId v = step_.inputs[static_cast<std::size_t>(i)];
+    return v == kNoValue ? nullptr : boxed_[static_cast<std::size_t>(v)];
+  }
+  void set_output_boxed(int i, BoxedPtr value) override {
+    const ValueId v = value_of_output(i);
+    values_[static_cast<std::size_t>(v)] = Tensor();
+    boxed_[static_cast<std::size_t>(v)] = std::move(value);
+  }
   int threads() const override { return threads_; }
   const std::string& step_name() const override { return step_.name; }
 
@@ -141,6 +153,7 @@ class StepContext final : public KernelContext {
   }
   const Step& step_;
   std::vector<Tensor>& values_;
+  std::vector<BoxedPtr>& boxed_;
   const MemoryPlan& plan_;
   std::vector<std::unique_ptr<AlignedBuffer>>& slots_;
   std::vector<std::unique_ptr<AlignedBuffer>>& priv_;
@@ -192,7 +205,7 @@ void Executor::build() {
       if (i == kNoValue) continue;
       const Value& val = g.value(i);
       if (producer[i] < 0) {
-        if (!val.is_constant() && !val.is_graph_input) {
+        if (!val.is_constant() && !val.is_graph_input && !val.is_outer_ref) {
           throw Error("step '" + steps_[s].name + "' reads '" + val.name +
                       "', which no step produces");
         }
@@ -218,7 +231,7 @@ void Executor::build() {
   steps_ = std::move(ordered);
   for (ValueId o : g.outputs()) {
     const Value& val = g.value(o);
-    if (!val.is_constant() && !val.is_graph_input && producer[o] < 0) {
+    if (!val.is_constant() && !val.is_graph_input && !val.is_outer_ref && producer[o] < 0) {
       throw Error("graph output '" + val.name + "' is not produced by any step");
     }
   }
@@ -231,6 +244,7 @@ void Executor::build() {
   }
   state_->plan = MemoryPlan::build(g, ps);
   state_->values.resize(nv);
+  state_->boxed.resize(nv);
   state_->is_constant.assign(nv, false);
   for (std::size_t v = 0; v < nv; ++v) {
     if (g.value(static_cast<ValueId>(v)).is_constant() && producer[v] < 0) {
@@ -254,18 +268,45 @@ void Executor::build() {
 }
 
 std::vector<Tensor> Executor::run(const std::map<std::string, Tensor>& inputs) {
+  std::map<std::string, RunValue> in;
+  for (const auto& [name, t] : inputs) in.emplace(name, RunValue{t, nullptr});
+  std::vector<RunValue> outs = run_values(in);
+  std::vector<Tensor> out;
+  out.reserve(outs.size());
+  for (std::size_t i = 0; i < outs.size(); ++i) {
+    if (outs[i].is_boxed())
+      throw Error("graph output '" + graph_->value(graph_->outputs()[i]).name +
+                  "' is a sequence or optional, not a tensor");
+    out.push_back(std::move(outs[i].tensor));
+  }
+  return out;
+}
+
+std::vector<RunValue> Executor::run_values(const std::map<std::string, RunValue>& inputs) {
   const Graph& g = *graph_;
   State& st = *state_;
-  for (ValueId v : g.runtime_inputs()) {
+  auto feed = [&](ValueId v, bool outer) {
     const Value& val = g.value(v);
     auto it = inputs.find(val.name);
-    if (it == inputs.end()) throw Error("missing input '" + val.name + "'");
-    if (val.dtype != DType::Undefined && it->second.dtype() != val.dtype) {
-      throw Error("input '" + val.name + "' is " + std::string(dtype_name(it->second.dtype())) +
+    if (it == inputs.end())
+      throw Error(std::string(outer ? "missing outer-scope value '" : "missing input '") +
+                  val.name + "'");
+    const RunValue& rv = it->second;
+    if (rv.is_boxed()) {
+      st.values[v] = Tensor();
+      st.boxed[v] = rv.boxed;
+      return;
+    }
+    if (val.kind == ValueKind::Tensor && val.dtype != DType::Undefined &&
+        rv.tensor.dtype() != val.dtype) {
+      throw Error("input '" + val.name + "' is " + std::string(dtype_name(rv.tensor.dtype())) +
                   ", the model expects " + std::string(dtype_name(val.dtype)));
     }
-    st.values[v] = it->second;
-  }
+    st.values[v] = rv.tensor;
+    st.boxed[v] = nullptr;
+  };
+  for (ValueId v : g.runtime_inputs()) feed(v, false);
+  for (ValueId v : g.outer_refs()) feed(v, true);
   // Our kernels use the pool (ScopedThreads). oneDNN runs on one OpenMP thread: the
   // large primitives are already cut into parts over the pool, and a 2-thread OpenMP
   // region for the rest (reorders, small matmuls) leaves its worker spinning beside the
@@ -275,8 +316,8 @@ std::vector<Tensor> Executor::run(const std::map<std::string, Tensor>& inputs) {
   OneOmpThread one_omp;
   for (std::size_t s = 0; s < steps_.size(); ++s) {
     const Step& step = steps_[s];
-    StepContext ctx(step, st.values, st.plan, st.slots, st.private_buffers, st.step_inputs[s],
-                    threads_);
+    StepContext ctx(step, st.values, st.boxed, st.plan, st.slots, st.private_buffers,
+                    st.step_inputs[s], threads_);
     int64_t t0 = observer_ ? now_ns() : 0;
     try {
       step.kernel->run(ctx);
@@ -294,15 +335,23 @@ std::vector<Tensor> Executor::run(const std::map<std::string, Tensor>& inputs) {
       observer_(ev);
     }
   }
-  std::vector<Tensor> out;
+  std::vector<RunValue> out;
   out.reserve(g.outputs().size());
   st.total_bytes = 0;
   for (const Step& step : steps_) {
     for (ValueId o : step.outputs)
       if (o != kNoValue) st.total_bytes += static_cast<int64_t>(st.values[o].byte_size());
   }
-  for (ValueId o : g.outputs()) out.push_back(st.values[o].clone());
-  for (ValueId v : g.runtime_inputs()) st.values[v] = Tensor();  // drop the caller's buffers
+  for (ValueId o : g.outputs()) {
+    if (st.boxed[o])
+      out.push_back(RunValue{Tensor(), st.boxed[o]});
+    else
+      out.push_back(RunValue{st.values[o].clone(), nullptr});
+  }
+  // Drop the caller's buffers and every box (they may hold large sequences).
+  for (ValueId v : g.runtime_inputs()) st.values[v] = Tensor();
+  for (ValueId v : g.outer_refs()) st.values[v] = Tensor();
+  std::fill(st.boxed.begin(), st.boxed.end(), nullptr);
   return out;
 }
 

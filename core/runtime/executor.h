@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "runtime/boxed_value.h"
 #include "runtime/kernel.h"
 #include "runtime/tensor.h"
 
@@ -81,6 +82,12 @@ class Executor {
   // outputs in graph-output order, as owned tensors. Throws fx::Error for a missing
   // or mistyped input, a shape a kernel rejects, or a failing step (named).
   std::vector<Tensor> run(const std::map<std::string, Tensor>& inputs);
+  // The same for values that may be sequences/optionals (runtime/boxed_value.h):
+  // feeds the runtime inputs and, for a subgraph, its outer references
+  // (Graph::outer_refs) by name; names the graph does not read are ignored. run()
+  // throws when an output is boxed; this returns it. Control-flow kernels run their
+  // bodies through this.
+  std::vector<RunValue> run_values(const std::map<std::string, RunValue>& inputs);
 
   const std::vector<Step>& steps() const { return steps_; }
   const Graph& graph() const { return *graph_; }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/boxed_value.h"
 #include "runtime/tensor.h"
 
 namespace fx {
@@ -29,6 +30,10 @@ class KernelContext {
   // Makes output i a view of `src` (an input) with other dims: no copy. Only for
   // kernels whose aliases_input() is true.
   virtual void alias_output(int i, const Tensor& src, const std::vector<int64_t>& dims) = 0;
+  // Sequence/optional values (runtime/boxed_value.h), for the few kernels that take
+  // or make them: input i when it is boxed (null otherwise); output i set to a box.
+  virtual BoxedPtr input_boxed(int i) const;
+  virtual void set_output_boxed(int i, BoxedPtr value);
   // Intra-op thread count the kernel should use.
   virtual int threads() const = 0;
   // Name of the step, for error messages.

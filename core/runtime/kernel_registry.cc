@@ -40,6 +40,7 @@ constexpr Registration kRegistrations[] = {
     {"scatter/gather", register_scatter_gather_kernels, false},
     {"layout", register_layout_kernels, false},
     {"quantization", register_quant_kernels, false},
+    {"control flow", register_control_flow_kernels, false},
     {"math", register_math_kernels, true},
     {"signal", register_signal_kernels, true},
     {"sampling", register_sampling_kernels, true},

@@ -58,10 +58,11 @@ void register_detection_kernels(KernelTable& t);
 void register_scatter_gather_kernels(KernelTable& t);
 void register_layout_kernels(KernelTable& t);
 void register_quant_kernels(KernelTable& t);
-void register_math_kernels(KernelTable& t);    
-void register_signal_kernels(KernelTable& t);  
+void register_math_kernels(KernelTable& t);
+void register_signal_kernels(KernelTable& t);
 void register_sampling_kernels(KernelTable& t);
-void register_random_kernels(KernelTable& t);  
-void register_einsum_kernels(KernelTable& t);  
+void register_random_kernels(KernelTable& t);
+void register_einsum_kernels(KernelTable& t);
+void register_control_flow_kernels(KernelTable& t);
 
 }  // namespace fx

@@ -26,8 +26,10 @@
 
 #include "conformance_skips.h"
 #include "ir/graph.h"
+#include "ir/subgraph.h"
 #include "onnx/model_loader.h"
 #include "onnx/tensor_file.h"
+#include "onnx/value_file.h"
 #include "runtime/executor.h"
 #include "runtime/kernel_registry.h"
 #include "util/error.h"
@@ -97,6 +99,55 @@ std::string compare(const fx::Tensor& got, const fx::Tensor& want) {
   return {};
 }
 
+// A sequence/optional test file as the runtime holds it.
+fx::RunValue to_run_value(const fx::ValueFile& f) {
+  if (f.kind == fx::ValueKind::Tensor) return {fx::Tensor::from_data(f.tensors.front()), nullptr};
+  auto seq = std::make_shared<fx::BoxedValue>();
+  seq->kind = fx::ValueKind::Sequence;
+  for (const auto& t : f.tensors) seq->items.push_back(fx::Tensor::from_data(t).clone());
+  if (!seq->items.empty()) seq->elem_dtype = seq->items.front().dtype();
+  if (f.kind == fx::ValueKind::Sequence) return {fx::Tensor(), seq};
+  auto opt = std::make_shared<fx::BoxedValue>();
+  opt->kind = fx::ValueKind::Optional;
+  opt->elem_dtype = seq->elem_dtype;
+  if (f.has_element) {
+    if (f.optional_of_sequence)
+      opt->inner = seq;
+    else
+      opt->items = seq->items;
+  }
+  return {fx::Tensor(), opt};
+}
+
+// Empty when equal, else the first difference; sequences and optionals element-wise.
+std::string compare_value(const fx::RunValue& got, const fx::ValueFile& want, fx::DType declared) {
+  if (want.kind == fx::ValueKind::Tensor) {
+    if (got.is_boxed()) return "got a sequence/optional, expected a tensor";
+    return compare(got.tensor, as_declared(fx::Tensor::from_data(want.tensors.front()), declared));
+  }
+  if (!got.is_boxed()) return "got a tensor, expected a sequence/optional";
+  const fx::BoxedValue* box = got.boxed.get();
+  if (want.kind == fx::ValueKind::Optional) {
+    if (box->kind != fx::ValueKind::Optional) return "got a sequence, expected an optional";
+    if (box->optional_has_element() != want.has_element) return "optional presence differs";
+    if (!want.has_element) return {};
+    if (want.optional_of_sequence) {
+      if (!box->inner) return "got an optional tensor, expected an optional sequence";
+      box = box->inner.get();
+    }
+  } else if (box->kind != fx::ValueKind::Sequence) {
+    return "got an optional, expected a sequence";
+  }
+  if (box->items.size() != want.tensors.size())
+    return std::to_string(box->items.size()) + " elements, expected " +
+           std::to_string(want.tensors.size());
+  for (std::size_t i = 0; i < want.tensors.size(); ++i) {
+    auto diff = compare(box->items[i], fx::Tensor::from_data(want.tensors[i]));
+    if (!diff.empty()) return "element " + std::to_string(i) + ": " + diff;
+  }
+  return {};
+}
+
 struct Outcome {
   enum Kind { Pass, Fail, Skip } kind;
   std::string reason;
@@ -123,49 +174,57 @@ Outcome run_files(const fs::path& dir, int threads) {
     return {Outcome::Fail, std::string("model does not load: ") + e.what()};
   }
   const fx::Graph& g = m.graph;
-  for (const auto& n : g.nodes()) {
-    if (!fx::is_supported_op(n.domain, n.op_type)) {
-      return {Outcome::Skip, "unsupported op " + n.qualified_op()};
+  // Ops of subgraphs (If/Loop/Scan bodies) count too.
+  std::string unsupported;
+  auto check_ops = [&](const fx::Graph& graph, auto&& self) -> void {
+    for (const auto& n : graph.nodes()) {
+      if (unsupported.empty() && !fx::is_supported_op(n.domain, n.op_type))
+        unsupported = n.qualified_op();
+      for (const auto& [attr, sub] : fx::subgraphs_of(n)) self(*sub, self);
+    }
+  };
+  check_ops(g, check_ops);
+  if (!unsupported.empty()) return {Outcome::Skip, "unsupported op " + unsupported};
+}
+int64_t opset = 0;
+for (const auto& [domain, version] : m.info.opsets) {
+  if (domain == "ai.onnx") opset = version;
+}
+try {
+  fx::Executor ex(g, fx::ExecutorOptions{threads, opset});
+  auto sets = sorted_entries(dir, "test_data_set_");
+  if (sets.empty()) return {Outcome::Skip, "no test data"};
+  for (const auto& set : sets) {
+    std::map<std::string, fx::RunValue> inputs;
+    auto in_files = sorted_entries(set, "input_");
+    auto rt_inputs = g.runtime_inputs();
+    // Inputs are positional over the graph's inputs (initializers excluded).
+    for (std::size_t i = 0; i < in_files.size() && i < rt_inputs.size(); ++i) {
+      const fx::Value& v = g.value(rt_inputs[i]);
+      fx::RunValue in = to_run_value(fx::read_value_file(in_files[i].string(), v.kind));
+      if (!in.is_boxed()) in.tensor = as_declared(std::move(in.tensor), v.dtype);
+      inputs[v.name] = std::move(in);
+    }
+    auto outs = ex.run_values(inputs);
+    auto out_files = sorted_entries(set, "output_");
+    if (out_files.size() != outs.size()) {
+      return {Outcome::Fail, std::to_string(outs.size()) + " outputs, expected " +
+                                 std::to_string(out_files.size())};
+    }
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      const fx::Value& out = g.value(g.outputs()[i]);
+      auto want = fx::read_value_file(out_files[i].string(), out.kind);
+      auto diff = compare_value(outs[i], want, out.dtype);
+      if (!diff.empty()) {
+        return {Outcome::Fail,
+                set.filename().string() + " output " + std::to_string(i) + ": " + diff};
+      }
     }
   }
-  int64_t opset = 0;
-  for (const auto& [domain, version] : m.info.opsets) {
-    if (domain == "ai.onnx") opset = version;
-  }
-  try {
-    fx::Executor ex(g, fx::ExecutorOptions{threads, opset});
-    auto sets = sorted_entries(dir, "test_data_set_");
-    if (sets.empty()) return {Outcome::Skip, "no test data"};
-    for (const auto& set : sets) {
-      std::map<std::string, fx::Tensor> inputs;
-      auto in_files = sorted_entries(set, "input_");
-      auto rt_inputs = g.runtime_inputs();
-      // Inputs are positional over the graph's inputs (initializers excluded).
-      for (std::size_t i = 0; i < in_files.size() && i < rt_inputs.size(); ++i) {
-        const fx::Value& v = g.value(rt_inputs[i]);
-        inputs[v.name] =
-            as_declared(fx::Tensor::from_data(fx::read_tensor_file(in_files[i].string())), v.dtype);
-      }
-      auto outs = ex.run(inputs);
-      auto out_files = sorted_entries(set, "output_");
-      if (out_files.size() != outs.size()) {
-        return {Outcome::Fail, std::to_string(outs.size()) + " outputs, expected " +
-                                   std::to_string(out_files.size())};
-      }
-      for (std::size_t i = 0; i < outs.size(); ++i) {
-        auto want = as_declared(fx::Tensor::from_data(fx::read_tensor_file(out_files[i].string())),
-                                g.value(g.outputs()[i]).dtype);
-        auto diff = compare(outs[i], want);
-        if (!diff.empty()) {
-          return {Outcome::Fail,
-                  set.filename().string() + " output " + std::to_string(i) + ": " + diff};
-        }
-      }
-    }
-  } catch (const std::exception& e) {
-    return {Outcome::Fail, e.what()};
-  }
-  return {Outcome::Pass, {}};
+} catch (const std::exception& e) {
+  return {Outcome::Fail, e.what()};
+}
+return {Outcome::Pass, {}};
 }
 
 // A listed test is still run, so that the list's stale entries show.
