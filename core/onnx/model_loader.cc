@@ -100,7 +100,12 @@ void merge_record(transforms::CanonicalRecord& into, const transforms::Canonical
     a.weights.insert(a.weights.end(), b.weights.begin(), b.weights.end());
     a.weight_bytes += b.weight_bytes;
     a.merged += b.merged;
-    if (b.ran) a.ran = true, a.skipped_because.clear();
+    if (b.ran) {
+      a.ran = true;
+      a.skipped_because.clear();
+    } else if (!a.ran) {
+      a.skipped_because = b.skipped_because;  // the last round says why it did not run
+    }
   }
   into.nodes_after = more.nodes_after;
   into.ms += more.ms;
