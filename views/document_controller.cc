@@ -246,6 +246,15 @@ void DocumentController::reanalyse() {
   emit progress_changed();
 }
 
+void DocumentController::set_dims(const std::map<std::string, int64_t>& dims) {
+  if (!doc_) return;
+  kept_decisions_.clear();
+  for (const auto& g : doc_->plan.groups())
+    if (g.status != GroupStatus::Candidate) kept_decisions_.push_back(g);
+  settings_.dims = dims;
+  open(doc_->path);
+}
+
 void DocumentController::on_analysis_finished() {
   if (analysis_pending_) {
     analysis_pending_ = false;
@@ -257,6 +266,11 @@ void DocumentController::on_analysis_finished() {
   if (r.generation != generation_ || !r.value) return;  // a model opened since, or cancelled
   emit analysis_about_to_apply();
   apply_analysis(*doc_, std::move(*r.value));
+  for (const auto& g : kept_decisions_) {
+    if (g.status == GroupStatus::Accepted) doc_->plan.accept(g.id, g.reason);
+    if (g.status == GroupStatus::Rejected) doc_->plan.reject(g.id, g.reason);
+  }
+  kept_decisions_.clear();
   emit analysis_applied();
   if (opening_ && !types_ && !types_job_.isRunning()) {  // the last step of opening
     finish_opening();

@@ -50,6 +50,10 @@ class DocumentController : public QObject {
   void relayout();
   // Runs the analysis again with settings() (a new device or opt level).
   void reanalyse();
+  // Reads the open model again with these symbolic dims bound (shape inference and
+  // analysis in the background, as an open) and puts the user's accept/reject decisions
+  // back on the groups that are still there.
+  void set_dims(const std::map<std::string, int64_t>& dims);
   void cancel();
 
   std::shared_ptr<ModelDocument> document() const { return doc_; }
@@ -100,6 +104,7 @@ class DocumentController : public QObject {
   bool analysis_pending_ = false;
   std::shared_ptr<InferredTypes> types_;  // inferred, waiting until no job reads the graph
   std::shared_ptr<QString> layout_error_;
+  std::vector<FusionGroup> kept_decisions_;  // from before set_dims, until the next analysis
 
   // Shapes and analysis after the first paint run here, at a lower CPU priority than
   // the UI thread and the jobs the user waits on (open, layout), which use the global pool.

@@ -25,6 +25,7 @@
 #include "views/candidate_model.h"
 #include "views/candidate_panel.h"
 #include "views/code_view.h"
+#include "views/dims_panel.h"
 #include "views/document_controller.h"
 #include "views/export_service.h"
 #include "views/fused_graph_pane.h"
@@ -104,6 +105,7 @@ void MainWindow::connect_documents() {
   });
   connect(documents_, &DocumentController::opened, this, [this] {
     inspector_->show_model(*doc());  // with the shape inference figures
+    dims_->show_dims(doc()->model, documents_->settings().dims);
     emit model_opened();
   });
   auto reanalyse = [this] {
@@ -176,7 +178,7 @@ void MainWindow::connect_exports() {
 }
 
 AnalysisSettings MainWindow::chosen_settings() const {
-  AnalysisSettings s;
+  AnalysisSettings s = documents_->settings();  // keeps the dims the user bound
   s.device = device_box_->currentText();
   s.opt_level = level_box_->currentIndex();
   return s;

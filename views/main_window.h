@@ -43,6 +43,7 @@ class GraphScene;
 class GraphView;
 class Minimap;
 class Inspector;
+class DimsPanel;
 class CandidateModel;
 class CandidatePanel;
 class TimelineView;
@@ -218,6 +219,7 @@ class MainWindow : public QMainWindow {
   GraphScene* scene_;
   GraphView* view_;
   Minimap* minimap_ = nullptr;
+  DimsPanel* dims_ = nullptr;  // the model's symbolic dims (dims_panel.h)
   Inspector* inspector_ = nullptr;
   CandidateModel* candidates_ = nullptr;
   CandidatePanel* panel_ = nullptr;

@@ -13,6 +13,8 @@
 #include "views/candidate_model.h"
 #include "views/candidate_panel.h"
 #include "views/code_view.h"
+#include "views/dims_panel.h"
+#include "views/document_controller.h"
 #include "views/fused_graph_pane.h"
 #include "views/graph_view.h"
 #include "views/inspector.h"
@@ -59,6 +61,15 @@ void MainWindow::build_docks() {
   minimap_dock->setObjectName(QStringLiteral("OverviewDock"));
   minimap_dock->setWidget(minimap_);
   addDockWidget(Qt::RightDockWidgetArea, minimap_dock);
+  dims_ = new DimsPanel(this);
+  auto* dims_dock = new QDockWidget(tr("Dimensions"), this);
+  dims_dock->setObjectName(QStringLiteral("DimensionsDock"));
+  dims_dock->setWidget(dims_);
+  addDockWidget(Qt::RightDockWidgetArea, dims_dock);
+  tabifyDockWidget(minimap_dock, dims_dock);
+  minimap_dock->raise();
+  connect(dims_, &DimsPanel::dims_changed, this,
+          [this](const std::map<std::string, int64_t>& d) { documents_->set_dims(d); });
 
   candidates_ = new CandidateModel(this);
   panel_ = new CandidatePanel(candidates_, this);

@@ -94,6 +94,12 @@ std::shared_ptr<ModelDocument> open_document(const QString& path, const Analysis
   Stopwatch watch;
   LoadOptions options;
   options.infer_shapes = false;  // after the first paint (see the header)
+  // As the commands read it: unbound dims assumed, canonical form (without shape folding:
+  // shapes come after the first paint).
+  options.assume_dims = true;
+  options.canonical.enabled = true;
+  options.canonical.disabled = {"conv-bn-folding"};  // the user's BN nodes stay visible
+  options.dims = settings.dims;
   doc->model = load_onnx(path.toStdString(), options);
   doc->load_ms = watch.elapsed_ms();
   if (cancelled()) return nullptr;

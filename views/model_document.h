@@ -24,6 +24,8 @@ struct AnalysisSettings {
   QString device = QStringLiteral("cpu-host");  // preset name or profile path
   int opt_level = 2;
   double threshold = 0.30;
+  // Symbolic dims the user bound (the dims panel); the others are assumed at open.
+  std::map<std::string, int64_t> dims;
 };
 
 struct ModelDocument {

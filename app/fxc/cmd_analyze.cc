@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "device/device_presets.h"
 #include "ir/subgraph.h"
+#include "model_options.h"
 #include "onnx/model_loader.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
@@ -38,7 +39,7 @@ struct AnalyzeOptions {
   bool json = false;
   std::string plan_out;
   bool accept_all = false;
-  std::vector<std::string> dims;
+  ModelOptions mo;
   std::string why;  // "A,B"
   std::string node_a, node_b;
   int synthetic_nodes = 100000;
@@ -73,9 +74,7 @@ fx::AnalysisResult analyze(const AnalyzeOptions& o, const fx::Graph& g,
 }
 
 fx::LoadedModel load(const AnalyzeOptions& o) {
-  fx::LoadOptions lo;
-  for (const auto& d : o.dims) fx::parse_dim_binding(d, lo);
-  return fx::load_onnx(o.model, lo);
+  return load_model(o.model, o.mo);
 }
 
 void print_table(const fx::AnalysisResult& r, const fx::DeviceProfile& p, const AnalyzeOptions& o) {
@@ -173,6 +172,7 @@ int run_analyze(const AnalyzeOptions& o) {
   }
   if (!o.plan_out.empty()) {
     fx::FusionPlan plan(r, o.model);
+    plan.set_dims(plan_dims(m, o.mo));
     if (o.accept_all) plan.accept_all_above(o.threshold);
     plan.save(o.plan_out);
     r.groups = plan.groups();  // statuses as saved
@@ -180,8 +180,10 @@ int run_analyze(const AnalyzeOptions& o) {
   if (o.json) {
     nlohmann::json j = fx::to_json(r);
     j["model"] = o.model;
+    j.update(model_header_json(m));
     fmt::print("{}\n", j.dump(2));
   } else {
+    print_model_header(m);
     print_table(r, p, o);
   }
   return 0;
@@ -556,7 +558,7 @@ void register_analyze(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("analyze", "Find fusion candidates with estimated savings");
   cmd->add_option("model", o->model, "ONNX model file")->required();
   add_common(cmd, *o);
-  cmd->add_option("--dim", o->dims, "Bind a symbolic dimension, NAME=N (repeatable)");
+  add_model_options(cmd, o->mo);
   cmd->add_flag("--json", o->json, "Print one JSON object instead of the table");
   cmd->add_option("--plan-out", o->plan_out, "Write the fusion plan (JSON) here");
   cmd->add_flag("--accept-all", o->accept_all,
@@ -571,6 +573,8 @@ void register_analyze(CLI::App& app, Runner& run) {
       "  fxc analyze resources/models/tiny_cnn.onnx --device nvidia-h100 --opt-level 1\n"
       "  fxc analyze gpt2.onnx --dim batch=1 --dim seq=128 --device nvidia-h100 --opt-level 3 "
       "--json\n"
+      "  fxc analyze model.onnx --disable-pass identity-elimination   # canonical form less one "
+      "pass\n"
       "  fxc analyze resnet18.onnx --plan-out plan.json --accept-all\n"
       "  fxc analyze resnet18.onnx --why /layer1/0/conv1/Conv,/maxpool/MaxPool");
   cmd->callback([o, &run] { run = [o] { return run_analyze(*o); }; });
@@ -581,7 +585,7 @@ void register_analyze(CLI::App& app, Runner& run) {
   why->add_option("node_a", w->node_a, "Producer node name")->required();
   why->add_option("node_b", w->node_b, "Consumer node name")->required();
   add_common(why, *w);
-  why->add_option("--dim", w->dims, "Bind a symbolic dimension, NAME=N (repeatable)");
+  add_model_options(why, w->mo);
   why->footer(
       "Node names are those of the ONNX file ('fxc analyze --json' lists them in not_fused).\n"
       "Examples:\n"

@@ -18,6 +18,7 @@
 #include "calibration/host_device.h"
 #include "codegen/fused_program.h"
 #include "commands.h"
+#include "model_options.h"
 #include "onnx/model_loader.h"
 #include "onnx/tensor_file.h"
 #include "plan_choice.h"
@@ -32,7 +33,7 @@ struct CodegenCmd {
   std::string model, plan, out_dir, group, device = "cpu-host";
   int opt_level = -1;
   double threshold = 0.30;
-  std::vector<std::string> dims;
+  ModelOptions mo;
   int bench = 0;
   int threads = 0;
   double bandwidth_mb = 0;
@@ -210,9 +211,8 @@ int run_bench(const CodegenCmd& o, const fx::Graph& graph,
 int run_codegen(const CodegenCmd& o) {
   if (o.bandwidth_mb > 0) return run_bandwidth(o);
   if (o.model.empty()) throw fx::Error("MODEL is required");
-  fx::LoadOptions lo;
-  for (const auto& d : o.dims) fx::parse_dim_binding(d, lo);
-  fx::LoadedModel m = fx::load_onnx(o.model, lo);
+  fx::LoadedModel m = load_model(o.model, o.mo);
+  print_model_header(m, stderr);
   fx::FusionPlan plan = plan_for({o.plan, o.opt_level, o.threshold, o.device, o.model}, m.graph);
   auto accepted = plan.accepted();
   if (!o.group.empty()) {
@@ -267,7 +267,7 @@ void register_codegen(CLI::App& app, Runner& run) {
   cmd->add_option("--threshold", o->threshold,
                   "Traffic reduction a group needs (with --opt-level)");
   cmd->add_option("--device", o->device, "Device profile for the analysis");
-  cmd->add_option("--dim", o->dims, "Bind a symbolic dim, NAME=N (repeatable)");
+  add_model_options(cmd, o->mo);
   cmd->add_option("--out", o->out_dir, "Write one <group>.cc per group here instead of printing");
   cmd->add_option("--group", o->group, "Only this group id");
   cmd->add_option("--bench", o->bench, "Time N runs unfused and fused in our runtime (median)");

@@ -15,6 +15,7 @@
 #include "codegen/fused_program.h"
 #include "codegen/kernel_export.h"
 #include "commands.h"
+#include "model_options.h"
 #include "onnx/fused_model_export.h"
 #include "onnx/model_loader.h"
 #include "plan_choice.h"
@@ -27,7 +28,7 @@ struct ExportCmd {
   std::string model, plan, out, kernels, device = "cpu-host";
   int opt_level = -1;
   double threshold = 0.30;
-  std::vector<std::string> dims;
+  ModelOptions mo;
   bool json = false;
 };
 
@@ -37,9 +38,8 @@ nlohmann::json write_kernels(const ExportCmd& o, const fx::Graph& g,
 }
 
 int run_export(const ExportCmd& o) {
-  fx::LoadOptions lo;
-  for (const auto& d : o.dims) fx::parse_dim_binding(d, lo);
-  fx::LoadedModel m = fx::load_onnx(o.model, lo);
+  fx::LoadedModel m = load_model(o.model, o.mo);
+  print_model_header(m, o.json ? stderr : stdout);
   fx::FusionPlan plan = plan_for({o.plan, o.opt_level, o.threshold, o.device, o.model}, m.graph);
   std::vector<fx::ExportGroup> groups;
   for (const fx::FusionGroup* g : plan.accepted()) groups.push_back({g->id, g->nodes});
@@ -78,7 +78,7 @@ void register_export(CLI::App& app, Runner& run) {
   cmd->add_option("--threshold", o->threshold,
                   "Traffic reduction a group needs (with --opt-level)");
   cmd->add_option("--device", o->device, "Device profile for the analysis");
-  cmd->add_option("--dim", o->dims, "Bind a symbolic dim, NAME=N (repeatable)");
+  add_model_options(cmd, o->mo);
   cmd->add_option("--out", o->out, "Fused ONNX file to write")->required();
   cmd->add_option("--kernels", o->kernels,
                   "Also write the generated kernel sources and manifest.json here");

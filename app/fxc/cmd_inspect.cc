@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "ir/graph.h"
+#include "model_options.h"
 #include "onnx/model_loader.h"
 #include "util/stopwatch.h"
 
@@ -15,7 +16,7 @@ namespace {
 
 struct InspectOptions {
   std::string model;
-  std::vector<std::string> dims;
+  ModelOptions mo;
   bool json = false;
 };
 
@@ -54,9 +55,7 @@ std::string human_bytes(int64_t b) {
 
 int run_inspect(const InspectOptions& o) {
   fx::Stopwatch total;
-  fx::LoadOptions lo;
-  for (const auto& d : o.dims) fx::parse_dim_binding(d, lo);
-  auto m = fx::load_onnx(o.model, lo);
+  auto m = load_model(o.model, o.mo);
   const fx::Graph& g = m.graph;
 
   std::map<std::string, int> ops;
@@ -80,6 +79,7 @@ int run_inspect(const InspectOptions& o) {
     j["opsets"] = opsets;
     j["load_ms"] = m.info.load_ms;
     j["shape_inference_ms"] = m.info.shape_inference_ms;
+    j.update(model_header_json(m));
     j["total_ms"] = total.elapsed_ms();
     fmt::print("{}\n", j.dump(2));
     return 0;
@@ -93,6 +93,9 @@ int run_inspect(const InspectOptions& o) {
     opsets += fmt::format("{}{} v{}", opsets.empty() ? "" : ", ", d, v);
   fmt::print("Opsets       {}\n", opsets);
   fmt::print("Nodes        {} ({} op types)\n", g.node_count(), ops.size());
+  fmt::print("Canonical    {}\n", m.canonical.summary().substr(std::string("canonical: ").size()));
+  if (!m.assumed_dims.empty())
+    fmt::print("Dims         {}\n", fx::transforms::assumed_dims_text(m.assumed_dims));
   fmt::print("Parameters   {} ({} bytes)\n", human_bytes(g.parameter_bytes()), g.parameter_bytes());
   fmt::print("Activations  {} (sum of all intermediate tensors)\n",
              human_bytes(g.activation_bytes()));
@@ -126,7 +129,7 @@ void register_inspect(CLI::App& app, Runner& run) {
   auto opts = std::make_shared<InspectOptions>();
   auto* cmd = app.add_subcommand("inspect", "Summarize a model: ops, parameters, inputs, outputs");
   cmd->add_option("model", opts->model, "ONNX model file")->required();
-  cmd->add_option("--dim", opts->dims, "Bind a symbolic dimension, NAME=N (repeatable)");
+  add_model_options(cmd, opts->mo);
   cmd->add_flag("--json", opts->json, "Print one JSON object instead of text");
   cmd->footer(
       "Examples:\n"

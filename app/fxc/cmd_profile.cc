@@ -18,6 +18,7 @@
 #include "analysis/fusion_plan.h"
 #include "calibration/host_device.h"
 #include "commands.h"
+#include "model_options.h"
 #include "onnx/model_loader.h"
 #include "plan_choice.h"
 #include "profile/before_after.h"
@@ -40,7 +41,7 @@ namespace {
 
 struct ProfileCliOptions {
   std::string model;
-  std::vector<std::string> dims;
+  ModelOptions mo;
   fx::ProfileOptions profile;
   std::string trace;
   std::string compare;
@@ -237,6 +238,7 @@ std::vector<std::string> before_after_child_args(const ProfileCliOptions& o,
   if (o.opt_level >= 0) argv.insert(argv.end(), {"--opt-level", std::to_string(o.opt_level)});
   for (const auto& [name, value] : lo.dims)
     argv.insert(argv.end(), {"--dim", name + "=" + std::to_string(value)});
+  for (const auto& a : o.mo.child_args()) argv.push_back(a);
   return argv;
 }
 
@@ -279,8 +281,10 @@ int run_before_after_cli(const ProfileCliOptions& o, const fx::LoadOptions& lo) 
 }
 
 int run_profile(const ProfileCliOptions& o) {
-  fx::LoadOptions lo;
-  for (const auto& d : o.dims) fx::parse_dim_binding(d, lo);
+  const fx::LoadOptions lo = o.mo.load_options();
+  // The header of a run in this process; a child reads the model the same way (the
+  // assumed dims follow from the model, the pass options are passed on).
+  if (!o.in_process && !o.json) print_model_header(fx::load_onnx(o.model, lo));
   if (o.before_after()) return run_before_after_cli(o, lo);
   if (!o.compare.empty()) fx::read_trace(o.compare);  // a bad file fails before profiling
   if (o.in_process) {
@@ -297,6 +301,7 @@ int run_profile(const ProfileCliOptions& o) {
   req.fxc_path = fx::self_executable_path();
   req.model = o.model;
   req.dims = lo.dims;
+  req.extra_args = o.mo.child_args();
   req.options = o.profile;
   req.timeout_s = o.timeout_s;
   fx::ProfileResult r = fx::profile_in_child(req);
@@ -356,7 +361,7 @@ void register_profile(CLI::App& app, Runner& run) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", o->profile.seed, "Seed of the random inputs")->capture_default_str();
-  cmd->add_option("--dim", o->dims, "Bind a symbolic dimension, NAME=N (repeatable)");
+  add_model_options(cmd, o->mo);
   cmd->add_option("--trace", o->trace, "Write the median run as a Chrome trace (Perfetto)");
   cmd->add_option("--compare", o->compare,
                   "Compare kernel by kernel with a Chrome trace or ONNX Runtime profile");

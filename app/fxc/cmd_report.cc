@@ -10,6 +10,7 @@
 #include "analysis/fusion_plan.h"
 #include "calibration/host_device.h"
 #include "commands.h"
+#include "model_options.h"
 #include "onnx/model_loader.h"
 #include "report/report_writer.h"
 #include "util/error.h"
@@ -20,7 +21,7 @@ namespace {
 
 struct ReportCmd {
   std::string model, plan, profile, device, out, format;
-  std::vector<std::string> dims;
+  ModelOptions mo;
   int top_ops = 12;
 };
 
@@ -34,9 +35,8 @@ int run_report(const ReportCmd& o) {
   } else {
     format = fx::report_format_from_path(o.out);
   }
-  fx::LoadOptions lo;
-  for (const auto& d : o.dims) fx::parse_dim_binding(d, lo);
-  fx::LoadedModel m = fx::load_onnx(o.model, lo);
+  fx::LoadedModel m = load_model(o.model, o.mo);
+  print_model_header(m);
   fx::FusionPlan plan = fx::FusionPlan::load(o.plan);
   for (const auto& missing : plan.bind(m.graph))
     fmt::print(stderr, "fxc: plan node '{}' is not in {}\n", missing, o.model);
@@ -60,7 +60,7 @@ int run_report(const ReportCmd& o) {
   ro.plan_path = o.plan;
   ro.profile_path = o.profile;
   ro.device_arg = device;
-  ro.dims = o.dims;
+  ro.dims = dim_bindings(m, o.mo);  // assumed dims too: the commands reproduce this run
   ro.out_path = o.out;
   ro.top_ops = o.top_ops;
   fx::ReportData data = fx::gather_report(m.graph, m.info, plan, profile, analysis,
@@ -86,7 +86,7 @@ void register_report(CLI::App& app, Runner& run) {
                   "single-run fxc profile --json");
   cmd->add_option("--device", o->device,
                   "Device profile for the totals and why-not reasons (default: the plan's)");
-  cmd->add_option("--dim", o->dims, "Bind a symbolic dimension, NAME=N (repeatable)");
+  add_model_options(cmd, o->mo);
   cmd->add_option("--out", o->out, "Report file: .html, .md or .json")->required();
   cmd->add_option("--format", o->format, "html, md or json (default: from --out's extension)");
   cmd->add_option("--top-ops", o->top_ops, "Rows of the op-type histogram")->capture_default_str();

@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "ir/graph.h"
+#include "model_options.h"
 #include "onnx/model_loader.h"
 #include "onnx/tensor_file.h"
 #include "profile/random_inputs.h"
@@ -24,7 +25,7 @@ namespace {
 struct RunOptions {
   std::string model;
   std::vector<std::string> inputs;  // NAME=FILE.pb
-  std::vector<std::string> dims;
+  ModelOptions mo;
   uint64_t seed = 0;
   int threads = 0;
   std::string output_dir;
@@ -33,9 +34,8 @@ struct RunOptions {
 };
 
 int run_run(const RunOptions& o) {
-  fx::LoadOptions lo;
-  for (const auto& d : o.dims) fx::parse_dim_binding(d, lo);
-  auto m = fx::load_onnx(o.model, lo);
+  auto m = load_model(o.model, o.mo);
+  print_model_header(m);
   const fx::Graph& g = m.graph;
   std::map<std::string, std::string> files;
   for (const auto& spec : o.inputs) {
@@ -116,7 +116,7 @@ void register_run(CLI::App& app, Runner& run) {
                   "bools fair coins)");
   cmd->add_option("--threads", opts->threads, "Intra-op threads (default: all cores)");
   cmd->add_option("--output-dir", opts->output_dir, "Directory for output_<i>.pb")->required();
-  cmd->add_option("--dim", opts->dims, "Bind a symbolic dimension, NAME=N (repeatable)");
+  add_model_options(cmd, opts->mo);
   cmd->add_option("--runs", opts->runs, "Run N times and print the median time of runs 2..N")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--save-inputs", opts->save_inputs, "Also write the inputs used as input_<i>.pb");

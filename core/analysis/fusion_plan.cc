@@ -107,8 +107,16 @@ nlohmann::json FusionPlan::to_json() const {
                       {"status", std::string(group_status_name(g.status))},
                       {"reason", g.reason},
                       {"estimate", fx::to_json(g.estimate)}});
-  return {{"schema_version", kSchemaVersion}, {"model", model_},         {"device", device_},
-          {"opt_level", opt_level_},          {"threshold", threshold_}, {"groups", groups}};
+  nlohmann::json j = {
+      {"schema_version", kSchemaVersion}, {"model", model_},         {"device", device_},
+      {"opt_level", opt_level_},          {"threshold", threshold_}, {"groups", groups}};
+  if (!dims_.empty()) {
+    auto dims = nlohmann::json::array();
+    for (const auto& d : dims_)
+      dims.push_back({{"name", d.name}, {"value", d.value}, {"assumed", d.assumed}});
+    j["dims"] = dims;
+  }
+  return j;
 }
 
 FusionPlan FusionPlan::from_json(const nlohmann::json& j) {
@@ -136,6 +144,10 @@ FusionPlan FusionPlan::from_json(const nlohmann::json& j) {
       if (gj.contains("estimate")) g.estimate = group_estimate_from_json(gj["estimate"]);
       p.groups_.push_back(std::move(g));
     }
+    if (j.contains("dims"))
+      for (const auto& d : j.at("dims"))
+        p.dims_.push_back({d.at("name").get<std::string>(), d.at("value").get<int64_t>(),
+                           d.value("assumed", false)});
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("fusion plan: ") + e.what());
   }

@@ -8,7 +8,8 @@
 //     "opt_level": 2, "threshold": 0.3,
 //     "groups": [ { "id": "fg-1a2b3c4d", "pattern": "conv_bn_act",
 //                   "nodes": ["conv1", "bn1", "relu1"], "ops": [...],
-//                   "status": "accepted", "reason": "..." , "estimate": {...} } ] }
+//                   "status": "accepted", "reason": "..." , "estimate": {...} } ],
+//     "dims": [ { "name": "batch", "value": 1, "assumed": true } ] }   (when any)
 //
 // Loading against a model that changed keeps the groups whose nodes all exist and reports
 // the rest (unknown_nodes), without failing.
@@ -23,6 +24,14 @@
 
 namespace fx {
 
+// A symbolic dimension the plan's analysis ran with: bound by the user or assumed.
+struct PlanDim {
+  std::string name;
+  int64_t value = 0;
+  bool assumed = false;
+  bool operator==(const PlanDim&) const = default;
+};
+
 class FusionPlan {
  public:
   static constexpr int kSchemaVersion = 1;
@@ -36,6 +45,8 @@ class FusionPlan {
   const std::string& device() const { return device_; }
   int opt_level() const { return opt_level_; }
   double threshold() const { return threshold_; }
+  const std::vector<PlanDim>& dims() const { return dims_; }
+  void set_dims(std::vector<PlanDim> dims) { dims_ = std::move(dims); }
 
   // Decisions. Each returns false (and records nothing) for an unknown id or a no-op.
   bool accept(const std::string& id, const std::string& reason = {});
@@ -75,6 +86,7 @@ class FusionPlan {
   int opt_level_ = 2;
   double threshold_ = 0.30;
   std::vector<FusionGroup> groups_;
+  std::vector<PlanDim> dims_;
   std::vector<Change> undo_, redo_;
   std::vector<std::string> dropped_;
 };

@@ -177,6 +177,9 @@ const Table& table() {
     for (auto op : {"If", "Loop", "Scan", "SequenceMap"})
       t[op] = Entry{OpKind::Opaque, /*control_flow=*/true};
     t["Constant"] = Entry{OpKind::Injective, false, /*no_kernel=*/true};
+    // An Identity the canonical form keeps (its output is a graph output) is an alias
+    // of its input in any runtime that plans memory: no launch.
+    t["Identity"] = Entry{OpKind::Injective, false, /*no_kernel=*/true};
     return t;
   }();
   return t;

@@ -99,6 +99,85 @@ std::string function_name(const std::string& id) {
   return s;
 }
 
+// The canonical graph lost Identity nodes the proto still has (transforms/canonical.h):
+// take them out of the proto as well, so that a group's members read each other there
+// as they do in the graph (an Identity between two members would otherwise sit outside
+// the function and make a cycle with it).
+void drop_eliminated_identities(const LoadedModel& model, onnx::GraphProto& graph) {
+  bool ran = false;
+  for (const auto& p : model.canonical.passes)
+    ran = ran || (p.pass == "identity-elimination" && p.nodes_removed > 0);
+  if (!ran) return;
+  std::set<std::string> outputs;
+  for (const auto& o : graph.output()) outputs.insert(o.name());
+  std::map<std::string, std::string> rename;
+  auto* nodes = graph.mutable_node();
+  for (int i = nodes->size() - 1; i >= 0; --i) {
+    const auto& n = (*nodes)[i];
+    if (n.op_type() != "Identity" || n.input_size() != 1 || n.output_size() != 1 ||
+        outputs.count(n.output(0)) || model.graph.find_node(n.name()) != kNoNode ||
+        model.graph.find_value(n.output(0)) != kNoValue)
+      continue;
+    rename[n.output(0)] = n.input(0);
+    nodes->DeleteSubrange(i, 1);
+  }
+  auto resolve = [&](std::string v) {
+    for (auto it = rename.find(v); it != rename.end(); it = rename.find(v)) v = it->second;
+    return v;
+  };
+  for (auto& n : *nodes)
+    for (int k = 0; k < n.input_size(); ++k) n.set_input(k, resolve(n.input(k)));
+  auto* vi = graph.mutable_value_info();
+  for (int i = vi->size() - 1; i >= 0; --i)
+    if (rename.count((*vi)[i].name())) vi->DeleteSubrange(i, 1);
+}
+
+// The BatchNormalization nodes the canonical form folded into their Conv
+// (conv-bn-folding): in the proto too, the Conv takes the folded weights and writes the
+// BN's output, and the BN goes (the unfolded weights are dropped below when unused).
+void mirror_folded_batch_norms(const LoadedModel& model, onnx::GraphProto& graph) {
+  bool ran = false;
+  for (const auto& p : model.canonical.passes)
+    ran = ran || (p.pass == "conv-bn-folding" && p.nodes_removed > 0);
+  if (!ran) return;
+  const Graph& g = model.graph;
+  std::map<std::string, int> producer;
+  for (int i = 0; i < graph.node_size(); ++i)
+    for (const auto& o : graph.node(i).output()) producer[o] = i;
+  std::set<std::string> initializers;
+  for (const auto& t : graph.initializer()) initializers.insert(t.name());
+  std::vector<int> drop;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& bn = graph.node(i);
+    if (bn.op_type() != "BatchNormalization" || bn.input_size() < 1 || bn.output_size() < 1 ||
+        g.find_node(bn.name()) != kNoNode)
+      continue;
+    auto it = producer.find(bn.input(0));
+    if (it == producer.end()) continue;
+    onnx::NodeProto& conv = *graph.mutable_node(it->second);
+    const NodeId c = g.find_node(conv.name());
+    if (c == kNoNode || g.node(c).outputs.empty() ||
+        g.value(g.node(c).outputs[0]).name != bn.output(0))
+      continue;
+    const Node& folded = g.node(c);
+    for (std::size_t k = 0; k < folded.inputs.size(); ++k) {
+      const Value& v = g.value(folded.inputs[k]);
+      if (int(k) < conv.input_size())
+        conv.set_input(int(k), v.name);
+      else
+        conv.add_input(v.name);
+      if (v.is_constant() && !initializers.count(v.name)) {
+        tensor_to_proto(*v.data, v.name, *graph.add_initializer());
+        initializers.insert(v.name);
+      }
+    }
+    conv.set_output(0, bn.output(0));
+    drop.push_back(i);
+  }
+  for (auto it = drop.rbegin(); it != drop.rend(); ++it)
+    graph.mutable_node()->DeleteSubrange(*it, 1);
+}
+
 // Folds Conv -> BN pairs that lie in one group; returns the BN names folded.
 std::vector<std::string> fold_group_bns(const Graph& g, onnx::GraphProto& graph,
                                         std::vector<ExportGroup>& groups) {
@@ -175,6 +254,8 @@ onnx::ModelProto build_fused_model(const LoadedModel& model,
   onnx::GraphProto& graph = *m.mutable_graph();
   r.nodes_before = graph.node_size();
   restore_initializers(model.graph, graph);
+  drop_eliminated_identities(model, graph);
+  mirror_folded_batch_norms(model, graph);
   std::vector<ExportGroup> groups = groups_in;
   r.folded_bn = fold_group_bns(model.graph, graph, groups);
 

@@ -7,10 +7,12 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "onnx/graph_from_proto.h"
 #include "onnx/onnx_source.h"
 #include "onnx/range_shape.h"
+#include "onnx/tensor_proto.h"
 #include "onnx/wire_format.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
@@ -58,7 +60,138 @@ void infer_shapes(onnx::ModelProto& m, const std::string& path) {
   }
 }
 
+// Unbound symbolic dims of the graph's inputs (initializers excluded) get values by
+// the default rule; a dim with neither a value nor a name is named "<input>_dim<axis>"
+// first so that it can be bound like the others.
+std::vector<transforms::AssumedDim> assume_unbound_dims(
+    onnx::GraphProto& g, const std::map<std::string, int64_t>& bound) {
+  std::set<std::string> initializers;
+  for (const auto& t : g.initializer()) initializers.insert(t.name());
+  std::vector<transforms::InputSignature> sigs;
+  for (auto& in : *g.mutable_input()) {
+    if (initializers.count(in.name()) || !in.type().has_tensor_type() ||
+        !in.type().tensor_type().has_shape())
+      continue;
+    auto* dims = in.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim();
+    for (int axis = 0; axis < dims->size(); ++axis) {
+      auto& d = (*dims)[axis];
+      if (!d.has_dim_value() && d.dim_param().empty())
+        d.set_dim_param(in.name() + "_dim" + std::to_string(axis));
+    }
+    sigs.push_back({in.name(), dtype_from_type(in.type()), shape_from_type(in.type())});
+  }
+  return transforms::assume_dims(sigs, bound);
+}
+
+// Values a kernel reads or writes whose shape is not all numbers (what the estimates miss).
+int count_not_static(const Graph& g) {
+  int n = 0;
+  for (const auto& v : g.values()) n += !v.is_constant() && !v.shape.is_static();
+  return n;
+}
+
+// Adds what a later canonicalization round did to the first round's record.
+void merge_record(transforms::CanonicalRecord& into, const transforms::CanonicalRecord& more) {
+  for (std::size_t i = 0; i < into.passes.size() && i < more.passes.size(); ++i) {
+    auto& a = into.passes[i];
+    const auto& b = more.passes[i];
+    a.nodes_removed += b.nodes_removed;
+    for (const auto& [op, n] : b.removed_ops) a.removed_ops[op] += n;
+    a.weights.insert(a.weights.end(), b.weights.begin(), b.weights.end());
+    a.weight_bytes += b.weight_bytes;
+    a.merged += b.merged;
+    if (b.ran) {
+      a.ran = true;
+      a.skipped_because.clear();
+    } else if (!a.ran) {
+      a.skipped_because = b.skipped_because;  // the last round says why it did not run
+    }
+  }
+  into.nodes_after = more.nodes_after;
+  into.ms += more.ms;
+}
+
+// ONNX data propagation does not follow every shape computation (opset 11's Unsqueeze,
+// for one), so shapes past such a computation stay unknown at import; once folding made
+// it a constant they are known. Shape inference runs again on a copy of the model whose
+// folded nodes are replaced by their (small) constants; the shapes it finds go into the
+// canonical graph, and the passes run again (Shape nodes of now-known shapes fold).
+// Rounds repeat while the unknown shapes shrink.
+void infer_again_after_folding(LoadedModel& out, const onnx::ModelProto& m,
+                               const transforms::CanonicalOptions& options,
+                               const std::string& path) {
+  constexpr std::size_t kSmallConstantBytes = 1 << 16;  // shape-like values, not weights
+  // Each round reaches one more shape computation (a transformer layer, typically): the
+  // rounds go on while they make progress, bounded for a pathological chain.
+  for (int round = 0; round < 64; ++round) {
+    const int unknown = count_not_static(out.graph);
+    if (unknown == 0) return;
+    onnx::ModelProto copy = m;
+    onnx::GraphProto& g = *copy.mutable_graph();
+    std::set<std::string> initializers;
+    for (const auto& t : g.initializer()) initializers.insert(t.name());
+    std::set<std::string> folded;
+    for (const auto& v : out.graph.values())
+      if (v.is_constant() && !initializers.count(v.name) &&
+          v.data->byte_size() <= kSmallConstantBytes && dtype_size(v.data->dtype()) > 0)
+        folded.insert(v.name);
+    if (folded.empty()) return;
+    auto* nodes = g.mutable_node();
+    for (int i = nodes->size() - 1; i >= 0; --i) {
+      bool all = (*nodes)[i].output_size() > 0;
+      for (const auto& o : (*nodes)[i].output()) all = all && (o.empty() || folded.count(o));
+      if (all) nodes->DeleteSubrange(i, 1);
+    }
+    std::set<std::string> produced;
+    for (const auto& n : g.node())
+      for (const auto& o : n.output()) produced.insert(o);
+    for (const auto& name : folded)
+      if (!produced.count(name))
+        tensor_to_proto(*out.graph.value(out.graph.find_value(name)).data, name,
+                        *g.add_initializer());
+    g.clear_value_info();
+    infer_shapes(copy, path);
+    Graph& graph = out.graph;
+    auto take = [&](const onnx::ValueInfoProto& vi) {
+      const ValueId id = graph.find_value(vi.name());
+      if (id == kNoValue || graph.value(id).shape.is_static()) return;
+      const Shape s = shape_from_type(vi.type());
+      if (!s.is_static() && (!s.rank_known() || graph.value(id).shape.rank_known())) return;
+      graph.value(id).shape = s;
+      if (graph.value(id).dtype == DType::Undefined)
+        graph.value(id).dtype = dtype_from_type(vi.type());
+    };
+    for (const auto& vi : g.value_info()) take(vi);
+    for (std::size_t i = 0; i < graph.node_count(); ++i) {
+      Node& n = graph.node(NodeId(i));
+      n.shape_unknown = false;
+      for (ValueId v : n.outputs)
+        if (v != kNoValue && !graph.value(v).shape.rank_known()) n.shape_unknown = true;
+    }
+    spdlog::debug("{}: shape inference after folding (round {}): {} -> {} values of unknown shape",
+                  path, round + 1, unknown, count_not_static(graph));
+    transforms::CanonicalRecord more;
+    out.graph = transforms::canonicalize(out.graph, options, &more);
+    merge_record(out.canonical, more);
+    if (count_not_static(out.graph) >= unknown) return;
+  }
+}
+
 }  // namespace
+
+LoadOptions command_load_options(const std::vector<std::string>& dim_bindings,
+                                 const std::vector<std::string>& disabled_passes,
+                                 bool no_canonicalize) {
+  LoadOptions lo;
+  for (const auto& d : dim_bindings) parse_dim_binding(d, lo);
+  lo.assume_dims = true;
+  lo.canonical.enabled = !no_canonicalize;
+  // Off unless asked for (ModelOptions --enable-pass): the analysis folds BN per group.
+  lo.canonical.disabled.insert("conv-bn-folding");
+  lo.canonical.disabled.insert(disabled_passes.begin(), disabled_passes.end());
+  transforms::check_pass_names(lo.canonical);
+  return lo;
+}
 
 void parse_dim_binding(const std::string& text, LoadOptions& options) {
   auto eq = text.find('=');
@@ -107,7 +240,14 @@ LoadedModel load_onnx(const std::string& path, const LoadOptions& options) {
     out.info.opsets.emplace_back(op.domain().empty() ? "ai.onnx" : op.domain(), op.version());
   out.info.load_ms = clock.elapsed_ms();
 
-  bind_dims(*m.mutable_graph(), options.dims, path);
+  std::map<std::string, int64_t> dims = options.dims;
+  if (options.assume_dims) {
+    out.assumed_dims = assume_unbound_dims(*m.mutable_graph(), options.dims);
+    for (const auto& a : out.assumed_dims) dims[a.symbol] = a.value;
+    if (!out.assumed_dims.empty())
+      spdlog::debug("{}: {}", path, transforms::assumed_dims_text(out.assumed_dims));
+  }
+  bind_dims(*m.mutable_graph(), dims, path);
   clock.restart();
   if (options.infer_shapes) infer_shapes(m, path);
   out.info.shape_inference_ms = clock.elapsed_ms();
@@ -138,6 +278,19 @@ LoadedModel load_onnx(const std::string& path, const LoadOptions& options) {
     throw FileError(path, e.what());
   }
   out.graph.derive_scopes();
+  if (options.canonical.enabled) {
+    // Merged duplicates would hide folded shape values from the inference rounds (they
+    // look them up by name): merging waits for the last round.
+    transforms::CanonicalOptions rounds = options.canonical;
+    if (options.infer_shapes) rounds.disabled.insert("duplicate-initializers");
+    out.graph = transforms::canonicalize(out.graph, rounds, &out.canonical);
+    if (options.infer_shapes && out.canonical.enabled) {
+      infer_again_after_folding(out, m, rounds, path);
+      transforms::CanonicalRecord last;
+      out.graph = transforms::canonicalize(out.graph, options.canonical, &last);
+      merge_record(out.canonical, last);
+    }
+  }
   for (const auto& n : out.graph.nodes())
     if (n.shape_unknown) ++out.info.unknown_shape_nodes;
   out.info.load_ms += clock.elapsed_ms();

@@ -6,8 +6,10 @@
 //
 // Steps: map the file; strip large weights (they stay in the mapping, see
 // wire_format.h); parse the structure with libprotobuf; bind the symbolic dims the
-// user named; run ONNX shape inference (nodes it cannot infer stay, marked
-// shape_unknown); convert to Graph; validate. Every failure is a FileError naming
+// user named and, with assume_dims, give the others assumed values
+// (transforms/dim_defaults.h); run ONNX shape inference (nodes it cannot infer stay, marked
+// shape_unknown); convert to Graph; validate; with canonical.enabled, rewrite it to
+// the canonical form (transforms/canonical.h). Every failure is a FileError naming
 // the file and the cause.
 
 #include <map>
@@ -16,6 +18,8 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "transforms/canonical.h"
+#include "transforms/dim_defaults.h"
 
 namespace fx {
 
@@ -26,12 +30,25 @@ struct LoadOptions {
   bool infer_shapes = true;
   // raw_data at least this large is referenced in the file instead of parsed.
   std::size_t lazy_threshold_bytes = 1024;
+  // Unbound symbolic input dims get assumed values (the commands and the explorer set
+  // this; a library caller that wants them symbolic leaves it off).
+  bool assume_dims = false;
+  // The canonical passes (off by default for the same reason: the commands turn it on).
+  transforms::CanonicalOptions canonical{.enabled = false, .disabled = {}};
 };
+
+// What the commands and the explorer load with: assumed dims on, canonical form on
+// (unless no_canonicalize), the named passes disabled. Throws Error for an unknown pass.
+LoadOptions command_load_options(const std::vector<std::string>& dim_bindings,
+                                 const std::vector<std::string>& disabled_passes,
+                                 bool no_canonicalize);
 
 struct LoadedModel {
   Graph graph;
   ModelInfo info;
   std::shared_ptr<OnnxSource> source;
+  std::vector<transforms::AssumedDim> assumed_dims;  // dims bound by the default rule
+  transforms::CanonicalRecord canonical;             // what canonicalization folded
 };
 
 LoadedModel load_onnx(const std::string& path, const LoadOptions& options = {});
