@@ -185,46 +185,45 @@ Outcome run_files(const fs::path& dir, int threads) {
   };
   check_ops(g, check_ops);
   if (!unsupported.empty()) return {Outcome::Skip, "unsupported op " + unsupported};
-}
-int64_t opset = 0;
-for (const auto& [domain, version] : m.info.opsets) {
-  if (domain == "ai.onnx") opset = version;
-}
-try {
-  fx::Executor ex(g, fx::ExecutorOptions{threads, opset});
-  auto sets = sorted_entries(dir, "test_data_set_");
-  if (sets.empty()) return {Outcome::Skip, "no test data"};
-  for (const auto& set : sets) {
-    std::map<std::string, fx::RunValue> inputs;
-    auto in_files = sorted_entries(set, "input_");
-    auto rt_inputs = g.runtime_inputs();
-    // Inputs are positional over the graph's inputs (initializers excluded).
-    for (std::size_t i = 0; i < in_files.size() && i < rt_inputs.size(); ++i) {
-      const fx::Value& v = g.value(rt_inputs[i]);
-      fx::RunValue in = to_run_value(fx::read_value_file(in_files[i].string(), v.kind));
-      if (!in.is_boxed()) in.tensor = as_declared(std::move(in.tensor), v.dtype);
-      inputs[v.name] = std::move(in);
-    }
-    auto outs = ex.run_values(inputs);
-    auto out_files = sorted_entries(set, "output_");
-    if (out_files.size() != outs.size()) {
-      return {Outcome::Fail, std::to_string(outs.size()) + " outputs, expected " +
-                                 std::to_string(out_files.size())};
-    }
-    for (std::size_t i = 0; i < outs.size(); ++i) {
-      const fx::Value& out = g.value(g.outputs()[i]);
-      auto want = fx::read_value_file(out_files[i].string(), out.kind);
-      auto diff = compare_value(outs[i], want, out.dtype);
-      if (!diff.empty()) {
-        return {Outcome::Fail,
-                set.filename().string() + " output " + std::to_string(i) + ": " + diff};
+  int64_t opset = 0;
+  for (const auto& [domain, version] : m.info.opsets) {
+    if (domain == "ai.onnx") opset = version;
+  }
+  try {
+    fx::Executor ex(g, fx::ExecutorOptions{threads, opset});
+    auto sets = sorted_entries(dir, "test_data_set_");
+    if (sets.empty()) return {Outcome::Skip, "no test data"};
+    for (const auto& set : sets) {
+      std::map<std::string, fx::RunValue> inputs;
+      auto in_files = sorted_entries(set, "input_");
+      auto rt_inputs = g.runtime_inputs();
+      // Inputs are positional over the graph's inputs (initializers excluded).
+      for (std::size_t i = 0; i < in_files.size() && i < rt_inputs.size(); ++i) {
+        const fx::Value& v = g.value(rt_inputs[i]);
+        fx::RunValue in = to_run_value(fx::read_value_file(in_files[i].string(), v.kind));
+        if (!in.is_boxed()) in.tensor = as_declared(std::move(in.tensor), v.dtype);
+        inputs[v.name] = std::move(in);
+      }
+      auto outs = ex.run_values(inputs);
+      auto out_files = sorted_entries(set, "output_");
+      if (out_files.size() != outs.size()) {
+        return {Outcome::Fail, std::to_string(outs.size()) + " outputs, expected " +
+                                   std::to_string(out_files.size())};
+      }
+      for (std::size_t i = 0; i < outs.size(); ++i) {
+        const fx::Value& out = g.value(g.outputs()[i]);
+        auto want = fx::read_value_file(out_files[i].string(), out.kind);
+        auto diff = compare_value(outs[i], want, out.dtype);
+        if (!diff.empty()) {
+          return {Outcome::Fail,
+                  set.filename().string() + " output " + std::to_string(i) + ": " + diff};
+        }
       }
     }
+  } catch (const std::exception& e) {
+    return {Outcome::Fail, e.what()};
   }
-} catch (const std::exception& e) {
-  return {Outcome::Fail, e.what()};
-}
-return {Outcome::Pass, {}};
+  return {Outcome::Pass, {}};
 }
 
 // A listed test is still run, so that the list's stale entries show.
