@@ -29,6 +29,19 @@ QString value_text(const Graph& g, ValueId v) {
   return s;
 }
 
+// How a weight reached its reader, when canonicalization folded the way: the node
+// now reads the initializer, as if the exporter had written it so.
+QString folded_origin(const ModelDocument& doc, const std::string& value) {
+  for (const auto& p : doc.model.canonical.passes)
+    for (const auto& w : p.weights)
+      if (w == value) {
+        if (p.pass == "identity-elimination") return QObject::tr("  (was behind an Identity)");
+        if (p.pass == "constant-to-initializer") return QObject::tr("  (was a Constant node)");
+        return QObject::tr("  (folded by %1)").arg(qs(p.pass));
+      }
+  return {};
+}
+
 }  // namespace
 
 Inspector::Inspector(QWidget* parent) : QTreeWidget(parent) {
@@ -86,6 +99,19 @@ void Inspector::show_model(const ModelDocument& doc) {
   row(m, tr("Activations"), format_bytes(double(g.activation_bytes())));
   if (info.unknown_shape_nodes > 0)
     row(m, tr("Nodes of unknown shape"), QString::number(info.unknown_shape_nodes));
+  // How the model was read, as `fxc inspect` prints it.
+  if (!doc.model.assumed_dims.empty()) {
+    QStringList dims;
+    for (const auto& a : doc.model.assumed_dims)
+      dims << qs(a.symbol) + QLatin1Char('=') + QString::number(a.value);
+    row(m, tr("Assumed dims"), dims.join(QStringLiteral(", ")));
+  }
+  {
+    const std::string prefix = "canonical: ";
+    std::string summary = doc.model.canonical.summary();
+    if (summary.rfind(prefix, 0) == 0) summary.erase(0, prefix.size());
+    row(m, tr("Canonical"), qs(summary));
+  }
   auto* io = section(tr("Inputs"));
   for (ValueId v : g.runtime_inputs()) row(io, qs(g.value(v).name), value_text(g, v));
   auto* out = section(tr("Outputs"));
@@ -131,7 +157,8 @@ void Inspector::show_node(const ModelDocument& doc, NodeId id) {
   }
   auto* in = section(tr("Inputs"));
   for (ValueId v : n.inputs)
-    row(in, v == kNoValue ? QString() : qs(g.value(v).name), value_text(g, v));
+    row(in, v == kNoValue ? QString() : qs(g.value(v).name),
+        v == kNoValue ? value_text(g, v) : value_text(g, v) + folded_origin(doc, g.value(v).name));
   auto* out = section(tr("Outputs"));
   for (ValueId v : n.outputs) row(out, qs(g.value(v).name), value_text(g, v));
   if (doc.cost) {

@@ -81,6 +81,39 @@ void apply_analysis(ModelDocument& doc, AnalysisOutput&& out) {
     doc.rebuild_node_groups();
 }
 
+LoadOptions explorer_load_options(const AnalysisSettings& settings) {
+  LoadOptions options;
+  options.infer_shapes = false;  // after the first paint (see the header)
+  // As the commands read it: unbound dims assumed, canonical form. Shape folding is
+  // disabled by name: shapes come after the first paint, so it would fold nothing, and
+  // a child fxc told so (model_arguments) reads the same nodes the plan names.
+  options.assume_dims = true;
+  options.canonical.enabled = true;
+  // The user's BN nodes stay visible.
+  options.canonical.disabled = {"conv-bn-folding", "shape-folding"};
+  options.dims = settings.dims;
+  return options;
+}
+
+QStringList model_arguments(const LoadOptions& options) {
+  QStringList args;
+  for (const auto& [name, value] : options.dims)
+    args << QStringLiteral("--dim")
+         << QString::fromStdString(name) + QLatin1Char('=') + QString::number(value);
+  if (!options.canonical.enabled) return args << QStringLiteral("--no-canonicalize");
+  // Against what fxc does with no pass options (conv-bn-folding off).
+  const auto defaults = command_load_options({}, {}, false).canonical.disabled;
+  for (const auto& p : transforms::canonical_pass_names()) {
+    const bool off = options.canonical.disabled.count(p) > 0,
+               off_by_default = defaults.count(p) > 0;
+    if (off && !off_by_default)
+      args << QStringLiteral("--disable-pass") << QString::fromStdString(p);
+    if (!off && off_by_default)
+      args << QStringLiteral("--enable-pass") << QString::fromStdString(p);
+  }
+  return args;
+}
+
 std::shared_ptr<ModelDocument> open_document(const QString& path, const AnalysisSettings& settings,
                                              const drawing::LabelMetrics& metrics,
                                              const OpenCallbacks& cb) {
@@ -92,15 +125,7 @@ std::shared_ptr<ModelDocument> open_document(const QString& path, const Analysis
   doc->path = path;
   step(OpenStep::Parsing);
   Stopwatch watch;
-  LoadOptions options;
-  options.infer_shapes = false;  // after the first paint (see the header)
-  // As the commands read it: unbound dims assumed, canonical form (without shape folding:
-  // shapes come after the first paint).
-  options.assume_dims = true;
-  options.canonical.enabled = true;
-  options.canonical.disabled = {"conv-bn-folding"};  // the user's BN nodes stay visible
-  options.dims = settings.dims;
-  doc->model = load_onnx(path.toStdString(), options);
+  doc->model = load_onnx(path.toStdString(), explorer_load_options(settings));
   doc->load_ms = watch.elapsed_ms();
   if (cancelled()) return nullptr;
 

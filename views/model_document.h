@@ -7,6 +7,7 @@
 
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 #include <memory>
@@ -48,6 +49,13 @@ struct ModelDocument {
 
   std::vector<int> node_group_;  // NodeId -> plan group index
 };
+
+// How the explorer reads a model (open_document): unbound dims assumed, the user's
+// bound, the canonical passes but conv-bn-folding and shape-folding.
+LoadOptions explorer_load_options(const AnalysisSettings& settings);
+// The same as fxc options (--dim, --disable-pass, --enable-pass, --no-canonicalize),
+// for a child fxc that must read the model as the window did: the plan names its nodes.
+QStringList model_arguments(const LoadOptions& options);
 
 // Steps reported while opening, for the progress bar.
 enum class OpenStep { Parsing, Hierarchy, Analysis, Layout, Done };

@@ -69,12 +69,24 @@ bool ProfileController::start(const ModelDocument& doc) {
     return refuse(QString::fromUtf8(e.what()));
   }
   emit started();
-  runner_->start(program, {QStringLiteral("profile"), doc.path, QStringLiteral("--plan"), plan,
-                           QStringLiteral("--json"), QStringLiteral("--trace-before"),
-                           dir_->filePath(QStringLiteral("before.trace.json")),
-                           QStringLiteral("--trace-after"),
-                           dir_->filePath(QStringLiteral("after.trace.json"))});
+  runner_->start(program,
+                 profile_arguments(doc, plan, dir_->filePath(QStringLiteral("before.trace.json")),
+                                   dir_->filePath(QStringLiteral("after.trace.json"))));
   return true;
+}
+
+QStringList profile_arguments(const ModelDocument& doc, const QString& plan,
+                              const QString& trace_before, const QString& trace_after) {
+  return QStringList{QStringLiteral("profile"),
+                     doc.path,
+                     QStringLiteral("--plan"),
+                     plan,
+                     QStringLiteral("--json"),
+                     QStringLiteral("--trace-before"),
+                     trace_before,
+                     QStringLiteral("--trace-after"),
+                     trace_after}
+         << model_arguments(explorer_load_options(doc.settings));
 }
 
 void ProfileController::on_output(const QByteArray& json) {

@@ -2,13 +2,14 @@
 #pragma once
 // Before/after profiling, without a window: the plan as it is now is saved to a
 // temporary file and `fxc profile MODEL --plan PLAN --json --trace-before B
-// --trace-after A` runs in a child process (ProfileRunner: the UI never waits on it,
-// and a crash there stays there); its JSON is read into a BeforeAfterResult. Results
-// can also be loaded from a file. The last result's JSON is kept, as fxc printed it,
-// so that an exported report includes the measurements like `fxc report --profile`.
+// --trace-after A` (and the explorer's model options: profile_arguments) runs in a child process
+// (ProfileRunner: the UI never waits on it, and a crash there stays there); its JSON is read into a
+// BeforeAfterResult. Results can also be loaded from a file. The last result's JSON is kept, as fxc
+// printed it, so that an exported report includes the measurements like `fxc report --profile`.
 
 #include <QByteArray>
 #include <QObject>
+#include <QStringList>
 #include <QTemporaryDir>
 
 #include <memory>
@@ -19,6 +20,12 @@ namespace fx::views {
 
 struct ModelDocument;
 class ProfileRunner;
+
+// The child's arguments: the plan and traces, and the model read as the window read it
+// (the dims the user bound, the canonical passes it ran: model_arguments), so that the
+// plan's node names are the child's.
+QStringList profile_arguments(const ModelDocument& doc, const QString& plan,
+                              const QString& trace_before, const QString& trace_after);
 
 class ProfileController : public QObject {
   Q_OBJECT

@@ -59,7 +59,8 @@ struct PassRecord {
   std::string skipped_because;  // "disabled", "graph has subgraphs", ...
   int nodes_removed = 0;
   std::map<std::string, int> removed_ops;  // op type -> nodes removed
-  std::vector<std::string> weights;        // constants that came through Identity/Constant
+  // Constants that came through Identity/Constant, by the name their readers read now.
+  std::vector<std::string> weights;
   int64_t weight_bytes = 0;
   int merged = 0;  // duplicate-initializers: values merged
 };

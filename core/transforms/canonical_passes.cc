@@ -103,7 +103,8 @@ Graph identity_elimination(const Graph& g, PassRecord& r) {
     }
     e.drop(id);
     removed(r, n);
-    if (data) weight(r, g.value(out), *data);
+    // Recorded under the name its readers read now (the explorer marks it there).
+    if (data) weight(r, g.value(e.can_alias(out) ? in : out), *data);
   }
   return e.empty() ? g : e.commit();
 }

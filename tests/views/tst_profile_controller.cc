@@ -33,6 +33,37 @@ class TestProfileController : public QObject {
     QVERIFY(p.result_json().isEmpty());
   }
 
+  // The child reads the model as the window did: the dims the user bound, and the
+  // passes the explorer leaves out that fxc would run (shape-folding); conv-bn-folding
+  // is off in both, so it is not named.
+  void the_child_gets_the_bound_dims_and_pass_options() {
+    auto doc = t::analysed_document(t::kTinyTransformer);
+    doc->settings.dims = {{"seq", 64}, {"batch", 2}};
+    const QStringList args = fx::views::profile_arguments(
+        *doc, QStringLiteral("p.json"), QStringLiteral("b.json"), QStringLiteral("a.json"));
+    QCOMPARE(args.mid(0, 4), (QStringList{QStringLiteral("profile"), t::kTinyTransformer,
+                                          QStringLiteral("--plan"), QStringLiteral("p.json")}));
+    auto after = [&](const QString& flag) {
+      QStringList values;
+      for (qsizetype i = 0; i + 1 < args.size(); ++i)
+        if (args[i] == flag) values << args[i + 1];
+      return values;
+    };
+    QCOMPARE(after(QStringLiteral("--dim")),
+             (QStringList{QStringLiteral("batch=2"), QStringLiteral("seq=64")}));
+    QCOMPARE(after(QStringLiteral("--disable-pass")), QStringList{QStringLiteral("shape-folding")});
+    QVERIFY(after(QStringLiteral("--enable-pass")).isEmpty());
+    QVERIFY(!args.contains(QStringLiteral("--no-canonicalize")));
+
+    // A pass the explorer turned on that fxc leaves off is enabled by name; canonical
+    // form off is said as such.
+    fx::LoadOptions o = fx::views::explorer_load_options(doc->settings);
+    o.canonical.disabled.erase("conv-bn-folding");
+    QVERIFY(fx::views::model_arguments(o).contains(QStringLiteral("--enable-pass")));
+    o.canonical.enabled = false;
+    QVERIFY(fx::views::model_arguments(o).contains(QStringLiteral("--no-canonicalize")));
+  }
+
 #ifdef FX_FXC_PATH
   void runs_the_real_profiler() {
     auto doc = t::analysed_document();
