@@ -7,6 +7,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "ir/subgraph.h"
+
 namespace fx::drawing {
 namespace {
 
@@ -127,7 +129,16 @@ ScopeTree::ScopeTree(const Graph& graph, ScopeTreeOptions options) {
 
   const auto scope_groups = static_cast<GroupId>(groups_.size());
   for (GroupId g = 1; g < scope_groups; ++g) merge_single_child(g);
-  for (GroupId g = 0; g < scope_groups; ++g) collapse_repeats(g, std::max(2, options.min_repeats));
+  // An If's branches are alternatives, not repeated blocks: the group holding a
+  // control-flow node and its subgraphs (subgraph_groups.h) keeps them apart even
+  // when their ops match.
+  auto holds_control_flow = [&](GroupId g) {
+    for (const Item& it : groups_[static_cast<std::size_t>(g)].children)
+      if (it.kind == Item::Node && has_subgraphs(graph.node(it.id))) return true;
+    return false;
+  };
+  for (GroupId g = 0; g < scope_groups; ++g)
+    if (!holds_control_flow(g)) collapse_repeats(g, std::max(2, options.min_repeats));
   for (GroupId g = 0; g < static_cast<GroupId>(groups_.size()); ++g)
     split_large(g, std::max(2, options.max_children));
   for (GroupId g = 0; g < static_cast<GroupId>(groups_.size()); ++g) reindex(g);
