@@ -96,6 +96,8 @@ ScopeTree::ScopeTree(const Graph& graph, ScopeTreeOptions options) {
     topo_pos_[static_cast<std::size_t>(order[i])] = static_cast<int32_t>(i);
   std::hash<std::string> hasher;
   for (std::size_t i = 0; i < n; ++i) node_sig_[i] = hasher(graph.nodes()[i].qualified_op());
+  control_flow_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) control_flow_[i] = has_subgraphs(graph.nodes()[i]);
 
   add_group(GroupKind::Root, "", "", kNoGroup);
   std::unordered_map<std::string, GroupId> by_path;
@@ -129,16 +131,7 @@ ScopeTree::ScopeTree(const Graph& graph, ScopeTreeOptions options) {
 
   const auto scope_groups = static_cast<GroupId>(groups_.size());
   for (GroupId g = 1; g < scope_groups; ++g) merge_single_child(g);
-  // An If's branches are alternatives, not repeated blocks: the group holding a
-  // control-flow node and its subgraphs (subgraph_groups.h) keeps them apart even
-  // when their ops match.
-  auto holds_control_flow = [&](GroupId g) {
-    for (const Item& it : groups_[static_cast<std::size_t>(g)].children)
-      if (it.kind == Item::Node && has_subgraphs(graph.node(it.id))) return true;
-    return false;
-  };
-  for (GroupId g = 0; g < scope_groups; ++g)
-    if (!holds_control_flow(g)) collapse_repeats(g, std::max(2, options.min_repeats));
+  for (GroupId g = 0; g < scope_groups; ++g) collapse_repeats(g, std::max(2, options.min_repeats));
   for (GroupId g = 0; g < static_cast<GroupId>(groups_.size()); ++g)
     split_large(g, std::max(2, options.max_children));
   for (GroupId g = 0; g < static_cast<GroupId>(groups_.size()); ++g) reindex(g);
@@ -205,6 +198,11 @@ void ScopeTree::merge_single_child(GroupId id) {
 }
 
 void ScopeTree::collapse_repeats(GroupId id, int min_repeats) {
+  // An If's branches are alternatives, not repeated blocks: the group holding a
+  // control-flow node and its subgraphs (subgraph_groups.h) keeps them apart even
+  // when their ops match.
+  for (const Item& it : groups_[static_cast<std::size_t>(id)].children)
+    if (it.kind == Item::Node && control_flow_[static_cast<std::size_t>(it.id)]) return;
   std::vector<Item> kids = groups_[static_cast<std::size_t>(id)].children;
   auto sig = [&](const Item& it) { return groups_[static_cast<std::size_t>(it.id)].signature; };
   std::vector<Item> out;
