@@ -180,6 +180,7 @@ void DocumentController::apply_types_when_idle() {
     return;
   }
   apply_value_types(doc_->model, std::move(*types_));
+  doc_->refresh_drawn_types();
   types_.reset();
   relayout();  // again, cached levels: the edges' shape labels and bytes
   reanalyse();

@@ -55,7 +55,7 @@ void GraphScene::set_dark(bool dark) {
 
 QString GraphScene::edge_label(const drawing::SceneEdge& e) const {
   if (e.value == kNoValue) return {};
-  const Value& v = doc_->graph().value(e.value);
+  const Value& v = doc_->drawn_graph().value(e.value);
   QString s = QString::fromStdString(v.shape.str());
   if (e.count > 1) s += QStringLiteral("  ×") + QString::number(e.count);
   return s;
@@ -70,7 +70,7 @@ void GraphScene::show_layout(const drawing::SceneLayout& layout) {
   hulls_.clear();
   layout_ = layout;
   if (!doc_) return;
-  const Graph& g = doc_->graph();
+  const Graph& g = doc_->drawn_graph();  // the tree's graph: body nodes included
   const drawing::ScopeTree& tree = *doc_->tree;
   boxes_.reserve(layout.boxes.size());
   for (std::size_t i = 0; i < layout.boxes.size(); ++i) {
@@ -260,7 +260,7 @@ void GraphScene::apply_overlay() {
   std::vector<double> value(boxes_.size(), 0.0);
   for (std::size_t n = 0; n < layout_.box_of_node.size(); ++n) {
     const int b = layout_.box_of_node[n];
-    if (b < 0) continue;
+    if (b < 0 || !doc_->is_model_node(NodeId(n))) continue;  // body nodes have no cost
     const Cost& c = doc_->cost->node(NodeId(n));
     if (!c.known) continue;
     value[std::size_t(b)] += overlay_ == Overlay::Bytes ? double(c.bytes()) : c.flops;
@@ -363,7 +363,7 @@ std::vector<NodeId> GraphScene::search(const QString& text) {
                    [](unsigned char c) { return std::tolower(c); });
     return hay.find(needle) != std::string::npos;
   };
-  const Graph& g = doc_->graph();
+  const Graph& g = doc_->drawn_graph();
   for (std::size_t n = 0; n < g.node_count(); ++n)
     if (contains(g.nodes()[n].name) || contains(g.nodes()[n].op_type)) hits.push_back(NodeId(n));
   std::sort(hits.begin(), hits.end(), [&](NodeId a, NodeId b) {

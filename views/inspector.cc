@@ -141,7 +141,9 @@ void Inspector::show_node(const ModelDocument& doc, NodeId id) {
   showing_model_ = false;
   fusion_group_ = -1;
   clear();
-  const Graph& g = doc.graph();
+  // The drawn graph: a node of an If branch or Loop/Scan body shows its op, attributes
+  // and values; only the model's own nodes have a cost and a plan group.
+  const Graph& g = doc.drawn_graph();
   if (id < 0 || std::size_t(id) >= g.node_count()) return;
   const Node& n = g.node(id);
   const OpClass cls = classify_node(g, n);
@@ -161,7 +163,7 @@ void Inspector::show_node(const ModelDocument& doc, NodeId id) {
         v == kNoValue ? value_text(g, v) : value_text(g, v) + folded_origin(doc, g.value(v).name));
   auto* out = section(tr("Outputs"));
   for (ValueId v : n.outputs) row(out, qs(g.value(v).name), value_text(g, v));
-  if (doc.cost) {
+  if (doc.cost && doc.is_model_node(id)) {
     const Cost& c = doc.cost->node(id);
     auto* cs = section(tr("Cost (%1)").arg(qs(doc.cost->profile().name)));
     if (!c.known) {
@@ -179,6 +181,8 @@ void Inspector::show_node(const ModelDocument& doc, NodeId id) {
     const FusionGroup& grp = doc.plan.groups()[std::size_t(pg)];
     row(f, tr("Group"), qs(grp.id) + QStringLiteral(" (") + qs(grp.pattern) + QLatin1Char(')'));
     row(f, tr("Status"), QString::fromLatin1(group_status_name(grp.status)));
+  } else if (!doc.is_model_node(id)) {
+    row(f, tr("Group"), tr("not in the plan: a control-flow body is analysed on its own"));
   } else {
     row(f, tr("Group"), tr("none"));
   }
@@ -206,6 +210,8 @@ void Inspector::show_scope_group(const ModelDocument& doc, drawing::GroupId id) 
       for (const auto& it : doc.tree->group(g).children) {
         if (it.kind == drawing::Item::Group) {
           stack.push_back(it.id);
+        } else if (!doc.is_model_node(it.id)) {
+          continue;  // a body node: no cost of its own (its If/Loop/Scan node has it)
         } else if (const Cost& c = doc.cost->node(it.id); c.known) {
           bytes += c.bytes();
           flops += c.flops;

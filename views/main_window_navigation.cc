@@ -201,7 +201,7 @@ void MainWindow::open_group(int group) {
 
 void MainWindow::reveal_node(NodeId node) {
   const auto d = doc();
-  if (!d || node < 0 || std::size_t(node) >= d->graph().node_count()) return;
+  if (!d || node < 0 || std::size_t(node) >= d->drawn_graph().node_count()) return;
   BoxItem* box = scene_->box_of_node(node);
   if (box && box->item().kind == drawing::Item::Node) {
     scene_->select_node(node);

@@ -5,6 +5,8 @@
 
 #include "analysis/fusion_finder.h"
 #include "calibration/host_device.h"
+#include "drawing/subgraph_groups.h"
+#include "ir/subgraph.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
 
@@ -21,12 +23,29 @@ QString open_step_text(OpenStep step) {
   return {};
 }
 
+void ModelDocument::refresh_drawn_types() {
+  if (!drawn) return;
+  const Graph& g = graph();
+  for (std::size_t i = 0; i < g.value_count() && i < drawn->value_count(); ++i) {
+    drawn->value(ValueId(i)).dtype = g.value(ValueId(i)).dtype;
+    drawn->value(ValueId(i)).shape = g.value(ValueId(i)).shape;
+  }
+  for (std::size_t i = 0; i < g.node_count() && i < drawn->node_count(); ++i)
+    drawn->node(NodeId(i)).shape_unknown = g.node(NodeId(i)).shape_unknown;
+}
+
 int ModelDocument::group_of_node(NodeId n) const {
   if (n < 0 || std::size_t(n) >= node_group_.size()) return -1;
   return node_group_[std::size_t(n)];
 }
 
 namespace {
+bool has_control_flow(const Graph& graph) {
+  for (const Node& n : graph.nodes())
+    if (has_subgraphs(n)) return true;
+  return false;
+}
+
 std::vector<int> node_groups(const Graph& graph, const FusionPlan& plan) {
   std::vector<int> out(graph.node_count(), -1);
   const auto& groups = plan.groups();
@@ -131,8 +150,11 @@ std::shared_ptr<ModelDocument> open_document(const QString& path, const Analysis
 
   step(OpenStep::Hierarchy);
   watch.restart();
-  doc->tree = std::make_unique<drawing::ScopeTree>(doc->graph());
-  doc->layout = std::make_unique<drawing::HierarchicalLayout>(doc->graph(), *doc->tree, metrics);
+  if (has_control_flow(doc->graph()))
+    doc->drawn = std::make_unique<Graph>(drawing::inline_subgraphs_for_drawing(doc->graph()));
+  doc->tree = std::make_unique<drawing::ScopeTree>(doc->drawn_graph());
+  doc->layout =
+      std::make_unique<drawing::HierarchicalLayout>(doc->drawn_graph(), *doc->tree, metrics);
   doc->tree_ms = watch.elapsed_ms();
   doc->settings = settings;
   doc->parameter_bytes = doc->graph().parameter_bytes();

@@ -42,6 +42,16 @@ struct ModelDocument {
   double load_ms = 0, analysis_ms = 0, tree_ms = 0;
 
   const Graph& graph() const { return model.graph; }
+  // What the scene draws (tree and layout are built on it): the graph itself, or when
+  // it has If/Loop/Scan a copy with their subgraphs inlined after the model's nodes
+  // (drawing/subgraph_groups.h). NodeIds below graph().node_count() are the model's
+  // and index the cost, plan and analysis; the others are body nodes, drawn only.
+  std::unique_ptr<Graph> drawn;
+  const Graph& drawn_graph() const { return drawn ? *drawn : model.graph; }
+  bool is_model_node(NodeId n) const { return n >= 0 && std::size_t(n) < graph().node_count(); }
+  // After shapes were inferred into graph(): the drawn copy's values of the model take
+  // the same types (the edges' labels and bytes).
+  void refresh_drawn_types();
   // Index of the plan group holding the node, or -1.
   int group_of_node(NodeId n) const;
   void rebuild_node_groups();   // after the plan changed its groups (load)

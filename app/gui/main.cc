@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
         for (std::size_t g = 1; g < doc.tree->group_count() && group < 0; ++g)
           if (!doc.tree->group(int(g)).path.empty() && doc.tree->group(int(g)).path == bare)
             group = int(g);
-        const fx::NodeId node = group < 0 ? doc.graph().find_node(target) : fx::kNoNode;
+        const fx::NodeId node = group < 0 ? doc.drawn_graph().find_node(target) : fx::kNoNode;
         if (group < 0 && node == fx::kNoNode) {
           std::fprintf(stderr, "fusion-explorer: --expand: no scope or node '%s'\n",
                        target.c_str());

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "ir/subgraph.h"
+
 namespace fx::drawing {
 namespace {
 
@@ -95,6 +97,8 @@ ScopeTree::ScopeTree(const Graph& graph, ScopeTreeOptions options) {
     topo_pos_[static_cast<std::size_t>(order[i])] = static_cast<int32_t>(i);
   std::hash<std::string> hasher;
   for (std::size_t i = 0; i < n; ++i) node_sig_[i] = hasher(graph.nodes()[i].qualified_op());
+  control_flow_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) control_flow_[i] = has_subgraphs(graph.nodes()[i]);
 
   add_group(GroupKind::Root, "", "", kNoGroup);
   std::unordered_map<std::string, GroupId> by_path;
@@ -200,6 +204,11 @@ void ScopeTree::merge_single_child(GroupId id) {
 }
 
 void ScopeTree::collapse_repeats(GroupId id, int min_repeats) {
+  // An If's branches are alternatives, not repeated blocks: the group holding a
+  // control-flow node and its subgraphs (subgraph_groups.h) keeps them apart even
+  // when their ops match.
+  for (const Item& it : groups_[static_cast<std::size_t>(id)].children)
+    if (it.kind == Item::Node && control_flow_[static_cast<std::size_t>(it.id)]) return;
   std::vector<Item> kids = groups_[static_cast<std::size_t>(id)].children;
   auto sig = [&](const Item& it) { return groups_[static_cast<std::size_t>(it.id)].signature; };
   std::vector<Item> out;

@@ -104,6 +104,7 @@ class ScopeTree {
   std::vector<int32_t> node_index_;
   std::vector<int32_t> topo_pos_;
   std::vector<uint64_t> node_sig_;
+  std::vector<bool> control_flow_;  // NodeId -> the node has subgraphs (If/Loop/Scan)
   int depth_ = 0;
 };
 

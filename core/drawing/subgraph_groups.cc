@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "drawing/subgraph_groups.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -18,6 +19,15 @@ std::string component(const std::string& name) {
   for (char& c : s)
     if (c == '/') c = '.';
   return s.empty() ? "node" : s;
+}
+
+// An If's then_branch before its else_branch, the order the node is read in (the
+// attributes come sorted by name); other subgraphs in attribute order.
+std::vector<std::pair<std::string, const Graph*>> in_reading_order(const Node& n) {
+  auto subs = subgraphs_of(n);
+  std::stable_partition(subs.begin(), subs.end(),
+                        [](const auto& s) { return s.first == "then_branch"; });
+  return subs;
 }
 
 std::string join(const std::string& scope, const std::string& part) {
@@ -62,7 +72,7 @@ void inline_body(Graph& out, const Graph& body, const std::string& prefix, const
     for (ValueId o : n.outputs) copy.outputs.push_back(o == kNoValue ? kNoValue : id_of[o]);
     copy.implicit_inputs = n.implicit_inputs;
     out.add_node(std::move(copy));
-    for (const auto& [attr, sub] : subgraphs_of(n))
+    for (const auto& [attr, sub] : in_reading_order(n))
       inline_body(out, *sub, prefix + n.name + "/" + attr + "/", join(own, attr), names);
   }
 }
@@ -83,7 +93,7 @@ Graph inline_subgraphs_for_drawing(const Graph& graph) {
     if (!has_subgraphs(n)) continue;
     const std::string own = join(n.scope, component(n.name));
     out.node(NodeId(i)).scope = own;
-    for (const auto& [attr, sub] : subgraphs_of(n))
+    for (const auto& [attr, sub] : in_reading_order(n))
       inline_body(out, *sub, n.name + "/" + attr + "/", join(own, attr), names);
   }
   return out;

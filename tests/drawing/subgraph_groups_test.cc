@@ -24,7 +24,7 @@ std::shared_ptr<const Graph> branch(const std::string& outer, int ops, const std
   return std::make_shared<const Graph>(b.build());
 }
 
-Graph if_graph() {
+Graph if_graph(int else_ops = 1) {
   GraphBuilder b;
   auto x = b.input("x", {8});
   auto cond = b.input("cond", {}, DType::Bool);
@@ -32,7 +32,7 @@ Graph if_graph() {
   const std::string rname = b.graph().value(r).name;
   auto y = b.op("If", {cond, r},
                 {{"then_branch", SubgraphRef{"then", 3, branch(rname, 3, "t")}},
-                 {"else_branch", SubgraphRef{"else", 1, branch(rname, 1, "e")}}},
+                 {"else_branch", SubgraphRef{"else", else_ops, branch(rname, else_ops, "e")}}},
                 "if", Shape::of({8}), DType::Float32);
   b.graph().node(b.graph().find_node("if")).implicit_inputs = 1;
   b.output(b.op("Exp", {y}, {}, "after"));
@@ -65,6 +65,28 @@ TEST(SubgraphGroups, ControlFlowNodeBecomesAGroupWithItsBranches) {
   EXPECT_EQ(if_group->node_count, 1 + 3 + 1);
   EXPECT_EQ(then_group->node_count, 3);
   EXPECT_EQ(tree.group(tree.group_of(drawn.find_node("if"))).path, "if");
+}
+
+// Branches of the same ops are alternatives, not a repeated block: each stays its own
+// group beside the If node, then_branch first.
+TEST(SubgraphGroups, IdenticalBranchesAreNotSummarizedAsRepeats) {
+  const Graph drawn = inline_subgraphs_for_drawing(if_graph(3));
+  ScopeTree tree(drawn);
+  GroupId if_group = kNoGroup;
+  for (std::size_t i = 0; i < tree.group_count(); ++i)
+    if (tree.group(GroupId(i)).path == "if") if_group = GroupId(i);
+  ASSERT_NE(if_group, kNoGroup);
+  EXPECT_EQ(tree.group(if_group).repeat_count, 0);
+  std::vector<std::string> kids;
+  for (const Item& it : tree.group(if_group).children) {
+    if (it.kind != Item::Group) continue;
+    EXPECT_EQ(tree.group(it.id).kind, GroupKind::Scope);
+    EXPECT_EQ(tree.group(it.id).repeat_count, 0);
+    kids.push_back(tree.group(it.id).path);
+  }
+  EXPECT_EQ(kids, (std::vector<std::string>{"if/then_branch", "if/else_branch"}));
+  // then before else, as the If reads (its attributes come sorted by name).
+  EXPECT_LT(drawn.find_node("if/then_branch/t0"), drawn.find_node("if/else_branch/e0"));
 }
 
 TEST(SubgraphGroups, GraphWithoutControlFlowIsUnchanged) {
