@@ -40,6 +40,8 @@ class WideningContext final : public KernelContext {
   }
   int num_outputs() const override { return real_.num_outputs(); }
   Tensor& output(int i, DType dtype, const std::vector<int64_t>& dims) override {
+    // An index past the node's outputs is the real context's to refuse.
+    if (i < 0 || i >= static_cast<int>(temps_.size())) return real_.output(i, dtype, dims);
     const DType target = target_of(i);
     if (dtype == DType::Float32 && dtype_is_half(target)) {
       auto k = static_cast<std::size_t>(i);

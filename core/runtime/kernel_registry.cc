@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/kernel_registry.h"
 
+#include <set>
+
 #include "runtime/half.h"
 #include "runtime/half_adapter.h"
 #include "util/error.h"
@@ -57,16 +59,18 @@ const Registry& registry() {
   static const Registry r = [] {
     Registry out;
     for (const Registration& reg : kRegistrations) {
-      KernelTable added;
-      reg.fn(added);
+      // Each function sees the table so far: a later registration may wrap an earlier
+      // kernel (control flow's Identity over sequences) or replace it. The family lists
+      // the names it added.
+      std::set<std::string> before;
+      for (const auto& [name, factory] : out.table) before.insert(name);
+      reg.fn(out.table);
       KernelFamily* fam = nullptr;
       for (auto& f : out.families)
         if (f.name == reg.family) fam = &f;
       if (!fam) fam = &out.families.emplace_back(KernelFamily{reg.family, reg.reference_speed, {}});
-      for (auto& [name, factory] : added) {
-        if (name.find('@') == std::string::npos) fam->ops.push_back(name);
-        out.table[name] = std::move(factory);  // a later registration wins, as before
-      }
+      for (const auto& [name, factory] : out.table)
+        if (!before.count(name) && name.find('@') == std::string::npos) fam->ops.push_back(name);
     }
     return out;
   }();
@@ -81,6 +85,8 @@ const KernelTable& table() {
 bool touches_half(const Graph& g, const Node& n) {
   auto maybe_half = [&](ValueId v) {
     if (v == kNoValue) return false;
+    // Sequences and optionals pass through their kernels boxed (boxed_value.h): never widened.
+    if (g.value(v).kind != ValueKind::Tensor) return false;
     DType d = g.value(v).dtype;
     return d == DType::Undefined || dtype_is_half(d);
   };
