@@ -438,11 +438,20 @@ def qdq_int8(src, dst):
     quantize_qdq.quantize(src, dst)
 
 
-POST = {"constant_weights": constant_weights, "external_data": external_data, "qdq_int8": qdq_int8}
+def fp16(src, dst):
+    """float16 inside, float32 inputs and outputs (bench/corpus/convert_fp16.py)."""
+    import convert_fp16  # beside this file
+    convert_fp16.convert(src, dst)
+
+
+POST = {"constant_weights": constant_weights, "external_data": external_data, "qdq_int8": qdq_int8,
+        "fp16": fp16}
 POST_DOC = {"constant_weights": "initializers moved into Constant nodes",
             "qdq_int8": "QDQ int8: per-channel int8 weights, per-tensor uint8 activations "
                         "calibrated on one random-input run (bench/corpus/quantize_qdq.py)",
-            "external_data": "weights in an external data file (NAME.onnx.data)"}
+            "external_data": "weights in an external data file (NAME.onnx.data)",
+            "fp16": "float16 weights and activations, float32 inputs/outputs through Casts "
+                    "(bench/corpus/convert_fp16.py)"}
 
 
 # ----------------------------------------------------------------- the table
@@ -579,6 +588,7 @@ MODELS = {
     "resnet18_constant_weights": dict(base="resnet18", post="constant_weights"),
     "resnet18_external_data": dict(base="resnet18", post="external_data"),
     "resnet18_qdq_int8": dict(base="resnet18", post="qdq_int8"),
+    "resnet18_fp16": dict(base="resnet18", post="fp16"),
     "resnet18_dynamic_batch": dict(base="resnet18", dims={"batch": 1},
                                    dynamic={"input": {0: "batch"}, "output": {0: "batch"}}),
     "resnet18_opset11": dict(base="resnet18", opset=11),
