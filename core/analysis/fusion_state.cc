@@ -50,6 +50,17 @@ Verdict FusionState::fusable(NodeId n) const {
   }
   if (c.no_kernel)
     return {false, NotFusedReason::OpaqueOp, label(g_, n) + " produces a constant, no kernel"};
+  // The fused kernels (oneDNN post-ops, generated code) compute in float32 only, so a
+  // group over float16/bfloat16/float64 values would be excluded when built: never
+  // propose it, or credit it with launches it cannot remove.
+  for (ValueId v : g_.node(n).outputs) {
+    if (v == kNoValue) continue;
+    const DType d = g_.value(v).dtype;
+    if (dtype_is_float(d) && d != DType::Float32)
+      return {false, NotFusedReason::DtypeMismatch,
+              label(g_, n) + " computes in " + std::string(dtype_name(d)) +
+                  ": fused kernels take float32 only"};
+  }
   if (!cost_.node(n).known)
     return {false, NotFusedReason::UnknownShape,
             label(g_, n) + ": no estimate, " + cost_.node(n).unknown_reason};

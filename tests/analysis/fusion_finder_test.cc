@@ -54,6 +54,23 @@ TEST(FusionFinder, LevelTwoFusesElementwiseChain) {
   EXPECT_EQ(r.groups[0].id, group_id_for({"exp", "neg", "relu"}));
 }
 
+// Fused kernels compute in float32 only: the same chain in float16 (or float64) forms no
+// group, and the why-not says so, instead of a group that would be excluded when built.
+TEST(FusionFinder, NonFloat32ChainFormsNoGroupAndSaysWhy) {
+  for (DType d : {DType::Float16, DType::Float64}) {
+    GraphBuilder b;
+    auto x = b.input("x", {1024}, d);
+    b.output(b.op("Exp", {b.op("Neg", {b.op("Relu", {x}, {}, "relu")}, {}, "neg")}, {}, "exp"));
+    Graph g = b.build();
+    AnalysisResult r = at(g, 2);
+    EXPECT_TRUE(r.groups.empty()) << dtype_name(d);
+    EXPECT_EQ(r.kernels_after, r.kernels_before);
+    const NotFused* nf = not_fused(r, "relu", "neg");
+    ASSERT_NE(nf, nullptr);
+    EXPECT_EQ(nf->reason, NotFusedReason::DtypeMismatch);
+    EXPECT_NE(nf->text.find("float32 only"), std::string::npos) << nf->text;
+  }
+}
 TEST(FusionFinder, ThresholdDecides) {
   GraphBuilder b;
   auto x = b.input("x", {1024});
