@@ -322,6 +322,14 @@ class Lowerer {
         o.drop_row_axes = static_cast<int>(g_.value(v).shape.rank()) <= row_begin_;
       else if (g_.value(v).shape.rank() != ref_.size())
         return "output '" + o.name + "' has a lower rank than the group's rows";
+      // The kernel writes every row output over the whole iteration space; an
+      // intermediate read outside the group that is broadcast along some axis (an
+      // attention mask before it meets the scores) would be written at the wrong shape.
+      if (kv.row) {
+        const std::vector<int> m = mask_of(g_.value(v).shape);
+        if (std::find(m.begin(), m.end(), kBcast) != m.end())
+          return "output '" + o.name + "' is broadcast along an axis of the group's rows";
+      }
       lg_.vars[static_cast<std::size_t>(o.var)].comment = o.name;
       lg_.outputs.push_back(o);
     }

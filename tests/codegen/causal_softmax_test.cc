@@ -76,6 +76,38 @@ TEST(CausalSoftmax, MaskedRowKernelMatchesTheRuntime) {
   }
 }
 
+// BERT's padding mask: (1 - mask) * -1e4 is computed once, [B, 1, 1, S], and added to the
+// scores of every layer. A group that takes the mask's arithmetic in with the first
+// layer's Add+Softmax has the mask as an output read outside the group: the row kernel
+// would write it over the whole [B, H, S, S] space, so the group must not be compiled
+// that way, and the program must still match the runtime.
+TEST(CausalSoftmax, MaskReadOutsideTheGroupIsNotWrittenAtTheRowShape) {
+  const int64_t b = 1, h = 2, s = 16;
+  GraphBuilder gb;
+  auto x1 = gb.input("scores1", {b, h, s, s});
+  auto x2 = gb.input("scores2", {b, h, s, s});
+  auto m = gb.input("mask", {b, 1, 1, s});
+  auto one = gb.constant("one", TensorData::from_floats({}, {1.f}));
+  auto big = gb.constant("big", TensorData::from_floats({}, {-1e4f}));
+  auto inv = gb.op("Sub", {one, m}, {}, "mask_sub", Shape::of({b, 1, 1, s}), DType::Float32);
+  auto add = gb.op("Mul", {inv, big}, {}, "mask_mul", Shape::of({b, 1, 1, s}), DType::Float32);
+  auto a1 = gb.op("Add", {x1, add}, {}, "l0_add", Shape::of({b, h, s, s}), DType::Float32);
+  gb.output(gb.op("Softmax", {a1}, {{"axis", int64_t{-1}}}, "l0_softmax"));
+  auto a2 = gb.op("Add", {x2, add}, {}, "l1_add", Shape::of({b, h, s, s}), DType::Float32);
+  gb.output(gb.op("Softmax", {a2}, {{"axis", int64_t{-1}}}, "l1_softmax"));
+  Graph g = gb.build();
+  std::map<std::string, Tensor> inputs{{"scores1", testing::random_tensor({b, h, s, s}, 5)},
+                                       {"scores2", testing::random_tensor({b, h, s, s}, 6)}};
+  std::vector<float> mask(static_cast<std::size_t>(s), 1.f);
+  mask.back() = 0.f;  // one padded position
+  inputs["mask"] = Tensor::from_floats({b, 1, 1, s}, mask);
+  FusedProgram p = build(g, {"mask_sub", "mask_mul", "l0_add", "l0_softmax"});
+  ASSERT_FALSE(p.groups.empty());
+  // The whole group is not one row kernel (its parts may be, as extra groups "<id>.N").
+  EXPECT_NE(p.groups[0].outcome, GroupOutcome::Compiled) << p.groups[0].detail;
+  testing::expect_steps_match_unfused(g, p.steps, inputs);
+}
+
 TEST(CausalSoftmax, LargeTensorsSplitBetweenOpenMPThreadsMatchTheRuntime) {
   // >= 16 MiB: the compiled function's own OpenMP threads each start mid-tensor (the
   // offsets from a division, then the odometer over batch, heads and rows) and the
