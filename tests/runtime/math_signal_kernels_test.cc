@@ -63,6 +63,44 @@ TEST(Einsum, MatmulTraceDiagonalAndImplicitOutput) {
   EXPECT_THAT(t[0], FloatsNear(std::vector<float>{1, 4, 2, 5, 3, 6}));
 }
 
+// Two float32 inputs that form a batched matrix product take the sgemm path; the same
+// inputs in float64 take the summation. Both must agree, broadcast and permuted letters
+// included.
+TEST(Einsum, MatmulFormAgreesWithTheSummation) {
+  struct Case {
+    const char* eq;
+    std::vector<int64_t> a, b;
+  };
+  const Case cases[] = {
+      {"B G H I D, B G H J D -> B G H I J", {1, 2, 3, 5, 4}, {1, 2, 3, 6, 4}},
+      {"B G H I J, B G H J D -> B G H I D", {1, 2, 3, 5, 6}, {1, 2, 3, 6, 4}},
+      {"bij,jk->bki", {3, 4, 5}, {5, 2}},
+      {"bij,bjk->bik", {3, 4, 5}, {1, 5, 2}},  // batch broadcast in the second input
+      {"i,j->ij", {4}, {3}},                   // outer product: nothing contracted
+      {"...ij,...jk", {2, 3, 4}, {2, 4, 5}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.eq);
+    auto make = [](const std::vector<int64_t>& dims, DType dt, int seed) {
+      Tensor t(dt, dims);
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        const double v = std::sin(0.7 * static_cast<double>(i) + seed);
+        if (dt == DType::Float32)
+          t.data<float>()[i] = static_cast<float>(v);
+        else
+          t.data<double>()[i] = v;
+      }
+      return t;
+    };
+    const std::vector<std::pair<std::string, AttributeValue>> eq{{"equation", std::string(c.eq)}};
+    auto f = run_op("Einsum", {make(c.a, DType::Float32, 1), make(c.b, DType::Float32, 2)}, eq);
+    auto d = run_op("Einsum", {make(c.a, DType::Float64, 1), make(c.b, DType::Float64, 2)}, eq);
+    ASSERT_EQ(f[0].dims(), d[0].dims());
+    for (int64_t i = 0; i < f[0].numel(); ++i)
+      EXPECT_NEAR(f[0].data<float>()[i], d[0].data<double>()[i], 1e-5) << "element " << i;
+  }
+}
+
 TEST(Signal, WindowsMatchTheirFormulas) {
   auto n = int64s({}, {4});
   auto hann = run_op("HannWindow", {n});
