@@ -286,15 +286,7 @@ void Int8Conv::run_reference(const void* xp, void* y) const {
             }
             const int64_t i = (b * m + oc) * out_plane + (od * out[1] + oh) * out[2] + ow;
             const double total = double(acc) + (s_.bias.empty() ? 0.0 : double(s_.bias[oc]));
-            if (s_.y_type == DType::Int32) {
-              static_cast<int32_t*>(y)[i] = static_cast<int32_t>(total);
-            } else if (s_.y_type == DType::Float32) {
-              static_cast<float*>(y)[i] = static_cast<float>(total) * scale;
-            } else {
-              float v = static_cast<float>(total) * scale;
-              if (s_.relu) v = std::max(v, 0.f);
-              store_quantized(s_.y_type, y, i, v, s_.y_zero_point);
-            }
+            store_accumulated(s_.y_type, y, i, total, scale, s_.relu, s_.y_zero_point);
           }
     }
   }

@@ -121,15 +121,7 @@ void Int8MatMul::run_reference(const void* ap, void* y) const {
       const int64_t o = i * s_.n + j;
       const double total = double(acc[j]) + (s_.bias.empty() ? 0.0 : double(s_.bias[j]));
       const float scale = s_.scales.empty() ? 1.f : s_.scales[s_.scales.size() == 1 ? 0 : j];
-      if (s_.y_type == DType::Int32) {
-        static_cast<int32_t*>(y)[o] = static_cast<int32_t>(total);
-      } else if (s_.y_type == DType::Float32) {
-        static_cast<float*>(y)[o] = static_cast<float>(total) * scale;
-      } else {
-        float v = static_cast<float>(total) * scale;
-        if (s_.relu) v = std::max(v, 0.f);
-        store_quantized(s_.y_type, y, o, v, s_.y_zero_point);
-      }
+      store_accumulated(s_.y_type, y, o, total, scale, s_.relu, s_.y_zero_point);
     }
   }
 }

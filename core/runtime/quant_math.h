@@ -33,6 +33,22 @@ inline void store_quantized(DType t, void* out, int64_t i, float v, int32_t zero
   }
 }
 
+// Writes one integer-loop result (accumulator + bias) in the output's type: int32 as
+// is (ConvInteger, MatMulInteger), float32 scaled, or requantized to 8 bits with the
+// optional Relu of a fused QDQ group.
+inline void store_accumulated(DType t, void* out, int64_t i, double total, float scale, bool relu,
+                              int32_t zero_point) {
+  if (t == DType::Int32) {
+    static_cast<int32_t*>(out)[i] = static_cast<int32_t>(total);
+  } else if (t == DType::Float32) {
+    static_cast<float*>(out)[i] = static_cast<float>(total) * scale;
+  } else {
+    float v = static_cast<float>(total) * scale;
+    if (relu) v = std::max(v, 0.f);
+    store_quantized(t, out, i, v, zero_point);
+  }
+}
+
 // The integer values of a zero-point (or integer) tensor, 0 when absent.
 // Accepts uint8, int8 and int32.
 std::vector<int32_t> zero_points_of(const Tensor* zp, const char* what);
