@@ -162,16 +162,8 @@ void FusionPlan::save(const std::string& path) const {
 }
 
 FusionPlan FusionPlan::load(const std::string& path) {
-  const nlohmann::json doc = read_json_file(path, "fusion plan");
-  try {
-    return from_json(doc);
-  } catch (const nlohmann::json::exception& e) {
-    throw FileError(path, std::string("not valid JSON: ") + e.what());
-  } catch (const FileError&) {
-    throw;
-  } catch (const Error& e) {
-    throw FileError(path, e.what());
-  }
+  return load_json_file(path, "fusion plan",
+                        [](const nlohmann::json& doc) { return from_json(doc); });
 }
 
 std::vector<std::string> FusionPlan::bind(const Graph& g) {

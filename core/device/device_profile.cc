@@ -154,16 +154,8 @@ DeviceProfile device_profile_from_json(const nlohmann::json& j) {
 }
 
 DeviceProfile load_device_profile(const std::string& path) {
-  const nlohmann::json doc = read_json_file(path, "device profile");
-  try {
-    return device_profile_from_json(doc);
-  } catch (const nlohmann::json::exception& e) {
-    throw FileError(path, std::string("not valid JSON: ") + e.what());
-  } catch (const FileError&) {
-    throw;
-  } catch (const Error& e) {
-    throw FileError(path, e.what());
-  }
+  return load_json_file(path, "device profile",
+                        [](const nlohmann::json& doc) { return device_profile_from_json(doc); });
 }
 
 void save_device_profile(const DeviceProfile& p, const std::string& path) {

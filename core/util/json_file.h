@@ -14,6 +14,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/error.h"
+
 namespace fx {
 
 // The document in `text`, or nullopt with the parser's message in `error` (for callers
@@ -26,5 +28,21 @@ nlohmann::json parse_json(std::string_view text, const std::string& origin);
 // The document in the file at `path`; throws FileError(path, "cannot open <what>: <cause>")
 // when it cannot be read, and as parse_json when it is not JSON.
 nlohmann::json read_json_file(const std::string& path, std::string_view what = "file");
+
+// read_json_file, then `convert(doc)`; whatever the conversion throws comes back as a
+// FileError naming `path` (a JSON type error as "not valid JSON: ...").
+template <class Convert>
+auto load_json_file(const std::string& path, std::string_view what, Convert convert) {
+  const nlohmann::json doc = read_json_file(path, what);
+  try {
+    return convert(doc);
+  } catch (const nlohmann::json::exception& e) {
+    throw FileError(path, std::string("not valid JSON: ") + e.what());
+  } catch (const FileError&) {
+    throw;
+  } catch (const Error& e) {
+    throw FileError(path, e.what());
+  }
+}
 
 }  // namespace fx
