@@ -148,11 +148,13 @@ void print_before_after(const ProfileCliOptions& o, const fx::BeforeAfterDocumen
              num_or_dash(d.after.median_ms, "{:.3f}"), d.after.kernels.size());
   fmt::print("Speedup      {}x\n", num_or_dash(d.speedup, "{:.3f}"));
   const bool match = d.outputs_match.value_or(false);
-  fmt::print("Outputs      {} (max abs error {}, max rel error {}; rtol {:g}, atol {:g} {})\n",
+  fmt::print("Outputs      {} (max abs error {}, max rel error {}; rtol {:g}, atol {:g} {}{})\n",
              match ? "match" : "DIFFER", num_or_dash(d.max_abs_error, "{:.3g}"),
              num_or_dash(d.max_rel_error, "{:.3g}"), std::isnan(d.rtol) ? 0.0 : d.rtol,
              std::isnan(d.atol) ? 0.0 : d.atol,
-             d.tolerance_mode.empty() ? std::string("absolute") : d.tolerance_mode);
+             d.tolerance_mode.empty() ? std::string("absolute") : d.tolerance_mode,
+             std::isnan(d.steps) ? std::string()
+                                 : fmt::format(", quantized values {:g} step(s)", d.steps));
   if (!match) fmt::print("             {}\n", d.mismatch);
   if (!d.codegen_note.empty()) fmt::print("Codegen      {}\n", d.codegen_note);
   fmt::print("\n{:<12} {:<22} {:<9} {:<16} {:>13} {:>13} {:>11}\n", "group", "pattern", "status",
@@ -233,7 +235,9 @@ std::vector<std::string> before_after_child_args(const ProfileCliOptions& o,
                                    "--atol",
                                    fmt::format("{}", o.tolerance.atol),
                                    "--tolerance",
-                                   o.tolerance.mode()};
+                                   o.tolerance.mode(),
+                                   "--steps",
+                                   fmt::format("{}", o.tolerance.steps)};
   if (!o.plan.empty()) argv.insert(argv.end(), {"--plan", o.plan});
   if (o.opt_level >= 0) argv.insert(argv.end(), {"--opt-level", std::to_string(o.opt_level)});
   for (const auto& [name, value] : lo.dims)
@@ -392,6 +396,11 @@ void register_profile(CLI::App& app, Runner& run) {
   cmd->add_option("--rtol", o->tolerance.rtol,
                   "Before/after: relative tolerance of the output check (ONNX's)")
       ->capture_default_str();
+  cmd->add_option("--steps", o->tolerance.steps,
+                  "Before/after: quantized values (8-bit tensors, DequantizeLinear outputs) may "
+                  "differ by this many quantization steps")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--atol", o->tolerance.atol,
                   "Before/after: absolute tolerance of the output check (ONNX's)")
       ->capture_default_str();

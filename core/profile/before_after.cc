@@ -253,9 +253,11 @@ BeforeAfterResult run_before_after(const Graph& g, const std::vector<const Fusio
   po.source = "fusion-explorer cpu (fused)";
   // Step 3: the first run of the program that will be timed is checked whole.
   const auto names = output_names(g);
+  const auto steps = quantization_steps(g, g.outputs());
   FusedProgram p = build();
   auto after = std::make_unique<ProfileSession>(g, p.steps, po);
-  TensorDiff whole = compare_outputs(reference, after->run(inputs, false), names, o.tolerance);
+  TensorDiff whole =
+      compare_outputs(reference, after->run(inputs, false), names, o.tolerance, steps);
   if (!whole.match) {
     // Errors within tolerance per group can add up. Only groups that changed their own
     // outputs at all can be the cause: keep the k with the smallest error, the largest k
@@ -275,7 +277,7 @@ BeforeAfterResult run_before_after(const Graph& g, const std::vector<const Fusio
       after.reset();
       p = build();
       after = std::make_unique<ProfileSession>(g, p.steps, po);
-      return compare_outputs(reference, after->run(inputs, false), names, o.tolerance).match;
+      return compare_outputs(reference, after->run(inputs, false), names, o.tolerance, steps).match;
     };
     if (suspects.empty() || !probe(0)) {
       // Not explained by the fused groups: keep them all and report the mismatch.
@@ -327,7 +329,7 @@ BeforeAfterResult run_before_after(const Graph& g, const std::vector<const Fusio
   r.before = before.finish(inputs);
   r.after = after->finish(inputs);
   r.speedup = r.after.median_ms > 0 ? r.before.median_ms / r.after.median_ms : NAN;
-  r.outputs = compare_outputs(r.before.outputs, r.after.outputs, output_names(g), o.tolerance);
+  r.outputs = compare_outputs(r.before.outputs, r.after.outputs, names, o.tolerance, steps);
   r.tolerance = o.tolerance;
   r.codegen_note = p.note;
   measure_groups(groups, p, r, diffs, r.groups);

@@ -11,7 +11,8 @@
 //      kernel crashed in an earlier attempt) are dropped first
 //   2. one unfused run keeps the values the fused steps read and write; each fused step
 //      then runs alone on those inputs and its outputs are compared with the unfused
-//      ones (ONNX tolerances): a group that differs is excluded, with the reason
+//      ones (ONNX tolerances; quantized values within one quantization step,
+//      equivalence.h): a group that differs is excluded, with the reason
 //   3. the whole fused program's outputs are compared with the unfused ones; when they
 //      differ (errors within tolerance per group can add up), the groups whose own
 //      outputs changed at all are sorted by error and the largest-error ones are excluded,
@@ -58,8 +59,8 @@ struct GroupMeasurement {
   double predicted_saved_us = NAN;  // the plan's estimate (NaN: unknown shapes)
   // Its interval from the calibration's residuals (NaN: the profile has none).
   double predicted_low_us = NAN, predicted_high_us = NAN;
-  double measured_saved_us = NAN;   // NaN when excluded
-  double max_abs_error = NAN;       // of the fused step alone against the unfused run
+  double measured_saved_us = NAN;  // NaN when excluded
+  double max_abs_error = NAN;      // of the fused step alone against the unfused run
   double max_rel_error = NAN;
   std::string estimate_profile;  // device profile behind predicted_saved_us
   // The model behind predicted_saved_us: the profile's calibrated saving model for the

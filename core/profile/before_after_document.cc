@@ -257,6 +257,7 @@ BeforeAfterDocument read_before_after_document(const nlohmann::json& doc,
   if (auto tol = doc.find("tolerance"); tol != doc.end() && tol->is_object()) {
     d.rtol = number(*tol, "rtol");
     d.atol = number(*tol, "atol");
+    d.steps = number(*tol, "steps");
     d.tolerance_mode = string_only(*tol, "mode");
   }
   if (auto g = doc.find("groups"); g != doc.end() && g->is_array()) {

@@ -102,6 +102,7 @@ struct BeforeAfterDocument {
   std::optional<bool> outputs_match;
   std::string mismatch, codegen_note;
   double rtol = NAN, atol = NAN;  // "tolerance" of the output check
+  double steps = NAN;             // its quantized values' steps (NaN: absent)
   std::string tolerance_mode;     // "scaled" | "absolute" | "" (absent)
   bool has_groups = false;        // "groups" was a list
   std::vector<BeforeAfterGroup> groups;

@@ -92,7 +92,10 @@ nlohmann::json before_after_json(const BeforeAfterResult& r, const BeforeAfterMe
           {"outputs_match", r.outputs.match},
           {"mismatch", r.outputs.where},
           {"tolerance",
-           {{"rtol", r.tolerance.rtol}, {"atol", r.tolerance.atol}, {"mode", r.tolerance.mode()}}},
+           {{"rtol", r.tolerance.rtol},
+            {"atol", r.tolerance.atol},
+            {"mode", r.tolerance.mode()},
+            {"steps", r.tolerance.steps}}},
           {"codegen_note", r.codegen_note},
           {"groups", std::move(groups)}};
 }

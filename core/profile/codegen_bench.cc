@@ -91,7 +91,8 @@ CodegenBench run_codegen_bench(const Graph& graph, const std::vector<const Fusio
   std::vector<std::string> names;
   for (ValueId v : graph.outputs()) names.push_back(graph.value(v).name);
   b.fused_outputs = after.run(in);
-  b.outputs = compare_outputs(before.run(in), b.fused_outputs, names, b.tolerance);
+  b.outputs = compare_outputs(before.run(in), b.fused_outputs, names, b.tolerance,
+                              quantization_steps(graph, graph.outputs()));
   std::vector<double> tb, ta;
   for (int i = 0; i < o.runs; ++i) {
     tb.push_back(time_ms(before, in));

@@ -18,8 +18,29 @@ void TensorDiff::merge(const TensorDiff& o) {
   max_abs_expected = std::max(max_abs_expected, o.max_abs_expected);
 }
 
+double quantization_step(const Graph& g, ValueId v) {
+  if (v == kNoValue) return 0;
+  const Value& val = g.value(v);
+  if (val.dtype == DType::Int8 || val.dtype == DType::UInt8) return 1;
+  if (val.producer == kNoNode) return 0;
+  const Node& dq = g.node(val.producer);
+  if (dq.op_type != "DequantizeLinear" || dq.inputs.size() < 2 || dq.inputs[1] == kNoValue)
+    return 0;
+  const Value& scale = g.value(dq.inputs[1]);
+  if (!scale.is_constant() || !scale.data || scale.data->numel() != 1) return 0;
+  const float s = scale.data->to_floats()[0];
+  return std::isfinite(s) && s > 0 ? double(s) : 0;
+}
+
+std::vector<double> quantization_steps(const Graph& g, const std::vector<ValueId>& values) {
+  std::vector<double> out;
+  out.reserve(values.size());
+  for (ValueId v : values) out.push_back(quantization_step(g, v));
+  return out;
+}
+
 TensorDiff compare_tensors(const Tensor& e, const Tensor& a, const std::string& name,
-                           const Tolerance& tol) {
+                           const Tolerance& tol, double step) {
   TensorDiff d;
   if (e.dtype() != a.dtype() || e.dims() != a.dims()) {
     d.match = false;
@@ -28,14 +49,17 @@ TensorDiff compare_tensors(const Tensor& e, const Tensor& a, const std::string& 
     return d;
   }
   if (e.dtype() == DType::String) return d;  // not compared
+  if (step <= 0 && (e.dtype() == DType::UInt8 || e.dtype() == DType::Int8)) step = 1;
   const std::vector<float> ev = e.to_floats(), av = a.to_floats();
   for (float x : ev)
     if (std::isfinite(x)) d.max_abs_expected = std::max(d.max_abs_expected, double(std::fabs(x)));
   const double scale = tol.scaled ? std::max(1.0, d.max_abs_expected) : 1.0;
-  // 8-bit integers are quantized values: an int8 kernel and the float computation it
-  // replaces may round a value near a half apart, one quantum.
-  const bool quantized = e.dtype() == DType::UInt8 || e.dtype() == DType::Int8;
-  const double atol = quantized ? std::max(1.0, tol.atol * scale) : tol.atol * scale;
+  const double atol = tol.atol * scale;
+  // Quantized: within tol.steps steps, plus the float tolerance (a dequantized
+  // value is a multiple of its step computed in float, so one step apart can read as a
+  // hair more than one step).
+  const double steps_allowed = step > 0 ? tol.steps * step : 0;
+  auto allowed = [&](double x) { return steps_allowed + atol + tol.rtol * std::fabs(x); };
   int64_t first_bad = -1;
   for (std::size_t i = 0; i < ev.size(); ++i) {
     const double x = ev[i], y = av[i];
@@ -49,8 +73,9 @@ TensorDiff compare_tensors(const Tensor& e, const Tensor& a, const std::string& 
     if (std::isinf(x) && x == y) continue;
     const double err = std::fabs(y - x);
     d.max_abs_error = std::max(d.max_abs_error, err);
-    if (std::fabs(x) > atol) d.max_rel_error = std::max(d.max_rel_error, err / std::fabs(x));
-    if (!(err <= atol + tol.rtol * std::fabs(x))) {
+    if (std::fabs(x) > std::max(atol, steps_allowed))
+      d.max_rel_error = std::max(d.max_rel_error, err / std::fabs(x));
+    if (!(err <= allowed(x))) {
       ++d.mismatches;
       if (first_bad < 0) first_bad = int64_t(i);
     }
@@ -58,16 +83,23 @@ TensorDiff compare_tensors(const Tensor& e, const Tensor& a, const std::string& 
   if (d.mismatches > 0) {
     d.match = false;
     const auto i = static_cast<std::size_t>(first_bad);
-    d.where = fmt::format(
-        "{}: {} of {} elements outside rtol {:g} atol {:g} ({}, scale {:g}) (first at {}: "
-        "expected {:g}, got {:g})",
-        name, d.mismatches, ev.size(), tol.rtol, atol, tol.mode(), scale, i, ev[i], av[i]);
+    const std::string rule =
+        step > 0 ? fmt::format(
+                       "{:g} step of {:g} (quantized; {:.3g} steps off) plus rtol {:g} "
+                       "atol {:g} ({}, scale {:g})",
+                       tol.steps, step, std::fabs(double(av[i]) - ev[i]) / step, tol.rtol, atol,
+                       tol.mode(), scale)
+                 : fmt::format("rtol {:g} atol {:g} ({}, scale {:g})", tol.rtol, atol, tol.mode(),
+                               scale);
+    d.where = fmt::format("{}: {} of {} elements outside {} (first at {}: expected {:g}, got {:g})",
+                          name, d.mismatches, ev.size(), rule, i, ev[i], av[i]);
   }
   return d;
 }
 
 TensorDiff compare_outputs(const std::vector<Tensor>& expected, const std::vector<Tensor>& actual,
-                           const std::vector<std::string>& names, const Tolerance& tol) {
+                           const std::vector<std::string>& names, const Tolerance& tol,
+                           const std::vector<double>& steps) {
   TensorDiff all;
   if (expected.size() != actual.size()) {
     all.match = false;
@@ -77,7 +109,7 @@ TensorDiff compare_outputs(const std::vector<Tensor>& expected, const std::vecto
   }
   for (std::size_t i = 0; i < expected.size(); ++i) {
     std::string name = i < names.size() ? names[i] : "output " + std::to_string(i);
-    all.merge(compare_tensors(expected[i], actual[i], name, tol));
+    all.merge(compare_tensors(expected[i], actual[i], name, tol, i < steps.size() ? steps[i] : 0));
   }
   return all;
 }
@@ -183,7 +215,8 @@ TensorDiff check_step(const Graph& g, const Step& step, const ValueStore& ref, i
       d.merge(miss);
       continue;
     }
-    d.merge(compare_tensors(stored(step.outputs[i]), got, name, tol));
+    d.merge(compare_tensors(stored(step.outputs[i]), got, name, tol,
+                            quantization_step(g, step.outputs[i])));
   }
   return d;
 }

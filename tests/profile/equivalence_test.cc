@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "ir/graph_builder.h"
 #include "profile/equivalence.h"
 
 namespace fx {
@@ -12,6 +13,12 @@ namespace {
 
 Tensor floats(std::vector<float> v) {
   return Tensor::from_floats({int64_t(v.size())}, v);
+}
+
+Tensor bytes(std::vector<uint8_t> v) {
+  Tensor t(DType::UInt8, {int64_t(v.size())});
+  std::copy(v.begin(), v.end(), t.data<uint8_t>());
+  return t;
 }
 
 TEST(Equivalence, WithinRelativeToleranceMatches) {
@@ -73,6 +80,60 @@ TEST(Equivalence, ScaledToleranceFollowsTheTensorsMagnitude) {
   EXPECT_FALSE(compare_tensors(expected, wrong, "logits").match);
   EXPECT_FALSE(compare_tensors(expected, wrong, "logits", absolute).match);
   EXPECT_NE(compare_tensors(expected, wrong, "logits").where.find("scaled"), std::string::npos);
+}
+
+// Quantized values are judged in quantization steps: one step apart is equal (an int8
+// kernel rounds a value near a half apart from the float path), two steps are not.
+TEST(Equivalence, QuantizedValuesMayDifferByOneStepNotTwo) {
+  const Tensor expected = bytes({0, 7, 128, 255});
+  const Tensor one = bytes({1, 6, 129, 255});
+  const Tensor two = bytes({0, 7, 130, 255});
+  EXPECT_TRUE(compare_tensors(expected, one, "q").match);
+  const TensorDiff d = compare_tensors(expected, two, "q");
+  EXPECT_FALSE(d.match);
+  EXPECT_EQ(d.mismatches, 1);
+  EXPECT_NE(d.where.find("1 step of 1 (quantized; 2 steps off)"), std::string::npos) << d.where;
+  // A caller may allow more steps (fxc profile --steps).
+  Tolerance two_steps;
+  two_steps.steps = 2;
+  EXPECT_TRUE(compare_tensors(expected, two, "q", two_steps).match);
+  // The float tolerance alone would accept neither: 1e-5 of 255 plus 1e-3 of 128.
+  EXPECT_FALSE(compare_tensors(floats({0, 7, 128, 255}), floats({1, 6, 129, 255}), "f").match);
+}
+
+// A float output that a DequantizeLinear wrote moves in steps of its scale.
+TEST(Equivalence, DequantizedFloatsAreJudgedInStepsOfTheirScale) {
+  const float s = 0.0147f;
+  const Tensor expected = floats({0.f, 0.5f * 65 * s, 1.93f});
+  const Tensor one = floats({s, 0.5f * 65 * s, 1.93f - s});
+  const Tensor two = floats({0.f, 0.5f * 65 * s + 2 * s, 1.93f});
+  EXPECT_FALSE(compare_tensors(expected, one, "y").match);  // as floats
+  EXPECT_TRUE(compare_tensors(expected, one, "y", {}, s).match);
+  const TensorDiff d = compare_tensors(expected, two, "y", {}, s);
+  EXPECT_FALSE(d.match);
+  EXPECT_NE(d.where.find("quantized; 2 steps off"), std::string::npos) << d.where;
+  // Output lists take their steps position by position.
+  EXPECT_TRUE(compare_outputs({expected}, {one}, {"y"}, {}, {s}).match);
+  EXPECT_FALSE(compare_outputs({expected}, {two}, {"y"}, {}, {s}).match);
+}
+
+// The step comes from the graph: 1 for 8-bit values, the DequantizeLinear's one constant
+// scale for its float output, none for a per-channel scale or an ordinary float.
+TEST(Equivalence, QuantizationStepOfAGraphValue) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {4}, DType::UInt8);
+  ValueId scale = b.constant("scale", TensorData::from_floats({}, {0.25f}));
+  ValueId per_channel = b.constant("per_channel", TensorData::from_floats({4}, {1, 2, 3, 4}));
+  ValueId y = b.op("DequantizeLinear", {x, scale}, {}, "dq", Shape::of({4}), DType::Float32);
+  ValueId z =
+      b.op("DequantizeLinear", {x, per_channel}, {}, "dq_c", Shape::of({4}), DType::Float32);
+  ValueId r = b.op("Relu", {y}, {}, "relu");
+  const Graph g = b.build();
+  EXPECT_DOUBLE_EQ(quantization_step(g, x), 1.0);
+  EXPECT_DOUBLE_EQ(quantization_step(g, y), 0.25);
+  EXPECT_DOUBLE_EQ(quantization_step(g, z), 0.0);
+  EXPECT_DOUBLE_EQ(quantization_step(g, r), 0.0);
+  EXPECT_EQ(quantization_steps(g, {y, r}), (std::vector<double>{0.25, 0.0}));
 }
 
 }  // namespace
