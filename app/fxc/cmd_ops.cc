@@ -93,10 +93,11 @@ bool probe(const std::string& op, fx::DType t) {
 int print_ops(bool markdown) {
   const auto speeds = fx::op_speeds();
   if (!markdown) {
-    // One line per op: name, family, speed class (scripts read these three columns).
+    // One line per op: name, family, speed class, and "partly" where the note says which
+    // forms are fast (scripts read these columns; docs/operators.md has the notes).
     for (const auto& s : speeds)
-      std::printf("%-28s %-16s %s\n", s.op.c_str(), s.family.c_str(),
-                  fx::kernel_speed_name(s.speed));
+      std::printf("%-28s %-16s %s%s\n", s.op.c_str(), s.family.c_str(),
+                  fx::kernel_speed_name(s.speed), s.note.empty() ? "" : " partly");
     return 0;
   }
   spdlog::set_level(spdlog::level::off);  // probes fail by design; keep their errors out
