@@ -9,11 +9,17 @@
         # and `fxc run` (unfused, on NAME.inputs/; --no-run skips it) on every model, saves
         # what they said in CORPUS/fxc_baseline.json and adds the baseline table;
         # --baseline FILE re-uses a saved one instead of running fxc again.
+    /usr/bin/python3 bench/corpus/describe_corpus.py --fxc build/app/fxc --reference-only \
+        --baseline CORPUS/fxc_baseline.json --baseline-out bench/cache/fxc_baseline.json
+        # only the reference-speed section: which reference-speed kernels (`fxc ops`) each
+        # model runs and their share of its time in `fxc profile`, added to a saved baseline.
 
 Per model: source, family, task, export settings, inputs with their symbolic dims and the
 values bound, node count (and nodes inside If/Loop/Scan bodies), parameter bytes (initializers
 and Constant-node tensors, external data included), and the op mix (most frequent ops).
-No timing is written: the corpus table describes models, docs/benchmarks.md keeps times.
+The corpus table describes models, docs/benchmarks.md keeps times; the one timing figure
+here is the share of a model's time spent in reference-speed kernels (a slow reference kernel
+is allowed only where it costs a model under 1% of its time).
 """
 
 import argparse
@@ -173,6 +179,47 @@ def fxc_baseline(fxc, corpus_dir, models, timeout, run):
     return out
 
 
+def reference_speed(fxc, corpus_dir, models, stats, timeout):
+    """The reference-speed ops (`fxc ops`, speed column) each model runs, and those optimized
+    for some forms only ("partly": docs/operators.md's notes), with the share of the model's
+    unfused time their kernels take (`fxc profile --json`, sum of kernel medians)."""
+    p = subprocess.run([fxc, "ops"], capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        sys.exit(f"{fxc} ops failed: {first_error(p.stderr)}")
+    speed, partly = {}, set()
+    for line in p.stdout.splitlines():
+        cols = line.split()
+        if len(cols) >= 3:
+            speed[cols[0]] = cols[2]
+            if cols[3:] == ["partly"]:
+                partly.add(cols[0])
+    reference = sorted(op for op, s in speed.items() if s == "reference")
+    commit = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(fxc)), "rev-parse",
+                             "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    out = dict(reference_ops=reference, partly_ops=sorted(partly), commit=commit or "unknown",
+               date=datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), models={})
+    for m in models:
+        used = sorted((set(reference) | partly) & set(stats[m["name"]]["ops"]))
+        if not used:
+            continue
+        path = os.path.join(corpus_dir, m["file"])
+        dims = [a for k, v in m.get("dims", {}).items() for a in ("--dim", f"{k}={v}")]
+        j, err = run_fxc(fxc, ["profile", path, "--json", "--runs", "5", "--threads", "2",
+                               *dims], timeout)
+        r = dict(ops=used, reference=[op for op in used if op in reference])
+        if err:
+            r["error"] = err
+        else:
+            kernels = j.get("kernels", [])
+            total = sum(k["median_us"] for k in kernels)
+            r["total_ms"] = total / 1e3
+            r["share"] = {op: sum(k["median_us"] for k in kernels if op in k["op_types"]) /
+                          total if total > 0 else None for op in used}
+        out["models"][m["name"]] = r
+        print(f"fxc reference-speed {m['name']}: {r}", flush=True)
+    return out
+
+
 def analyze_cell(a):
     if a is None:
         return "(no symbolic dims)"
@@ -203,6 +250,10 @@ def main():
     ap.add_argument("--timeout", type=int, default=120, help="seconds per fxc command")
     ap.add_argument("--no-run", action="store_true",
                     help="with --fxc: skip `fxc run` (inspect and analyze only)")
+    ap.add_argument("--reference-only", action="store_true",
+                    help="with --fxc and --baseline: only redo the reference-speed section")
+    ap.add_argument("--baseline-out", help="where --fxc saves the baseline "
+                    "(default: CORPUS/fxc_baseline.json)")
     args = ap.parse_args()
     manifest_path = os.path.join(args.corpus, "corpus.json")
     if not os.path.exists(manifest_path):
@@ -211,19 +262,24 @@ def main():
         manifest = json.load(f)
     models = manifest["models"]
 
+    stats = {m["name"]: model_stats(os.path.join(args.corpus, m["file"])) for m in models}
     baseline = None
-    if args.fxc:
-        baseline = fxc_baseline(args.fxc, args.corpus, models, args.timeout, not args.no_run)
-        with open(os.path.join(args.corpus, "fxc_baseline.json"), "w") as f:
-            json.dump(baseline, f, indent=1)
-    elif args.baseline:
+    if args.baseline:
         with open(args.baseline) as f:
             baseline = json.load(f)
+    if args.fxc:
+        if not args.reference_only:
+            baseline = fxc_baseline(args.fxc, args.corpus, models, args.timeout, not args.no_run)
+        elif baseline is None:
+            sys.exit("--reference-only needs --baseline FILE")
+        baseline["reference_speed"] = reference_speed(args.fxc, args.corpus, models, stats,
+                                                      args.timeout)
+        with open(args.baseline_out or os.path.join(args.corpus, "fxc_baseline.json"), "w") as f:
+            json.dump(baseline, f, indent=1)
 
     rows, by_source, total_ops = [], collections.Counter(), collections.Counter()
-    stats = {}
     for m in models:
-        s = stats[m["name"]] = model_stats(os.path.join(args.corpus, m["file"]))
+        s = stats[m["name"]]
         by_source[m["source"].split(" (")[0]] += 1
         total_ops.update(s["ops"])
         nodes = str(s["nodes"]) + (f" (+{s['sub_nodes']} in subgraphs)" if s["sub_nodes"] else "")
@@ -357,6 +413,39 @@ def main():
         if missing:
             L += ["", "Ops that stop `fxc run` (first one met per model): " + "; ".join(
                 f"{op} ({', '.join(ns)})" for op, ns in sorted(missing.items())) + "."]
+        L += [""]
+    ref = (baseline or {}).get("reference_speed")
+    if ref:
+        L += ["## Reference-speed kernels", "",
+              "Kernels marked *reference* in `fxc ops` (docs/operators.md: a naive scalar loop "
+              "kept for coverage) are allowed only where they cost a corpus model under 1% of "
+              "its time. Per model that runs one, or an op whose kernel is fast for some forms "
+              "only (*partly*, the notes of docs/operators.md): the ops, and the share of the "
+              "model's time their kernels take in `fxc profile` (unfused, 2 threads, 5 runs, "
+              "sum of kernel "
+              f"medians), {ref['date']}, fxc built from commit {ref['commit']}. "
+              "Reference-speed ops: "
+              + ", ".join(ref["reference_ops"]) + "; partly optimized: "
+              + (", ".join(ref.get("partly_ops", [])) or "none") + ".", "",
+              "| model | ops (speed) | share of its time | reference ops under 1% |",
+              "| --- | --- | ---: | --- |"]
+        for m in models:
+            r = ref["models"].get(m["name"])
+            if not r:
+                continue
+            refs = r.get("reference", r["ops"])
+            ops = ", ".join(f"{op} ({'reference' if op in refs else 'partly'})" for op in r["ops"])
+            if r.get("error"):
+                L.append(f"| {m['name']} | {ops} | error: "
+                         f"{r['error'].replace('|', chr(92) + '|')} | unknown |")
+                continue
+            shares = r["share"]
+            cell = ", ".join(f"{op} {100 * v:.2f}%" for op, v in shares.items())
+            ok = all(shares[op] is not None and shares[op] < 0.01 for op in refs)
+            verdict = ("none run" if not refs else "yes" if ok else "**no**")
+            L.append(f"| {m['name']} | {ops} | {cell} (of {r['total_ms']:.1f} ms) | {verdict} |")
+        if not ref["models"]:
+            L.append("| (none) | | | |")
         L += [""]
 
     os.makedirs(os.path.dirname(args.out), exist_ok=True)

@@ -17,9 +17,6 @@ constexpr SpeedException kSpeedExceptions[] = {
     {"Einsum", KernelSpeed::Optimized,
      "two float32 inputs of matmul form (batch, row, column and contracted letters) run as "
      "packed oneDNN sgemm; other forms sum every index combination (reference)"},
-    {"GridSample", KernelSpeed::Optimized,
-     "nearest and bilinear find each output pixel's taps once per image and gather the "
-     "channels with them over threads; bicubic is a plain loop (reference)"},
 };
 
 }  // namespace

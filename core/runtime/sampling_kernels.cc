@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // GridSample (opset 16, 4-D): each output pixel reads the input at a normalized
 // (x, y) location from the grid, by nearest, bilinear or bicubic interpolation,
-// with zeros, border or reflection padding. Nearest and bilinear find each output
-// pixel's taps (source offsets and weights) once per image and then gather every channel
-// with them, spread over threads; bicubic is a plain loop (reference speed).
+// with zeros, border or reflection padding. Reference speed: no corpus model uses it.
 
 #include <algorithm>
 #include <cmath>
@@ -63,46 +61,34 @@ class Sampler {
     }
     return x;
   }
-  // The offset of pixel (y, x) in a plane under the padding rule; -1: it reads a zero.
-  int64_t offset(int64_t y, int64_t x) const {
+  // The pixel (y, x) of one plane, under the padding rule.
+  double pixel(const float* plane, int64_t y, int64_t x) const {
     if (a_.padding == Padding::Zeros) {
-      if (y < 0 || y >= h_ || x < 0 || x >= w_) return -1;
+      if (y < 0 || y >= h_ || x < 0 || x >= w_) return 0;
     } else {
       y = static_cast<int64_t>(pad_coord(static_cast<double>(y), h_));
       x = static_cast<int64_t>(pad_coord(static_cast<double>(x), w_));
     }
-    return y * w_ + x;
-  }
-  double pixel(const float* plane, int64_t y, int64_t x) const {
-    const int64_t o = offset(y, x);
-    return o < 0 ? 0.0 : plane[o];
+    return plane[y * w_ + x];
   }
 
-  // Taps of one output pixel: 1 (nearest) or 4 (bilinear) offsets and weights.
-  int taps() const { return a_.mode == Mode::Nearest ? 1 : 4; }
-  void find_taps(double gx, double gy, int64_t* at, float* wt) const {
-    const double x = pad_coord(unnormalize(gx, w_), w_), y = pad_coord(unnormalize(gy, h_), h_);
+  double sample(const float* plane, double gx, double gy) const {
+    double x = unnormalize(gx, w_), y = unnormalize(gy, h_);
+    if (a_.mode != Mode::Bicubic) {
+      x = pad_coord(x, w_);
+      y = pad_coord(y, h_);
+    }
     if (a_.mode == Mode::Nearest) {
-      at[0] =
-          offset(static_cast<int64_t>(std::nearbyint(y)), static_cast<int64_t>(std::nearbyint(x)));
-      wt[0] = 1;
-      return;
+      return pixel(plane, static_cast<int64_t>(std::nearbyint(y)),
+                   static_cast<int64_t>(std::nearbyint(x)));
     }
     const double fx0 = std::floor(x), fy0 = std::floor(y);
     const auto x0 = static_cast<int64_t>(fx0), y0 = static_cast<int64_t>(fy0);
     const double tx = x - fx0, ty = y - fy0;
-    at[0] = offset(y0, x0), at[1] = offset(y0, x0 + 1);
-    at[2] = offset(y0 + 1, x0), at[3] = offset(y0 + 1, x0 + 1);
-    wt[0] = static_cast<float>((1 - ty) * (1 - tx)), wt[1] = static_cast<float>((1 - ty) * tx);
-    wt[2] = static_cast<float>(ty * (1 - tx)), wt[3] = static_cast<float>(ty * tx);
-  }
-
-  // Bicubic (the 16 taps' weights are separable: computed per pixel, not stored).
-  double sample_bicubic(const float* plane, double gx, double gy) const {
-    const double x = unnormalize(gx, w_), y = unnormalize(gy, h_);
-    const double fx0 = std::floor(x), fy0 = std::floor(y);
-    const auto x0 = static_cast<int64_t>(fx0), y0 = static_cast<int64_t>(fy0);
-    const double tx = x - fx0, ty = y - fy0;
+    if (a_.mode == Mode::Bilinear) {
+      return (1 - ty) * ((1 - tx) * pixel(plane, y0, x0) + tx * pixel(plane, y0, x0 + 1)) +
+             ty * ((1 - tx) * pixel(plane, y0 + 1, x0) + tx * pixel(plane, y0 + 1, x0 + 1));
+    }
     const auto wx = cubic_weights(tx, -0.75), wy = cubic_weights(ty, -0.75);
     double sum = 0;
     for (int i = 0; i < 4; ++i) {
@@ -133,43 +119,15 @@ void grid_sample(KernelContext& ctx, const GridSampleAttrs& a) {
   const float* xp = x.data<float>();
   const float* gp = grid.data<float>();
   float* yp = y.data<float>();
-  const int64_t pixels = ho * wo;
-  if (a.mode == Mode::Bicubic) {
-    parallel_for(n * c, pixels * 16, [&](int64_t b, int64_t e) {
-      for (int64_t nc = b; nc < e; ++nc) {
-        const float* plane = xp + nc * h * w;
-        const float* g = gp + (nc / c) * pixels * 2;
-        float* out = yp + nc * pixels;
-        for (int64_t p = 0; p < pixels; ++p)
-          out[p] = static_cast<float>(s.sample_bicubic(plane, g[2 * p], g[2 * p + 1]));
-      }
-    });
-    return;
-  }
-  // The taps depend on the grid only: found once per image, shared by its channels.
-  const int k = s.taps();
-  std::vector<int64_t> at(static_cast<std::size_t>(pixels * k));
-  std::vector<float> wt(at.size());
-  for (int64_t i = 0; i < n; ++i) {
-    const float* g = gp + i * pixels * 2;
-    parallel_for(pixels, 32, [&](int64_t b, int64_t e) {
-      for (int64_t p = b; p < e; ++p) s.find_taps(g[2 * p], g[2 * p + 1], &at[p * k], &wt[p * k]);
-    });
-    parallel_for(c, pixels * k, [&](int64_t b, int64_t e) {
-      for (int64_t ch = b; ch < e; ++ch) {
-        const float* plane = xp + (i * c + ch) * h * w;
-        float* out = yp + (i * c + ch) * pixels;
-        for (int64_t p = 0; p < pixels; ++p) {
-          float acc = 0;
-          for (int j = 0; j < k; ++j) {
-            const int64_t o = at[p * k + j];
-            acc += o < 0 ? 0.f : wt[p * k + j] * plane[o];
-          }
-          out[p] = acc;
-        }
-      }
-    });
-  }
+  parallel_for(n * c, ho * wo * 16, [&](int64_t b, int64_t e) {
+    for (int64_t nc = b; nc < e; ++nc) {
+      const float* plane = xp + nc * h * w;
+      const float* g = gp + (nc / c) * ho * wo * 2;
+      float* out = yp + nc * ho * wo;
+      for (int64_t p = 0; p < ho * wo; ++p)
+        out[p] = static_cast<float>(s.sample(plane, g[2 * p], g[2 * p + 1]));
+    }
+  });
 }
 
 }  // namespace

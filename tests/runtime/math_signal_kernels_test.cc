@@ -179,10 +179,10 @@ TEST(GridSample, IdentityGridReproducesTheInputInEveryMode) {
   EXPECT_THAT(border[0], FloatsNear(std::vector<float>{6, 1}));
 }
 
-// The bilinear taps are found once per image and shared by its channels: each image's
-// own grid, every channel, points inside and outside (zeros padding), against the
-// formula written out (align_corners = 1: pixel = (g + 1) / 2 * (size - 1)).
-TEST(GridSample, BilinearTapsFollowEachImagesGridInEveryChannel) {
+// Bilinear with each image's own grid, every channel, points inside and outside (zeros
+// padding), against the formula written out (align_corners = 1: pixel = (g + 1) / 2 *
+// (size - 1)).
+TEST(GridSample, BilinearFollowsEachImagesGridInEveryChannel) {
   const int64_t n = 2, c = 3, h = 4, w = 5, ho = 3, wo = 4;
   std::vector<float> xv(static_cast<std::size_t>(n * c * h * w)), gv;
   for (std::size_t i = 0; i < xv.size(); ++i) xv[i] = std::sin(0.37f * float(i)) * 3;
