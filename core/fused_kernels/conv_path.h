@@ -22,9 +22,13 @@
 //                      own buffer                             (conv_path_nhwc_channels.cc)
 //       columns        a small 1x1 with wide output as matmuls over output channels
 //                                                             (conv_path_pointwise_columns.cc)
-//   plain              NCHW through oneDNN's gemm convolution; without Binary post-ops the
-//                      bias and epilogue are our own pass after it (conv_epilogue.h), much
-//                      cheaper than oneDNN's post-ops there         (conv_path_plain.cc)
+//   plain              NCHW in and out. Without Binary post-ops: the convolution as parts
+//                      over the pool (runtime/conv_parts.h: channels-last inside where
+//                      oneDNN prefers it, grouped and 3-D ones included, else split over
+//                      output channels or groups), then the bias and epilogue as our own
+//                      pass (conv_epilogue.h), much cheaper than oneDNN's post-ops on its
+//                      gemm convolution. With them: one oneDNN primitive
+//                                                                   (conv_path_plain.cc)
 //
 // FX_CONV_PLAIN=1 forces the plain path (and no channels-last plan) for comparisons.
 // The kernel converts tensors whose layout is not the path's own (LayoutConversion).
@@ -109,8 +113,8 @@ std::unique_ptr<ConvPath> make_nhwc_conv_path(const ConvPrep& p, const ConvLayou
                                               const ConvGeometry& geo, const OperandDims& operands,
                                               int threads);
 std::unique_ptr<ConvPath> make_plain_conv_path(const ConvPrep& p, const std::vector<int64_t>& x,
-                                               const ConvGeometry& geo,
-                                               const OperandDims& operands);
+                                               const ConvGeometry& geo, const OperandDims& operands,
+                                               int threads);
 
 // Shared by the paths.
 dnnl::algorithm conv_post_op_algorithm(const std::string& alg);

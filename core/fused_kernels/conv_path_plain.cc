@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// The plain path (conv_path.h): NCHW through oneDNN's gemm convolution. With Binary
-// post-ops every post-op goes to oneDNN, else the bias and epilogue are our pass after
-// it (conv_epilogue.h).
+// The plain path (conv_path.h): NCHW in and out. With Binary post-ops one oneDNN
+// primitive with every post-op; else the convolution as parts over the runtime's pool
+// (runtime/conv_parts.h: channels-last inside where oneDNN prefers it, else split over
+// output channels or groups) and the bias and epilogue as our pass after it
+// (conv_epilogue.h).
 
 #include <cstring>
 #include <unordered_map>
 
 #include "fused_kernels/conv_path.h"
+#include "runtime/conv_parts.h"
 #include "runtime/dnnl_util.h"
 
 namespace fx {
@@ -15,26 +18,25 @@ namespace {
 
 using dt = dnnl::memory::data_type;
 
-std::vector<int64_t> grouped_weight_dims(const ConvPrep& p) {
-  std::vector<int64_t> wd = p.w_dims;  // [G, O/G, I/G, k...] for oneDNN
-  if (p.group > 1) {
-    wd[0] /= p.group;
-    wd.insert(wd.begin(), p.group);
-  }
-  return wd;
-}
-
 class PlainConvPath final : public ConvPath {
  public:
   PlainConvPath(const ConvPrep& p, const std::vector<int64_t>& x, const ConvGeometry& geo,
-                const OperandDims& operands)
+                const OperandDims& operands, int threads)
       : p_(p), dst_dims_(geo.out) {
     const auto& out = geo.out;
+    const bool own = p.epilogue.has_value();
+    if (own) {
+      ConvPartsSpec spec;
+      spec.x = x, spec.w = p.w_dims, spec.out = out, spec.group = p.group;
+      spec.strides = geo.st, spec.dil = geo.dil, spec.pl = geo.pl, spec.pr = geo.pr;
+      spec.weights = p.weights.data();
+      parts_ = std::make_unique<ConvParts>(spec, threads);
+      return;
+    }
     auto src_md = plain_f32_desc(x), dst_md = plain_f32_desc(out);
-    std::vector<int64_t> wd = grouped_weight_dims(p);
+    std::vector<int64_t> wd = dnnl_conv_weight_dims(p.w_dims, p.group);
     dnnl::memory::desc w_any(to_dnnl(wd), dt::f32, dnnl::memory::format_tag::any);
     dnnl::memory::desc b_md({p.w_dims[0]}, dt::f32, dnnl::memory::format_tag::a);
-    const bool own = p.epilogue.has_value();
     dnnl::post_ops po;
     operand_mems_.clear();
     // Folded post-ops are in the weights already: the primitive's post-op indices
@@ -98,6 +100,11 @@ class PlainConvPath final : public ConvPath {
       else if (rin != out)
         std::memcpy(out, rin, r->byte_size());  // the sum post-op accumulates onto it
     }
+    if (parts_) {
+      parts_->run(a.x, nullptr, nullptr, out, a.threads);
+      apply_conv_epilogue(p_, dst_dims_, static_cast<float*>(out), p_.bias.data(), res);
+      return;
+    }
     src_mem_.set_data_handle(const_cast<void*>(a.x));
     dst_mem_.set_data_handle(out);
     std::unordered_map<int, dnnl::memory> args{
@@ -124,15 +131,16 @@ class PlainConvPath final : public ConvPath {
   dnnl::primitive prim_;
   dnnl::memory w_mem_, b_mem_, src_mem_, dst_mem_;
   std::vector<dnnl::memory> operand_mems_;
-  std::vector<int> post_op_index_;  // per plan post-op: its index in the primitive, -1 none
+  std::vector<int> post_op_index_;    // per plan post-op: its index in the primitive, -1 none
+  std::unique_ptr<ConvParts> parts_;  // set: without Binary post-ops, the convolution alone
 };
 
 }  // namespace
 
 std::unique_ptr<ConvPath> make_plain_conv_path(const ConvPrep& p, const std::vector<int64_t>& x,
-                                               const ConvGeometry& geo,
-                                               const OperandDims& operands) {
-  return std::make_unique<PlainConvPath>(p, x, geo, operands);
+                                               const ConvGeometry& geo, const OperandDims& operands,
+                                               int threads) {
+  return std::make_unique<PlainConvPath>(p, x, geo, operands, threads);
 }
 
 }  // namespace fx

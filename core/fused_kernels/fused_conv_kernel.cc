@@ -93,7 +93,7 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
     if (!(path_ = make_depthwise_conv_path(p, lay_, x, geo)) &&
         !(path_ = make_winograd_conv_path(p, lay_, x, geo, operands, threads)) &&
         !(path_ = make_nhwc_conv_path(p, lay_, x, geo, operands, threads)))
-      path_ = make_plain_conv_path(p, x, geo, operands);
+      path_ = make_plain_conv_path(p, x, geo, operands, threads);
     if (path_->converts_layouts()) return;
     const bool native = path_->reads_nhwc();
     if (lay_.x != native) x_convert_.build(x, !lay_.x, threads);

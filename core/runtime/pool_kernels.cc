@@ -2,6 +2,8 @@
 // Pooling over 1-3 spatial dims of NC... tensors: MaxPool, AveragePool,
 // GlobalAveragePool, GlobalMaxPool. Parallel over the N*C planes.
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -69,6 +71,58 @@ std::array<Axis, 3> geometry(const Tensor& x, const PoolAttrs& a) {
   return g;
 }
 
+// Float 2-D pooling without dilation or Indices, one plane at a time: for each output
+// row, the rows of its window are reduced into one row over the padded width (long
+// contiguous loops the compiler vectorizes), then each output reduces k entries of that
+// row. The generic loop below recomputes every window tap by tap, with bounds checks per
+// tap (MaxPool took more time than all Convs in SqueezeNet and GoogLeNet).
+bool rows_pool_applies(const Tensor& x, const std::array<Axis, 3>& g, bool indices) {
+  return x.dtype() == DType::Float32 && x.rank() == 4 && !indices && g[1].d == 1 && g[2].d == 1;
+}
+
+void rows_pool(const float* src, float* dst, const Axis& ay, const Axis& ax, bool is_max,
+               bool count_include_pad, std::vector<float>& buf) {
+  // buf[j] holds padded column j (input column j - ax.p0) of the window's reduced rows.
+  const int64_t width = std::max((ax.out - 1) * ax.s + ax.k, ax.p0 + ax.in);
+  buf.resize(static_cast<std::size_t>(width));
+  const float none = is_max ? -std::numeric_limits<float>::infinity() : 0.f;
+  float* b = buf.data();
+  float* mid = b + ax.p0;  // input column 0
+  for (int64_t j = 0; j < ax.p0; ++j) b[j] = none;
+  for (int64_t j = ax.p0 + ax.in; j < width; ++j) b[j] = none;
+  for (int64_t oy = 0; oy < ay.out; ++oy) {
+    const int64_t start = oy * ay.s - ay.p0, end = std::min(start + ay.k, ay.in + ay.p1);
+    const int64_t r0 = std::max<int64_t>(start, 0), r1 = std::min(end, ay.in);
+    if (r1 <= r0) {
+      for (int64_t c = 0; c < ax.in; ++c) mid[c] = none;
+    } else {
+      const float* first = src + r0 * ax.in;
+      for (int64_t c = 0; c < ax.in; ++c) mid[c] = first[c];
+      for (int64_t r = r0 + 1; r < r1; ++r) {
+        const float* row = src + r * ax.in;
+        if (is_max)
+          for (int64_t c = 0; c < ax.in; ++c) mid[c] = std::max(mid[c], row[c]);
+        else
+          for (int64_t c = 0; c < ax.in; ++c) mid[c] += row[c];
+      }
+    }
+    float* out = dst + oy * ax.out;
+    for (int64_t ox = 0; ox < ax.out; ++ox) {
+      const int64_t cs = ox * ax.s, ce = std::min(cs + ax.k, ax.in + ax.p0 + ax.p1);
+      float acc = b[cs];
+      for (int64_t j = cs + 1; j < ce; ++j) acc = is_max ? std::max(acc, b[j]) : acc + b[j];
+      if (!is_max) {
+        const int64_t c0 = std::max<int64_t>(cs - ax.p0, 0), c1 = std::min(ce - ax.p0, ax.in);
+        const int64_t n = count_include_pad
+                              ? (end - start) * (ce - cs)
+                              : std::max<int64_t>(r1 - r0, 0) * std::max<int64_t>(c1 - c0, 0);
+        acc /= static_cast<float>(std::max<int64_t>(n, 1));
+      }
+      out[ox] = acc;
+    }
+  }
+}
+
 // MaxPool's Indices (when `indices` is set) are flat offsets into the whole input,
 // row-major or, with storage_order 1, column-major within each plane.
 template <class T>
@@ -86,6 +140,17 @@ void pool(KernelContext& ctx, const PoolAttrs& a, bool is_max, bool indices = fa
   const T* in = x.data<T>();
   T* o = y.data<T>();
   const int64_t window = g[0].k * g[1].k * g[2].k;
+  if constexpr (std::is_same_v<T, float>) {
+    if (rows_pool_applies(x, g, indices)) {
+      parallel_for(planes, out_plane * window, [&](int64_t b, int64_t e) {
+        std::vector<float> buf;
+        for (int64_t p = b; p < e; ++p)
+          rows_pool(in + p * in_plane, o + p * out_plane, g[1], g[2], is_max, a.count_include_pad,
+                    buf);
+      });
+      return;
+    }
+  }
   parallel_for(planes, out_plane * window, [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) {
       const T* src = in + p * in_plane;
