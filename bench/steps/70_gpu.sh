@@ -8,8 +8,8 @@
 #     RESULTS=$OUT bench/steps/70_gpu.sh
 # Sections, each recorded with its outcome; a section that would pass the time budget
 # (GPU_BUDGET_S, default 540 s: one 10-minute call) is skipped and says so:
-#   1. build (Release, GUI off, CUDA on) in build-gpu/: fxc and the CUDA test suites,
-#      unless $FXC already runs and has the CUDA executor
+#   1. build (Release, GUI off, CUDA on) in build-gpu/ (GPU_BUILD_DIR): fxc and the CUDA
+#      test suites
 #   2. every CUDA test: fx_cuda_plan_tests and fx_cuda_runtime_tests (the *Device* and
 #      Gpu* tests run here, nowhere else)
 #   3. the generated memory-bound kernels against the copy floor and torch.compile
@@ -20,7 +20,10 @@
 #      decoder, exported by bench/gpu/export_gpu_models.py; fxc profile --device cuda
 #      --opt-level 2 (unfused vs fused, outputs checked against the CPU runtime), then
 #      PyTorch eager and torch.compile on the same modules (bench/gpu/torch_models.py)
-# Environment: GPU_BUDGET_S, GPU_BATCH (8), GPU_MODELS ("resnet50 vit_b_16 gpt2_small"),
+# GPU_SECTIONS (default "tests bandwidth calibrate models") picks sections 2-5: when the
+# build took most of a first call, a second call at once (the machine stays warm, build-gpu/
+# is kept) with GPU_SECTIONS=models finishes the rest.
+# Environment: GPU_BUDGET_S, GPU_SECTIONS, GPU_BATCH (8), GPU_MODELS ("resnet50 vit_b_16 gpt2_small"),
 # GPU_RUNS (20), GPU_BW_MB (256), GPU_TORCH_COMPILE (1; 0 = eager only), NVCC.
 set -uo pipefail
 source "$(dirname "$0")/../lib.sh"
@@ -47,6 +50,8 @@ fi
 # it measured.
 say() { printf '%s\n' "$*" >> "$out"; }
 left() { echo $((budget - SECONDS)); }
+sections=" ${GPU_SECTIONS:-tests bandwidth calibrate models} "
+want() { [[ $sections == *" $1 "* ]]; }
 # fits SECONDS_NEEDED NAME: whether a section expected to take that long still fits.
 fits() {
   if [ "$(left)" -lt "$1" ]; then
@@ -62,34 +67,29 @@ fits() {
   echo "$(nproc) CPU cores ($(lscpu | sed -n 's/^Model name: *//p' | head -1))."
 } > "$out"
 
-# ---- 1. build
-build=$FX_ROOT/build-gpu
+# ---- 1. build (incremental when build-gpu/ is already there)
+build=${GPU_BUILD_DIR:-$FX_ROOT/build-gpu}
 tests_dir=$build/tests
-if [ -x "$FXC" ] && "$FXC" profile "$FX_ROOT/resources/models/tiny_cnn.onnx" --device cuda:x 2>&1 |
-  grep -q "cpu, cuda or cuda:N" && [ -x "$tests_dir/fx_cuda_runtime_tests" ]; then
-  say "" "### Build" "" "using $FXC"
+FXC=$build/app/fxc
+launcher=()
+command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+t0=$SECONDS
+if cmake -S "$FX_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFX_BUILD_GUI=OFF \
+  -DFX_ENABLE_CUDA=ON "${launcher[@]}" > "$dir/cmake.log" 2>&1 &&
+  cmake --build "$build" -j"$(nproc)" --target fxc fx_cuda_plan_tests fx_cuda_runtime_tests \
+    > "$dir/build.log" 2>&1; then
+  say "" "### Build" "" "$build (Release, GUI off, CUDA on): $((SECONDS - t0)) s;" \
+    "$(grep -m1 'CUDA executor' "$dir/cmake.log" | sed 's/^-- //')"
 else
-  FXC=$build/app/fxc
-  launcher=()
-  command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-  t0=$SECONDS
-  if cmake -S "$FX_ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFX_BUILD_GUI=OFF \
-    -DFX_ENABLE_CUDA=ON "${launcher[@]}" > "$dir/cmake.log" 2>&1 &&
-    cmake --build "$build" -j"$(nproc)" --target fxc fx_cuda_plan_tests fx_cuda_runtime_tests \
-      > "$dir/build.log" 2>&1; then
-    say "" "### Build" "" "build-gpu/ (Release, GUI off, CUDA on): $((SECONDS - t0)) s;" \
-      "$(grep -m1 'CUDA executor' "$dir/cmake.log" | sed 's/^-- //')"
-  else
-    say "" "### Build" "" "FAILED after $((SECONDS - t0)) s; the last lines of the log:" "" '```'
-    tail -n 25 "$dir/build.log" "$dir/cmake.log" >> "$out" 2>/dev/null
-    say '```'
-    cat "$out"
-    exit 1
-  fi
+  say "" "### Build" "" "FAILED after $((SECONDS - t0)) s; the last lines of the logs:" "" '```'
+  tail -n 25 "$dir/build.log" "$dir/cmake.log" >> "$out" 2>/dev/null
+  say '```'
+  cat "$out"
+  exit 1
 fi
 
 # ---- 2. the CUDA tests
-if fits 60 "CUDA tests"; then
+if want tests && fits 60 "CUDA tests"; then
   say "" "### CUDA tests" "" '```'
   for t in fx_cuda_plan_tests fx_cuda_runtime_tests; do
     if [ -x "$tests_dir/$t" ]; then
@@ -105,7 +105,7 @@ if fits 60 "CUDA tests"; then
 fi
 
 # ---- 3. generated memory-bound kernels
-if fits 60 "Memory-bound kernels"; then
+if want bandwidth && fits 60 "Memory-bound kernels"; then
   cu=$dir/bandwidth_kernels.cu
   say "" "### Generated memory-bound kernels" ""
   say "\`fxc codegen --bandwidth $mb --cuda-out gen.cu\`, built with \`nvcc -O3 -arch=native" \
@@ -128,7 +128,8 @@ fi
 
 # ---- 4. calibration
 profile=nvidia-h100
-if fits 60 "Calibration"; then
+[ -f "$dir/gpu-profile.json" ] && profile=$dir/gpu-profile.json
+if want calibrate && fits 60 "Calibration"; then
   say "" "### fxc calibrate --device cuda" "" '```'
   if timeout 180 "$FXC" calibrate --device cuda --out "$dir/gpu-profile.json" >> "$out" 2>"$dir/calibrate.log"; then
     profile=$dir/gpu-profile.json
@@ -140,7 +141,7 @@ if fits 60 "Calibration"; then
 fi
 
 # ---- 5. whole models
-if fits 90 "Whole models"; then
+if want models && fits 90 "Whole models"; then
   say "" "### Whole models, batch $batch" ""
   say "\`fxc profile MODEL --device cuda --opt-level 2 --estimate-device PROFILE --runs $runs" \
     "--warmup 5 --json\`: unfused (one kernel per ONNX node) and fused alternating, CUDA events" \

@@ -157,8 +157,9 @@ extern "C" int fx_compare(const void* a, const void* b, void* out, int rank, con
 }
 
 std::string launch_plan_cuda_source(const LaunchPlan& plan) {
-  return emit_cuda_source(plan.generated) + copy_kernels_cuda_source() +
-         compare_kernels_cuda_source();
+  std::vector<LoweredGroup> unique;
+  for (const LoweredGroup* lg : plan.unique_generated()) unique.push_back(*lg);
+  return emit_cuda_source(unique) + copy_kernels_cuda_source() + compare_kernels_cuda_source();
 }
 
 }  // namespace fx::cuda

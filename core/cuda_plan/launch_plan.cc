@@ -7,6 +7,7 @@
 #include <queue>
 #include <set>
 
+#include "codegen/cuda_emitter.h"
 #include "codegen/group_lowering.h"
 #include "cuda_plan/copy_plan.h"
 #include "ir/graph_queries.h"
@@ -385,12 +386,41 @@ std::vector<PlanStep> LaunchPlan::plan_steps() const {
   return steps;
 }
 
+namespace {
+
+// Generated kernels whose code is the same but for names and comments (a model's many
+// Adds of one broadcast pattern) share the first one's entry: nvcc compiles each once.
+void share_identical_kernels(LaunchPlan& plan) {
+  std::map<std::string, std::string> entry_of_code;
+  for (LoweredGroup& lg : plan.generated) {
+    LoweredGroup key = lg;
+    key.group_id.clear();
+    key.node_names.clear();
+    key.entry = "fx_key";
+    for (KOp& op : key.ops) op.node.clear();
+    const std::string code = emit_cuda_source({key});
+    auto [it, fresh] = entry_of_code.emplace(code, lg.entry);
+    if (!fresh) lg.entry = it->second;
+  }
+}
+
+}  // namespace
+
+std::vector<const LoweredGroup*> LaunchPlan::unique_generated() const {
+  std::vector<const LoweredGroup*> out;
+  std::set<std::string> seen;
+  for (const LoweredGroup& lg : generated)
+    if (seen.insert(lg.entry).second) out.push_back(&lg);
+  return out;
+}
+
 LaunchPlan build_launch_plan(const Graph& graph, const std::vector<const FusionGroup*>& groups) {
   LaunchPlan plan;
   Builder b(graph, plan);
   for (std::size_t i = 0; i < groups.size(); ++i) b.add_group(*groups[i], static_cast<int>(i));
   b.add_rest();
   b.emit();
+  share_identical_kernels(plan);
   return plan;
 }
 

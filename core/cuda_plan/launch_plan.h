@@ -72,6 +72,8 @@ struct GroupPlacement {
 
 struct LaunchPlan {
   std::vector<Launch> launches;  // execution order (one stream)
+  // One per generated launch; kernels identical but for names share the first one's
+  // entry (unique_generated() lists each entry once: what is compiled).
   std::vector<LoweredGroup> generated;
   std::vector<GroupPlacement> groups;  // one per group given, same order
 
@@ -80,6 +82,7 @@ struct LaunchPlan {
   int count(LaunchKind k) const;
   // The launch that computes `node` (-1: none, e.g. a Constant).
   int launch_of(NodeId node) const;
+  std::vector<const LoweredGroup*> unique_generated() const;
   // The memory plan's steps (runtime/memory_plan.h): one per launch; views alias.
   std::vector<PlanStep> plan_steps() const;
 };

@@ -45,6 +45,16 @@ TEST(LaunchPlan, UnfusedIsOneKernelPerNodeOfTheRightKind) {
   EXPECT_EQ(p.launches.size(), g.node_count());
   EXPECT_EQ(p.kernel_count(), static_cast<int>(g.node_count()) - 1);
   EXPECT_EQ(p.generated.size(), 3u);  // relu1, add, relu2
+  // relu1 and relu2 are the same kernel (dims are taken at run time): compiled once.
+  EXPECT_EQ(p.unique_generated().size(), 2u);
+  const auto entry = [&](const char* n) {
+    return p
+        .generated[static_cast<std::size_t>(
+            p.launches[static_cast<std::size_t>(p.launch_of(g.find_node(n)))].generated)]
+        .entry;
+  };
+  EXPECT_EQ(entry("relu1"), entry("relu2"));
+  EXPECT_NE(entry("relu1"), entry("add"));
   for (const auto& l : p.launches) EXPECT_TRUE(l.epilogue.empty()) << l.name;
   expect_ordered(g, p);
 }
