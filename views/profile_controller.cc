@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/profile_controller.h"
 
+#include <filesystem>
+
 #include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
@@ -86,7 +88,19 @@ QStringList profile_arguments(const ModelDocument& doc, const QString& plan,
                      trace_before,
                      QStringLiteral("--trace-after"),
                      trace_after}
-         << model_arguments(explorer_load_options(doc.settings));
+         << model_arguments(explorer_load_options(doc.settings)) << QStringLiteral("--device")
+         << profile_run_device(doc.settings.device, gpu_present());
+}
+
+QString profile_run_device(const QString& analysis_device, bool gpu) {
+  const bool gpu_profile = analysis_device.startsWith(QStringLiteral("nvidia-")) ||
+                           analysis_device.startsWith(QStringLiteral("cuda-"));
+  return gpu && gpu_profile ? QStringLiteral("cuda") : QStringLiteral("cpu");
+}
+
+bool gpu_present() {
+  std::error_code ec;
+  return std::filesystem::exists("/dev/nvidia0", ec);
 }
 
 void ProfileController::on_output(const QByteArray& json) {

@@ -26,6 +26,11 @@ class ProfileRunner;
 // plan's node names are the child's.
 QStringList profile_arguments(const ModelDocument& doc, const QString& plan,
                               const QString& trace_before, const QString& trace_after);
+// Where the before/after runs: "cuda" when the analysis device is a GPU profile
+// ("nvidia-*", "cuda-*") and this machine has a GPU (`gpu_present`, /dev/nvidia0 by
+// default), so that the GPU's estimates are checked on the GPU; "cpu" otherwise.
+QString profile_run_device(const QString& analysis_device, bool gpu_present);
+bool gpu_present();
 
 class ProfileController : public QObject {
   Q_OBJECT

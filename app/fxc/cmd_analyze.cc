@@ -21,6 +21,7 @@
 #include "calibration/host_device.h"
 #include "calibration/saving_uncertainty.h"
 #include "commands.h"
+#include "cuda_device_cli.h"
 #include "device/device_presets.h"
 #include "ir/subgraph.h"
 #include "model_options.h"
@@ -478,6 +479,9 @@ int run_calibrate_learn(const CalibrateOptions& o, const std::string& path) {
 }
 
 int run_calibrate(const CalibrateOptions& o) {
+  // --device cuda[:N] without --from/--learn: measure the GPU instead of this CPU.
+  if (o.from.empty() && o.learn.empty() && o.device.rfind("cuda", 0) == 0)
+    return calibrate_cuda(fx::cuda::parse_device_spec(o.device), o.out, o.runs, o.json);
   const std::string path = o.out.empty() ? fx::cpu_host_cache_path() : o.out;
   if (!o.learn.empty()) {
     if (!o.from.empty()) throw fx::Error("calibrate: give --learn or --from, not both");
@@ -606,7 +610,9 @@ void register_analyze(CLI::App& app, Runner& run) {
   cal->add_option("--evaluate", co->evaluate,
                   "With --from: also judge the fitted profile on these results' group savings "
                   "(held out, not fitted; repeatable)");
-  cal->add_option("--device", co->device, "With --from: the profile the fit starts from")
+  cal->add_option("--device", co->device,
+                  "With --from: the profile the fit starts from; cuda or cuda:N (no --from): "
+                  "measure that GPU")
       ->capture_default_str();
   cal->add_option("--stat", co->stat,
                   "With --from: kernel times to fit and judge: median (of the timed runs) or "

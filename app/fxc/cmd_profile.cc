@@ -18,6 +18,8 @@
 #include "analysis/fusion_plan.h"
 #include "calibration/host_device.h"
 #include "commands.h"
+#include "cuda_device_cli.h"
+#include "cuda_plan/device_spec.h"
 #include "model_options.h"
 #include "onnx/model_loader.h"
 #include "plan_choice.h"
@@ -284,8 +286,43 @@ int run_before_after_cli(const ProfileCliOptions& o, const fx::LoadOptions& lo) 
   return 0;
 }
 
+// --device cuda[:N]: in this process (no child), through the CUDA executor.
+int run_cuda_profile(const ProfileCliOptions& o, const fx::LoadOptions& lo,
+                     const fx::cuda::DeviceSpec& spec) {
+  require_cuda_device(spec);
+  auto m = fx::load_onnx(o.model, lo);
+  if (!o.json) print_model_header(m);
+  CudaRunOptions co;
+  co.device = spec;
+  co.profile = o.profile;
+  co.profile.opset = default_opset(m.info);
+  co.tolerance = o.tolerance;
+  co.stem = std::filesystem::path(o.model).stem().string();
+  if (o.before_after()) {
+    fx::FusionPlan plan = plan_for(
+        {o.plan, o.opt_level, o.threshold, o.estimate_device, o.model, /*name_the_plan=*/true},
+        m.graph);
+    fx::BeforeAfterResult r = before_after_on_cuda(m.graph, plan.accepted(), co);
+    fx::BeforeAfterMeta meta;
+    meta.model = o.model;
+    meta.plan = o.plan;
+    meta.opt_level = o.plan.empty() ? o.opt_level : -1;
+    meta.seed = o.profile.seed;
+    ProfileCliOptions in_process = o;
+    in_process.in_process = true;  // the header says no child process
+    emit_before_after(in_process, fx::before_after_json(r, meta), lo);
+    return 0;
+  }
+  fx::ProfileResult r = profile_on_cuda(m.graph, co);
+  if (!o.trace.empty()) fx::write_chrome_trace(o.trace, r.representative_timeline());
+  print_result(o, r, false);
+  return 0;
+}
+
 int run_profile(const ProfileCliOptions& o) {
   const fx::LoadOptions lo = o.mo.load_options();
+  if (const auto spec = fx::cuda::parse_device_spec(o.device); spec.cuda)
+    return run_cuda_profile(o, lo, spec);
   // The header of a run in this process; a child reads the model the same way (the
   // assumed dims follow from the model, the pass options are passed on).
   if (!o.in_process && !o.json) print_model_header(fx::load_onnx(o.model, lo));
@@ -388,7 +425,8 @@ void register_profile(CLI::App& app, Runner& run) {
   cmd->add_option("--estimate-device", o->estimate_device,
                   "Device profile of the predicted savings (--opt-level analysis)")
       ->capture_default_str();
-  cmd->add_option("--device", o->device, "Before/after on cpu or cuda")->capture_default_str();
+  cmd->add_option("--device", o->device, "Run on cpu, or on a GPU: cuda or cuda:N")
+      ->capture_default_str();
   cmd->add_option("--trace-before", o->trace_before,
                   "Before/after: write the unfused representative run as a Chrome trace");
   cmd->add_option("--trace-after", o->trace_after,

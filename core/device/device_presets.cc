@@ -82,6 +82,15 @@ std::optional<DeviceProfile> find_device(const std::string& s) {
   bool is_path = s.find('/') != std::string::npos ||
                  (s.size() > 5 && s.compare(s.size() - 5, 5, ".json") == 0);
   if (is_path) return load_device_profile(s);
+  // A GPU profile measured by `fxc calibrate --device cuda` replaces the datasheet one.
+  if (std::string gpu = device_cache_dir() + "/" + s + ".json";
+      s != "cpu-host" && std::filesystem::exists(gpu)) {
+    try {
+      return load_device_profile(gpu);
+    } catch (const Error& e) {
+      spdlog::warn("ignoring the measured {} profile: {}", s, e.what());
+    }
+  }
   if (s == "nvidia-h100") return preset_nvidia_h100();
   if (s == "ascend-910b") return preset_ascend_910b();
   if (s == "cpu-host") {

@@ -28,7 +28,9 @@ bool is_calibrated_label(const std::string& name);
 std::string without_calibrated_label(const std::string& name);
 
 // Resolves --device: a preset name, or a path to a JSON profile (contains '/' or ends in
-// ".json"), or "cpu-host" from the cache. A label "NAME (calibrated)" is the profile of
+// ".json"), or "cpu-host" from the cache. A GPU profile measured by `fxc calibrate
+// --device cuda` (device_cache_dir()/NAME.json) is found by its name and replaces the
+// preset of that name. A label "NAME (calibrated)" is the profile of
 // that name as cached now (a warning when it is no longer calibrated). nullopt: "cpu-host"
 // with no readable cache (the caller measures it). Throws fx::Error for an unknown name
 // listing the presets, fx::FileError for a profile file that cannot be read.

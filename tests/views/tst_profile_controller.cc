@@ -54,6 +54,14 @@ class TestProfileController : public QObject {
     QCOMPARE(after(QStringLiteral("--disable-pass")), QStringList{QStringLiteral("shape-folding")});
     QVERIFY(after(QStringLiteral("--enable-pass")).isEmpty());
     QVERIFY(!args.contains(QStringLiteral("--no-canonicalize")));
+    // On the CPU unless a GPU profile is analysed on a machine with a GPU.
+    QCOMPARE(after(QStringLiteral("--device")).size(), 1);
+    QCOMPARE(fx::views::profile_run_device(QStringLiteral("cpu-host"), true),
+             QStringLiteral("cpu"));
+    QCOMPARE(fx::views::profile_run_device(QStringLiteral("nvidia-h100"), false),
+             QStringLiteral("cpu"));
+    QCOMPARE(fx::views::profile_run_device(QStringLiteral("nvidia-h100"), true),
+             QStringLiteral("cuda"));
 
     // A pass the explorer turned on that fxc leaves off is enabled by name; canonical
     // form off is said as such.
