@@ -50,7 +50,7 @@ class Profile:
         return self.kc.get(c, {}).get("flops_per_s") or self.peak
 
     def cache_factor(self, c, nbytes):
-        """DeviceProfile::cache_factor: the curve at this working set over its last point."""
+        """DeviceProfile::cache_gain: the curve at this working set over its last point."""
         pts = self.curve
         if len(pts) < 2 or nbytes <= 0:
             return 1.0
@@ -77,14 +77,16 @@ class Profile:
                 base = 0.0
             else:
                 base = max(b / bw, f / self.flops(c)) + n * self.launch
-            return base + t.get("epilogue_bytes", 0) / self.bandwidth("elementwise")
+            e = t.get("epilogue_bytes", 0)
+            return base + e / (self.bandwidth("elementwise") * self.cache_factor("elementwise", e))
         if n == 0 and b == 0 and f == 0:
             return 0.0
         fc = self.fc.get(c, {})
         scale = fc.get("scale") or 1.0
         ebw = fc.get("epilogue_bandwidth_bytes_per_s") or self.bandwidth("elementwise")
+        e = t.get("epilogue_bytes", 0)
         return n * self.launch + scale * max(b / bw, f / self.flops(c)) + \
-            t.get("epilogue_bytes", 0) / ebw
+            e / (ebw * self.cache_factor("elementwise", e))
 
 
 def median(v):

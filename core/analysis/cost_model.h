@@ -175,12 +175,12 @@ class CostModel {
 inline double kernel_time(const DeviceProfile& p, const KernelTerms& t) {
   if (!t.fused)
     return CostModel::time(p, t.bytes, t.flops, t.launches, t.kernel_class) +
-           t.epilogue_bytes / p.bandwidth(KernelClass::Elementwise);
+           t.epilogue_bytes / p.bandwidth(KernelClass::Elementwise, t.epilogue_bytes);
   if (t.launches == 0 && t.bytes == 0 && t.flops == 0) return 0;
   const KernelClass c = t.kernel_class;
   return t.launches * p.launch_overhead_s +
          p.fused_scale(c) * std::max(t.bytes / p.bandwidth(c, t.bytes), t.flops / p.flops(c)) +
-         t.epilogue_bytes / p.epilogue_bandwidth(c);
+         t.epilogue_bytes / p.epilogue_bandwidth(c, t.epilogue_bytes);
 }
 
 }  // namespace fx

@@ -134,14 +134,16 @@ SavingFeatures saving_features(const DeviceProfile& p, const GroupTermsSample& g
     // oneDNN's Winograd convolution in both programs (cost_model.h: Cost::winograd):
     // each reorders its activations into the blocked layout and back, and computes
     // alike, so the anchor's relayout, compute, memory and weights terms change nothing.
-    f.us[5] = -fused->epilogue_bytes / p.bandwidth(KernelClass::Elementwise) * 1e6;
+    f.us[5] =
+        -fused->epilogue_bytes / p.bandwidth(KernelClass::Elementwise, fused->epilogue_bytes) * 1e6;
   } else if (anchor) {
     // The activations the unfused anchor converts between layouts on every call, at the
     // elementwise (copy) bandwidth: the fused conv chain keeps NHWC between fused convs.
     f.us[3] = anchor->relayout_bytes /
               p.bandwidth(KernelClass::Elementwise, anchor->relayout_bytes) * 1e6;
     f.us[4] = anchor->flops / p.flops(anchor->kernel_class) * 1e6;
-    f.us[5] = -fused->epilogue_bytes / p.bandwidth(KernelClass::Elementwise) * 1e6;
+    f.us[5] =
+        -fused->epilogue_bytes / p.bandwidth(KernelClass::Elementwise, fused->epilogue_bytes) * 1e6;
     f.us[6] = anchor->bytes / p.bandwidth(anchor->kernel_class, anchor->bytes) * 1e6;
     // A depthwise conv's few weights go with its planes (one filter each): that term.
     if (anchor->kernel_class != KernelClass::Depthwise)

@@ -32,7 +32,8 @@
 //                   + epilogue_bytes / epilogue_bandwidth(class)
 // JSON: "fused_kernel_classes": { "conv": { "scale": 0.8,
 //                                           "epilogue_bandwidth_bytes_per_s": 4e9 }, ... }
-// Defaults: scale 1, epilogue bandwidth = the elementwise class's bandwidth.
+// Defaults: scale 1, epilogue bandwidth = the elementwise class's bandwidth. With a working-set
+// curve (below) the epilogue's bytes follow it as the elementwise class does.
 //
 // Saving model: "saving_model" (saving_coefficients.h), written by `fxc calibrate --from`:
 // per fused-kernel class, coefficients that predict a group's time saved from the terms
@@ -169,10 +170,7 @@ struct DeviceProfile {
   }
   // The class's bandwidth for a kernel that touches `bytes` (read + written).
   double bandwidth(KernelClass c, double bytes) const {
-    const double g = bandwidth_curve.log_gain(bytes);
-    return g == 0
-               ? bandwidth(c)
-               : bandwidth(c) * std::exp(bandwidth_curve.follow[static_cast<std::size_t>(c)] * g);
+    return bandwidth(c) * cache_gain(c, bytes);
   }
   double fused_scale(KernelClass c) const {
     double v = fused_classes[static_cast<std::size_t>(c)].scale;
@@ -181,6 +179,16 @@ struct DeviceProfile {
   double epilogue_bandwidth(KernelClass c) const {
     double v = fused_classes[static_cast<std::size_t>(c)].epilogue_bandwidth_bytes_per_s;
     return v > 0 ? v : bandwidth(KernelClass::Elementwise);
+  }
+  // An epilogue moving `bytes` (its output, a residual): on the working-set curve as the
+  // elementwise loops it replaces, so that both sides of a saving sit at the same level.
+  double epilogue_bandwidth(KernelClass c, double bytes) const {
+    return epilogue_bandwidth(c) * cache_gain(KernelClass::Elementwise, bytes);
+  }
+  // bandwidth(c, bytes) / bandwidth(c): 1 without a curve.
+  double cache_gain(KernelClass c, double bytes) const {
+    const double g = bandwidth_curve.log_gain(bytes);
+    return g == 0 ? 1.0 : std::exp(bandwidth_curve.follow[static_cast<std::size_t>(c)] * g);
   }
   // "cpu-host" or "cpu-host (calibrated)": names the model behind an estimate.
   std::string label() const { return calibrated ? name + " (calibrated)" : name; }

@@ -147,6 +147,11 @@ TEST(CostModel, BandwidthFollowsTheWorkingSet) {
   KernelTerms t{KernelClass::Elementwise, double(small.bytes()), 0, 0};
   t.fused = true;
   EXPECT_NEAR(kernel_time(p, t), small.time_s, 1e-15);
+  // A fused epilogue's bytes sit on the same curve as the elementwise loops it replaces.
+  KernelTerms e{KernelClass::Conv, 0, 0, 1};  // launch overhead is 0 here
+  e.fused = true;
+  e.epilogue_bytes = double(small.bytes());
+  EXPECT_NEAR(kernel_time(p, e), small.time_s, 1e-15);
 }
 
 TEST(CostModel, RelayoutBytesAreASpatialConvsActivations) {
