@@ -17,7 +17,11 @@ Prints a JSON summary per model and pooled:
   often the interval held the measured saving.
 
 usage: validate_estimates.py FXC OUT_DIR NAME=MODEL[:DIMS]... [--runs N] [--threads T]
-                            [--device PROFILE]
+                            [--device PROFILE] [--measured-in DIR]
+
+--measured-in DIR: measure nothing; take each model's before/after result from
+DIR/NAME.result.json (an earlier run of this script) and predict it again with --device
+(each group by its members): two profiles judged on one set of measurements.
 """
 import json
 import math
@@ -116,6 +120,11 @@ def main():
         i = args.index("--threads")
         threads = args[i + 1]
         del args[i:i + 2]
+    measured_in = None
+    if "--measured-in" in args:
+        i = args.index("--measured-in")
+        measured_in = args[i + 1]
+        del args[i:i + 2]
     fxc, out_dir, models = args[0], args[1], args[2:]
     os.makedirs(out_dir, exist_ok=True)
     per_model, pooled = {}, []
@@ -131,25 +140,38 @@ def main():
             for g in p["groups"]:
                 g["status"] = "accepted"
             json.dump(p, open(plan, "w"))
-            doc = json.loads(run([fxc, "-q", "profile", path, "--plan", plan, "--json", "--runs",
-                                  runs, "--threads", threads, "--estimate-device", device] + dim_args))
-        except (RuntimeError, ValueError) as e:
+            if measured_in:
+                doc = json.load(open(os.path.join(measured_in, name + ".result.json")))
+            else:
+                doc = json.loads(run([fxc, "-q", "profile", path, "--plan", plan, "--json",
+                                      "--runs", runs, "--threads", threads,
+                                      "--estimate-device", device] + dim_args))
+        except (RuntimeError, ValueError, OSError) as e:
             per_model[name] = {"error": str(e)}
             continue
         json.dump(doc, open(os.path.join(out_dir, name + ".result.json"), "w"))
-        by_id = {g["id"]: g for g in analysis["groups"]}
+        # By members: a re-prediction's group ids need not be the measured plan's.
+        by_nodes = {tuple(sorted(g["nodes"])): g for g in analysis["groups"]}
         rows = []
+        unmatched = 0
         for g in doc["groups"]:
             if g.get("status") != "fused" or g.get("measured_saved_us") is None:
                 continue
-            a = by_id.get(g["id"], {})
+            a = by_nodes.get(tuple(sorted(g.get("nodes") or [])))
+            if a is None:
+                unmatched += 1
+                if measured_in:
+                    continue
+                a = {}
             interval = a.get("est_time_saved_interval_us")
-            rows.append({"id": g["id"], "pred": g["predicted_saved_us"],
+            pred = a["est_time_saved_us"] if measured_in else g["predicted_saved_us"]
+            rows.append({"id": g["id"], "pred": pred,
                          "meas": g["measured_saved_us"], "noise": group_noise_us(doc, g),
                          "low": interval[0] if interval else None,
                          "high": interval[1] if interval else None,
                          "uncertain": bool(a.get("uncertain"))})
         m = judge(rows)
+        m["unmatched_groups"] = unmatched
         # Whole model, all fused groups: the cost model's own prediction (its unfused time
         # minus the predicted savings) and, on the measured unfused time, the predicted savings.
         est_before = analysis["est_time_before_us"]

@@ -2,6 +2,7 @@
 // MainWindow's menus and tool bar: each action calls a public command of the window
 // (main_window_commands.cc, main_window_navigation.cc) or asks for a file first.
 #include <QActionGroup>
+#include <QApplication>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDockWidget>
@@ -24,8 +25,10 @@
 #include "views/graph_scene.h"
 #include "views/graph_view.h"
 #include "views/help.h"
+#include "views/learn_from_result.h"
 #include "views/main_window.h"
 #include "views/plan_controller.h"
+#include "views/profile_controller.h"
 #include "views/timeline_view.h"
 
 namespace fx::views {
@@ -227,6 +230,20 @@ void MainWindow::build_tools_menu() {
   slower->setToolTip(
       tr("After a profile: reject every group whose fused kernel measured slower, "
          "in one undoable step"));
+  // Issue 21, "learn from each profile": opt-in, the estimate error before and after.
+  QAction* learn = tools->addAction(tr("&Fold Measurement into Calibration"), this, [this] {
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const LearnReport r = learn_from_result(profiler_->result_json());
+    QApplication::restoreOverrideCursor();
+    if (r.ok)
+      QMessageBox::information(this, tr("Calibration updated"), r.text);
+    else
+      show_error(tr("Calibration not updated"), r.text);
+  });
+  learn->setObjectName(QStringLiteral("LearnAction"));
+  learn->setToolTip(
+      tr("After a profile: fold its measured groups into this CPU's calibration (as fxc "
+         "calibrate --learn) and show the estimate error before and after the update"));
   tools->addSeparator();
   tools->addAction(tr("&Load Before/After Result…"), this, [this] {
     const QString p = QFileDialog::getOpenFileName(

@@ -19,6 +19,7 @@
 #include "calibration/cpu_calibration.h"
 #include "calibration/grid_calibration.h"
 #include "calibration/host_device.h"
+#include "calibration/learn.h"
 #include "calibration/saving_uncertainty.h"
 #include "commands.h"
 #include "cuda_device_cli.h"
@@ -221,23 +222,9 @@ struct CalibrateOptions {
   std::vector<std::string> learn;  // before/after results folded into the cached grid fit
 };
 
-// Where the grid keeps its before/after results, so that --learn can fit them again with
-// a model's results (per user cache, so per machine; a profile of another CPU or fxc
-// version is measured again, calibration/host_device.h).
-std::string grid_results_dir() {
-  return fx::device_cache_dir() + "/calibration-grid";
-}
-std::string learned_results_dir() {
-  return fx::device_cache_dir() + "/learned";
-}
-std::vector<std::string> json_files_in(const std::string& dir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-    if (e.path().extension() == ".json") out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using fx::grid_results_dir;
+using fx::json_files_in;
+using fx::learned_results_dir;
 
 std::string percent_or_dash(double v) {
   return std::isfinite(v) ? fmt::format("{:.1f}%", v * 100) : "-";
@@ -442,38 +429,22 @@ int run_calibrate_grid(const CalibrateOptions& o, const std::string& path) {
 // fxc calibrate --learn RESULT.json...: the grid's results and every result learned so far
 // (copied into the cache, so that they stay learned) fitted together, opt-in.
 int run_calibrate_learn(const CalibrateOptions& o, const std::string& path) {
-  std::vector<std::string> grid = json_files_in(grid_results_dir());
-  if (grid.empty())
-    throw fx::Error("calibrate --learn: no grid results in " + grid_results_dir() +
-                    " (run 'fxc calibrate' first)");
-  const fx::DeviceProfile cached = fx::load_device_profile(fx::cpu_host_cache_path());
-  std::filesystem::create_directories(learned_results_dir());
-  for (const auto& r : o.learn) {
-    fx::read_before_after(r);  // a FileError naming it when it is not a result
-    const auto to =
-        std::filesystem::path(learned_results_dir()) / std::filesystem::path(r).filename();
-    std::filesystem::copy_file(r, to, std::filesystem::copy_options::overwrite_existing);
-  }
-  const std::vector<std::string> learned = json_files_in(learned_results_dir());
-  fx::CalibrateFromOptions co;
-  co.from = grid;
-  co.from.insert(co.from.end(), learned.begin(), learned.end());
-  co.evaluate = o.evaluate;
-  co.stat = o.stat;
-  co.base = [&] { return cached; };
-  co.date = today_utc();
-  const fx::CalibrationRun run = fx::calibrate_from(co);
-  fx::DeviceProfile fitted = run.profile();
-  if (run.kernel_fit)
-    fitted.saving_uncertainty = fx::saving_uncertainty(run.kernel_fit->groups, fitted);
-  fitted.measured_ops = cached.measured_ops;
-  fitted.calibration_flags = cached.calibration_flags;
-  fitted.cpu_model = cached.cpu_model;
-  fitted.fxc_version = cached.fxc_version;
-  fitted.source = fmt::format("{} + {} learned result{}", cached.source, learned.size(),
-                              learned.size() == 1 ? "" : "s");
-  fx::save_device_profile(fitted, path);
-  print_kernel_fit(run, path);
+  fx::LearnOptions lo;
+  lo.results = o.learn;
+  lo.grid_dir = grid_results_dir();
+  lo.learned_dir = learned_results_dir();
+  lo.cached = fx::load_device_profile(fx::cpu_host_cache_path());
+  lo.date = today_utc();
+  lo.stat = o.stat;
+  const fx::LearnOutcome l = fx::learn_from_results(lo);
+  fx::save_device_profile(l.profile, path);
+  print_kernel_fit(l.run, path);
+  fmt::print(
+      "estimate error on the {} group(s) just learned: median {} before the update, {} after "
+      "(Spearman {} -> {}; after: in-sample)\n",
+      l.after.groups, percent_or_dash(l.before.median_abs_rel_error),
+      percent_or_dash(l.after.median_abs_rel_error), rho_or_dash(l.before.spearman),
+      rho_or_dash(l.after.spearman));
   fmt::print("learned results kept in {} (delete them to forget)\n", learned_results_dir());
   return 0;
 }

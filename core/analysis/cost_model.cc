@@ -280,7 +280,8 @@ CostModel::CostModel(const Graph& g, DeviceProfile profile) : g_(g), profile_(st
 double CostModel::time(const DeviceProfile& p, double bytes, double flops, int launches,
                        KernelClass c) {
   if (launches == 0 && bytes == 0 && flops == 0) return 0;
-  return std::max(bytes / p.bandwidth(c), flops / p.flops(c)) + launches * p.launch_overhead_s;
+  return std::max(bytes / p.bandwidth(c, bytes), flops / p.flops(c)) +
+         launches * p.launch_overhead_s;
 }
 
 double CostModel::time(double bytes, double flops, int launches, KernelClass c) const {
@@ -406,8 +407,8 @@ Cost CostModel::group(std::span<const NodeId> members) const {
     // output, a residual, folded parameters), at the elementwise bandwidth.
     const Cost& a = node(anchor_node);
     c.anchor_bytes = a.bytes();
-    // The fused conv takes Winograd where the unfused one does (fused_kernels/conv_path_winograd.cc,
-    // its eltwise and sum post-ops).
+    // The fused conv takes Winograd where the unfused one does
+    // (fused_kernels/conv_path_winograd.cc, its eltwise and sum post-ops).
     c.winograd = a.winograd;
     c.epilogue_bytes = c.fused ? std::max<int64_t>(0, c.bytes() - a.bytes_read) : 0;
     if (!c.fused) {

@@ -4,11 +4,14 @@
 // time they take on a device profile, per kernel:
 //
 //   time = launches * launch_overhead
-//          + max(bytes / bandwidth(class), flops / flops(class))
+//          + max(bytes / bandwidth(class, bytes), flops / flops(class))
 //
 // with effective rates per KernelClass (device/device_profile.h: elementwise, reduction, conv,
 // depthwise, matmul, data_movement); an uncalibrated profile uses its one bandwidth and
-// peak for every class, `fxc calibrate --from` fits them to measured kernel times.
+// peak for every class, `fxc calibrate --from` fits them to measured kernel times. The
+// bandwidth depends on the bytes the kernel touches where the profile has a working-set
+// curve (device_profile.h: bandwidth_curve): a kernel whose operands stay in L2 streams
+// them faster than one that goes to memory.
 //
 // A node reads each distinct input once and writes each output once (constants are read
 // like any input). A group reads only its external inputs and writes only the values
@@ -26,7 +29,7 @@
 // fused factor and times the epilogue at a fused epilogue bandwidth (device/device_profile.h;
 // both 1 / the elementwise bandwidth until `fxc calibrate --from` fits them to the fused
 // kernels of a measurement):
-//   time = launch + scale(class) * max(bytes / bandwidth(class), flops / flops(class))
+//   time = launch + scale(class) * max(bytes / bandwidth(class, bytes), flops / flops(class))
 //          + epilogue_bytes / epilogue_bandwidth(class)
 //
 // Footprint of a group = the largest member tile (anchor: a 128x128 output tile plus
@@ -172,12 +175,12 @@ class CostModel {
 inline double kernel_time(const DeviceProfile& p, const KernelTerms& t) {
   if (!t.fused)
     return CostModel::time(p, t.bytes, t.flops, t.launches, t.kernel_class) +
-           t.epilogue_bytes / p.bandwidth(KernelClass::Elementwise);
+           t.epilogue_bytes / p.bandwidth(KernelClass::Elementwise, t.epilogue_bytes);
   if (t.launches == 0 && t.bytes == 0 && t.flops == 0) return 0;
   const KernelClass c = t.kernel_class;
   return t.launches * p.launch_overhead_s +
-         p.fused_scale(c) * std::max(t.bytes / p.bandwidth(c), t.flops / p.flops(c)) +
-         t.epilogue_bytes / p.epilogue_bandwidth(c);
+         p.fused_scale(c) * std::max(t.bytes / p.bandwidth(c, t.bytes), t.flops / p.flops(c)) +
+         t.epilogue_bytes / p.epilogue_bandwidth(c, t.epilogue_bytes);
 }
 
 }  // namespace fx

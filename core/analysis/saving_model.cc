@@ -128,23 +128,27 @@ SavingFeatures saving_features(const DeviceProfile& p, const GroupTermsSample& g
   for (const auto& u : g.unfused)
     if (&u != anchor) members_s += kernel_time(p, u);
   f.us[0] = members_s * 1e6;
-  f.us[1] = g.bytes_saved / p.bandwidth(KernelClass::Elementwise) * 1e6;
+  f.us[1] = g.bytes_saved / p.bandwidth(KernelClass::Elementwise, g.bytes_saved) * 1e6;
   f.us[2] = g.launches_saved * p.launch_overhead_s * 1e6;
   if (anchor && anchor->winograd) {
     // oneDNN's Winograd convolution in both programs (cost_model.h: Cost::winograd):
     // each reorders its activations into the blocked layout and back, and computes
     // alike, so the anchor's relayout, compute, memory and weights terms change nothing.
-    f.us[5] = -fused->epilogue_bytes / p.bandwidth(KernelClass::Elementwise) * 1e6;
+    f.us[5] =
+        -fused->epilogue_bytes / p.bandwidth(KernelClass::Elementwise, fused->epilogue_bytes) * 1e6;
   } else if (anchor) {
     // The activations the unfused anchor converts between layouts on every call, at the
     // elementwise (copy) bandwidth: the fused conv chain keeps NHWC between fused convs.
-    f.us[3] = anchor->relayout_bytes / p.bandwidth(KernelClass::Elementwise) * 1e6;
+    f.us[3] = anchor->relayout_bytes /
+              p.bandwidth(KernelClass::Elementwise, anchor->relayout_bytes) * 1e6;
     f.us[4] = anchor->flops / p.flops(anchor->kernel_class) * 1e6;
-    f.us[5] = -fused->epilogue_bytes / p.bandwidth(KernelClass::Elementwise) * 1e6;
-    f.us[6] = anchor->bytes / p.bandwidth(anchor->kernel_class) * 1e6;
+    f.us[5] =
+        -fused->epilogue_bytes / p.bandwidth(KernelClass::Elementwise, fused->epilogue_bytes) * 1e6;
+    f.us[6] = anchor->bytes / p.bandwidth(anchor->kernel_class, anchor->bytes) * 1e6;
     // A depthwise conv's few weights go with its planes (one filter each): that term.
     if (anchor->kernel_class != KernelClass::Depthwise)
-      f.us[7] = anchor->constant_bytes / p.bandwidth(KernelClass::Elementwise) * 1e6;
+      f.us[7] = anchor->constant_bytes /
+                p.bandwidth(KernelClass::Elementwise, anchor->constant_bytes) * 1e6;
     f.us[8] = anchor->planes * p.launch_overhead_s * 1e6;
   } else {
     f.us[5] = -class_time(p, *fused) * 1e6;

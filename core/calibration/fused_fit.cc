@@ -29,8 +29,9 @@ FusedFit fit_fused_rates(const std::vector<KernelSample>& fused, const DevicePro
       const KernelTerms& t = k.terms;
       rows.push_back(
           {t.launches * unfused_fit.launch_overhead_s,
-           std::max(t.bytes / unfused_fit.bandwidth(kc), t.flops / unfused_fit.flops(kc)),
-           t.epilogue_bytes, k.measured_us * 1e-6,
+           std::max(t.bytes / unfused_fit.bandwidth(kc, t.bytes), t.flops / unfused_fit.flops(kc)),
+           t.epilogue_bytes / unfused_fit.cache_gain(KernelClass::Elementwise, t.epilogue_bytes),
+           k.measured_us * 1e-6,
            o.huber_log * o.huber_log / (o.huber_log * o.huber_log + k.rel_noise * k.rel_noise)});
       f.classes[c].kernels++;
       f.classes[c].with_epilogue += t.epilogue_bytes > 0;

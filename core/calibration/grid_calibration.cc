@@ -47,8 +47,11 @@ GridCalibration calibrate_grid(const GridCalibrationOptions& o) {
   c.facts = host_machine_facts();
   c.busy_before = probe_busy();
   say("measuring copy bandwidth, GEMM and dispatch");
-  const DeviceProfile base = measure_cpu_host();
+  DeviceProfile base = measure_cpu_host();
   c.copy = measure_copy_curve(c.facts.caches);
+  // Every kernel's bandwidth follows the working set from here on: the fits below
+  // find each class's rate beyond the caches and how closely it follows the copy.
+  base.bandwidth_curve = bandwidth_curve_of(c.copy);
 
   namespace fs = std::filesystem;
   const fs::path dir = o.work_dir.empty()
@@ -58,6 +61,11 @@ GridCalibration calibrate_grid(const GridCalibrationOptions& o) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw FileError(dir.string(), "cannot create the calibration folder: " + ec.message());
+
+  // The measured base beside the results (not a result: no .json), so that the same
+  // results can be fitted again on another base (bench/steps/55_validate.sh compares the
+  // profile with and without the working-set curve on one set of measurements).
+  save_device_profile(base, (dir / "base-profile.json.txt").string());
 
   const std::vector<GridFamily> grid = calibration_grid(c.facts.caches);
   std::vector<double> dispersions;

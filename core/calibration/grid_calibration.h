@@ -6,7 +6,9 @@
 //   1. machine facts, a reference loop and /proc/loadavg (machine_facts.h)
 //   2. the quick measurement (cpu_calibration.h: copy bandwidth, oneDNN GEMM, dispatch,
 //      Winograd answers): the base profile
-//   3. the STREAM-like copy curve across the cache hierarchy
+//   3. the STREAM-like copy curve across the cache hierarchy: the base profile's
+//      working-set curve (device_profile.h: bandwidth_curve), saved beside the results
+//      as base-profile.json.txt
 //   4. each grid family analysed on the base profile (opt level 2, every group the
 //      finder forms accepted) and timed unfused and fused by the before/after machinery,
 //      `repeats` times (each a separate measurement; a group's saving is the median over

@@ -9,15 +9,21 @@
 namespace fx {
 namespace {
 
-constexpr int kParams = 1 + 2 * kKernelClassCount;  // launch, bandwidth[c], flops[c]
+// launch, bandwidth[c], flops[c], follow[c] (how closely class c follows the working-set
+// curve; device/device_profile.h: bandwidth_curve).
+constexpr int kParams = 1 + 3 * kKernelClassCount;
+constexpr int kFollow = 1 + 2 * kKernelClassCount;
+// A class may ignore the curve (0) or follow it somewhat more steeply than a copy does.
+constexpr double kMaxFollow = 1.5;
 
-// Log-parameters of a profile: [log launch, log bw[c]..., log flops[c]...].
+// Parameters of a profile: [log launch, log bw[c]..., log flops[c]..., follow[c]...].
 std::array<double, kParams> params_of(const DeviceProfile& p) {
   std::array<double, kParams> t{};
   t[0] = std::log(std::max(p.launch_overhead_s, 1e-9));
   for (int c = 0; c < kKernelClassCount; ++c) {
     t[1 + c] = std::log(p.bandwidth(static_cast<KernelClass>(c)));
     t[1 + kKernelClassCount + c] = std::log(p.flops(static_cast<KernelClass>(c)));
+    t[kFollow + c] = p.bandwidth_curve.follow[static_cast<std::size_t>(c)];
   }
   return t;
 }
@@ -27,6 +33,7 @@ DeviceProfile with_params(DeviceProfile p, const std::array<double, kParams>& t)
   for (int c = 0; c < kKernelClassCount; ++c) {
     p.kernel_classes[c].bandwidth_bytes_per_s = std::exp(t[1 + c]);
     p.kernel_classes[c].flops_per_s = std::exp(t[1 + kKernelClassCount + c]);
+    p.bandwidth_curve.follow[static_cast<std::size_t>(c)] = t[kFollow + c];
   }
   return p;
 }
@@ -67,6 +74,11 @@ KernelFit fit_kernel_rates(const std::vector<KernelSample>& s, const DeviceProfi
   auto theta = prior;
   const double lambda = o.prior_weight;
 
+  // Each kernel's place on the working-set curve (0 for all without one).
+  std::vector<double> gain(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i)
+    gain[i] = base.bandwidth_curve.log_gain(s[i].terms.bytes);
+
   // Residuals r_i = log(model_i / measured_i); Jacobian of log(model_i).
   auto eval = [&](const std::array<double, kParams>& t, std::vector<double>& r,
                   std::vector<double>* jac) {
@@ -76,7 +88,7 @@ KernelFit fit_kernel_rates(const std::vector<KernelSample>& s, const DeviceProfi
     for (std::size_t i = 0; i < s.size(); ++i) {
       const KernelTerms& k = s[i].terms;
       const int c = static_cast<int>(k.kernel_class);
-      const double tb = k.bytes / std::exp(t[1 + c]);
+      const double tb = k.bytes / std::exp(t[1 + c] + t[kFollow + c] * gain[i]);
       const double tf = k.flops / std::exp(t[1 + kKernelClassCount + c]);
       const double tl = launch * k.launches;
       const double model = std::max(tl + std::max(tb, tf), 1e-12);
@@ -84,9 +96,10 @@ KernelFit fit_kernel_rates(const std::vector<KernelSample>& s, const DeviceProfi
       if (!jac) continue;
       double* row = jac->data() + i * n;
       row[0] = tl / model;
-      if (tb >= tf)
+      if (tb >= tf) {
         row[1 + c] = -tb / model;
-      else
+        row[kFollow + c] = -tb / model * gain[i];
+      } else
         row[1 + kKernelClassCount + c] = -tf / model;
     }
   };
@@ -151,6 +164,7 @@ KernelFit fit_kernel_rates(const std::vector<KernelSample>& s, const DeviceProfi
           // At most a factor e^2 per step: the max() switches branch on large steps.
           double d = std::clamp(dx[j], -2.0, 2.0);
           next[j] += d;
+          if (j >= kFollow) next[j] = std::clamp(next[j], 0.0, kMaxFollow);
           step_norm = std::max(step_norm, std::fabs(d));
         }
         if (loss(next, w) < current) {
@@ -201,7 +215,7 @@ KernelFit fit_kernel_rates(const std::vector<KernelSample>& s, const DeviceProfi
     per_class[c].push_back(rel.back());
     ++f.classes[c].kernels;
     if (k.terms.flops / f.profile.flops(k.terms.kernel_class) >
-        k.terms.bytes / f.profile.bandwidth(k.terms.kernel_class))
+        k.terms.bytes / f.profile.bandwidth(k.terms.kernel_class, k.terms.bytes))
       ++f.classes[c].compute_bound;
   }
   for (int c = 0; c < kKernelClassCount; ++c)

@@ -6,7 +6,9 @@
 // effective rates (bandwidth and FLOP/s of elementwise, reduction, conv, depthwise,
 // matmul, data_movement kernels; analysis/cost_model.h) are fitted to the per-kernel
 // times of the *unfused* ("before") timeline, each kernel timed by the cost model as
-// launch + max(bytes / bandwidth(class), flops / flops(class)). The fit is in log space
+// launch + max(bytes / bandwidth(class, bytes), flops / flops(class)); where the base
+// profile has a working-set curve, how closely each class follows it is fitted too
+// (device/device_profile.h: bandwidth_curve, follow in [0, 1.5]). The fit is in log space
 // (relative errors, so a 3 us Relu counts like a 3 ms Conv), robust (Huber weights: a
 // kernel hit by a scheduler slice does not drag the rates) and regularized towards the
 // base profile (a class with no or only memory-bound kernels keeps the base FLOP/s).

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -79,10 +80,30 @@ MachineFacts host_machine_facts() {
   return f;
 }
 
+std::vector<int64_t> copy_curve_sizes(const CacheSizes& c) {
+  // Around each cache size: the bandwidth falls over a range of working sets (shared
+  // ways, prefetchers, the copy's two buffers), which one point per level would skip.
+  std::vector<int64_t> s = {c.l1d / 2, c.l1d,    2 * c.l1d, c.l2 / 4, c.l2 / 2, c.l2,
+                            2 * c.l2,  c.l3 / 8, c.l3 / 2,  c.l3,     2 * c.l3};
+  for (auto& b : s) b = std::clamp<int64_t>(b, 4096, kMaxGridTensorBytes);
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+
+BandwidthCurve bandwidth_curve_of(const std::vector<CopyPoint>& copy) {
+  BandwidthCurve c;
+  for (const CopyPoint& p : copy)
+    if (p.bytes > 0 && p.bytes_per_s > 0 && std::isfinite(p.bytes_per_s) &&
+        (c.points.empty() || 2.0 * double(p.bytes) > c.points.back().first))
+      c.points.emplace_back(2.0 * double(p.bytes), p.bytes_per_s);
+  if (c.points.size() < 2) c.points.clear();
+  return c;
+}
+
 std::vector<CopyPoint> measure_copy_curve(const CacheSizes& caches, int repeats) {
   std::vector<CopyPoint> out;
-  for (int64_t bytes : memory_grid_sizes(caches)) {
-    if (bytes < 4096) continue;
+  for (int64_t bytes : copy_curve_sizes(caches)) {
     std::vector<char> a(std::size_t(bytes), 1), b(std::size_t(bytes), 0);
     // Each repeat copies at least 4 MiB (and the buffer at least twice), so that the
     // clock's resolution and one interruption are small against it.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "calibration/calibration_grid.h"
+#include "device/device_profile.h"
 
 namespace fx {
 
@@ -42,8 +43,14 @@ struct CopyPoint {
   double bytes_per_s = 0;   // median over the repeats (read + written bytes)
   double dispersion = NAN;  // their relative_dispersion
 };
-// memory_grid_sizes(caches) without the tiny one, `repeats` copies each.
+// Buffer sizes of the copy curve: half, once and twice each cache level (4 KiB to
+// kMaxGridTensorBytes).
+std::vector<int64_t> copy_curve_sizes(const CacheSizes& caches);
+// copy_curve_sizes(caches), `repeats` copies each.
 std::vector<CopyPoint> measure_copy_curve(const CacheSizes& caches, int repeats = 7);
+// The device profile's working-set curve: bytes touched by a copy (its two buffers) and
+// its rate, at each point measured (fewer than two: none).
+BandwidthCurve bandwidth_curve_of(const std::vector<CopyPoint>& copy);
 
 struct BusyProbe {
   std::vector<double> reference_s;  // the reference loop's time, each repeat

@@ -14,6 +14,21 @@
 
 namespace fx {
 
+double BandwidthCurve::log_gain(double bytes) const {
+  if (empty() || !(bytes > 0)) return 0;
+  const double ref = std::log(points.back().second);
+  const double x = std::log(bytes);
+  if (x <= std::log(points.front().first)) return std::log(points.front().second) - ref;
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    const double x0 = std::log(points[i - 1].first), x1 = std::log(points[i].first);
+    if (x > x1) continue;
+    const double t = x1 > x0 ? (x - x0) / (x1 - x0) : 1.0;
+    const double y0 = std::log(points[i - 1].second), y1 = std::log(points[i].second);
+    return y0 + t * (y1 - y0) - ref;
+  }
+  return 0;  // beyond the largest point: the rate there
+}
+
 void DeviceProfile::check() const {
   auto bad = [&](const char* field) {
     throw Error("device profile '" + name + "': " + field + " must be a positive number");
@@ -35,6 +50,17 @@ void DeviceProfile::check() const {
     if (u.groups < 0 || !(u.rel_rms >= 0) || !std::isfinite(u.rel_rms))
       throw Error("device profile '" + name +
                   "': saving_uncertainty must have groups >= 0 and a finite rel_rms >= 0");
+  for (std::size_t i = 0; i < bandwidth_curve.points.size(); ++i) {
+    const auto& [b, v] = bandwidth_curve.points[i];
+    if (!(b > 0) || !(v > 0) || !std::isfinite(b) || !std::isfinite(v) ||
+        (i > 0 && !(b > bandwidth_curve.points[i - 1].first)))
+      throw Error("device profile '" + name +
+                  "': bandwidth_curve points must be positive [bytes, bytes/s] pairs in "
+                  "ascending bytes");
+  }
+  for (double f : bandwidth_curve.follow)
+    if (!std::isfinite(f) || f < 0 || f > 4)
+      throw Error("device profile '" + name + "': bandwidth_curve follow must be in [0, 4]");
   for (const auto& c : saving_model.classes)
     for (double v : c.coefficients)
       if (!std::isfinite(v))
@@ -85,6 +111,15 @@ nlohmann::json to_json(const DeviceProfile& p) {
   }
   if (!p.measured_ops.empty()) j["measured_ops"] = p.measured_ops;
   if (!p.calibration_flags.empty()) j["calibration_flags"] = p.calibration_flags;
+  if (!p.bandwidth_curve.empty()) {
+    nlohmann::json follow = nlohmann::json::object();
+    for (int i = 0; i < kKernelClassCount; ++i)
+      follow[kernel_class_name(static_cast<KernelClass>(i))] =
+          p.bandwidth_curve.follow[static_cast<std::size_t>(i)];
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& [b, v] : p.bandwidth_curve.points) points.push_back({b, v});
+    j["bandwidth_curve"] = {{"points", points}, {"follow", follow}};
+  }
   if (!p.cpu_model.empty()) j["cpu_model"] = p.cpu_model;
   if (!p.fxc_version.empty()) j["fxc_version"] = p.fxc_version;
   if (!p.winograd.shapes.empty()) j["winograd"] = to_json(p.winograd);
@@ -140,6 +175,21 @@ DeviceProfile device_profile_from_json(const nlohmann::json& j) {
         SavingUncertainty& s = p.saving_uncertainty[static_cast<std::size_t>(*c)];
         s.groups = u.at("groups").get<int>();
         s.rel_rms = u.at("rel_rms").get<double>();
+      }
+    }
+    if (auto it = j.find("bandwidth_curve"); it != j.end() && !it->is_null()) {
+      if (!it->is_object()) throw Error("device profile: \"bandwidth_curve\" is not an object");
+      for (const auto& pt : it->at("points")) {
+        if (!pt.is_array() || pt.size() != 2)
+          throw Error("device profile: bandwidth_curve points must be [bytes, bytes/s] pairs");
+        p.bandwidth_curve.points.emplace_back(pt[0].get<double>(), pt[1].get<double>());
+      }
+      if (auto f = it->find("follow"); f != it->end() && !f->is_null()) {
+        for (const auto& [key, v] : f->items()) {
+          auto c = kernel_class_from_name(key);
+          if (!c) throw Error("device profile: unknown kernel class '" + key + "'");
+          p.bandwidth_curve.follow[static_cast<std::size_t>(*c)] = v.get<double>();
+        }
       }
     }
     p.measured_ops = j.value("measured_ops", std::vector<std::string>{});

@@ -32,7 +32,8 @@
 //                   + epilogue_bytes / epilogue_bandwidth(class)
 // JSON: "fused_kernel_classes": { "conv": { "scale": 0.8,
 //                                           "epilogue_bandwidth_bytes_per_s": 4e9 }, ... }
-// Defaults: scale 1, epilogue bandwidth = the elementwise class's bandwidth.
+// Defaults: scale 1, epilogue bandwidth = the elementwise class's bandwidth. With a working-set
+// curve (below) the epilogue's bytes follow it as the elementwise class does.
 //
 // Saving model: "saving_model" (saving_coefficients.h), written by `fxc calibrate --from`:
 // per fused-kernel class, coefficients that predict a group's time saved from the terms
@@ -53,12 +54,25 @@
 //
 // Winograd: "winograd" (winograd_support.h), which convolutions the device's runtime runs
 // with Winograd, as calibration asked the runtime.
+//
+// Working set: "bandwidth_curve" (written by `fxc calibrate`'s grid): the copy bandwidth
+// at working sets across the cache hierarchy (bytes read + written, from half of L1 to
+// twice L3, as machine facts gave them), and per class how closely its kernels follow it
+// (an exponent fitted with the class rates: 0 ignores the curve, 1 follows it). A class's
+// bandwidth is its rate beyond the caches; a kernel touching B bytes gets
+//   bandwidth(class) x (curve(B) / curve(largest point)) ^ follow(class)
+// with the curve interpolated in log-log and held flat beyond its ends. Absent: one
+// bandwidth per class whatever the working set.
+//   "bandwidth_curve": { "points": [[49152, 2.7e11], ..., [134217728, 9.6e9]],
+//                        "follow": { "elementwise": 0.9, ... } }
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -84,6 +98,15 @@ struct FusedClassRates {
 struct SavingUncertainty {
   int groups = 0;      // calibration groups the figure comes from (0: unknown)
   double rel_rms = 0;  // robust RMS residual / predicted unfused time of the group
+};
+
+// The copy bandwidth against the bytes a kernel touches (see the formula above).
+struct BandwidthCurve {
+  std::vector<std::pair<double, double>> points;  // (bytes touched, bytes/s), ascending
+  std::array<double, kKernelClassCount> follow = {1, 1, 1, 1, 1, 1};
+  bool empty() const { return points.size() < 2; }
+  // log(curve(bytes) / curve(largest point)): 0 without a curve.
+  double log_gain(double bytes) const;
 };
 
 struct DeviceProfile {
@@ -117,6 +140,7 @@ struct DeviceProfile {
   std::array<SavingUncertainty, kKernelClassCount> saving_uncertainty{};
   std::vector<std::string> measured_ops;       // op types calibration timed (sorted)
   std::vector<std::string> calibration_flags;  // sanity-check findings saved anyway
+  BandwidthCurve bandwidth_curve;              // none: one bandwidth per class
   std::string cpu_model;                       // measured profiles: /proc/cpuinfo's model name
   std::string fxc_version;                     // and the fxc that measured it
 
@@ -144,6 +168,10 @@ struct DeviceProfile {
     double v = kernel_classes[static_cast<std::size_t>(c)].flops_per_s;
     return v > 0 ? v : peak_flops;
   }
+  // The class's bandwidth for a kernel that touches `bytes` (read + written).
+  double bandwidth(KernelClass c, double bytes) const {
+    return bandwidth(c) * cache_gain(c, bytes);
+  }
   double fused_scale(KernelClass c) const {
     double v = fused_classes[static_cast<std::size_t>(c)].scale;
     return v > 0 ? v : 1.0;
@@ -151,6 +179,16 @@ struct DeviceProfile {
   double epilogue_bandwidth(KernelClass c) const {
     double v = fused_classes[static_cast<std::size_t>(c)].epilogue_bandwidth_bytes_per_s;
     return v > 0 ? v : bandwidth(KernelClass::Elementwise);
+  }
+  // An epilogue moving `bytes` (its output, a residual): on the working-set curve as the
+  // elementwise loops it replaces, so that both sides of a saving sit at the same level.
+  double epilogue_bandwidth(KernelClass c, double bytes) const {
+    return epilogue_bandwidth(c) * cache_gain(KernelClass::Elementwise, bytes);
+  }
+  // bandwidth(c, bytes) / bandwidth(c): 1 without a curve.
+  double cache_gain(KernelClass c, double bytes) const {
+    const double g = bandwidth_curve.log_gain(bytes);
+    return g == 0 ? 1.0 : std::exp(bandwidth_curve.follow[static_cast<std::size_t>(c)] * g);
   }
   // "cpu-host" or "cpu-host (calibrated)": names the model behind an estimate.
   std::string label() const { return calibrated ? name + " (calibrated)" : name; }

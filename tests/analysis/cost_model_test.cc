@@ -125,6 +125,35 @@ TEST(CostModel, TimeIsMaxOfMemoryAndComputePlusLaunches) {
   EXPECT_DOUBLE_EQ(cm.time(1e9, 3e9, 0), 3.0);
 }
 
+// With a working-set curve, an elementwise kernel whose operands fit in cache streams
+// faster than one that goes to memory; the fused kernel of a group is timed by the bytes
+// it touches, on the same curve.
+TEST(CostModel, BandwidthFollowsTheWorkingSet) {
+  GraphBuilder b;
+  b.output(b.op("Relu", {b.input("small", {1024})}, {}, "small_relu"));          // 8 KiB
+  b.output(b.op("Relu", {b.input("big", {16 * 1024 * 1024})}, {}, "big_relu"));  // 128 MiB
+  Graph g = b.build();
+  DeviceProfile p = test_profile();
+  p.launch_overhead_s = 0;
+  p.peak_flops = 1e15;  // memory-bound
+  const Cost flat_small = CostModel(g, p).node(g.find_node("small_relu"));
+  p.bandwidth_curve.points = {{8.0 * 1024, 8e9}, {128.0 * 1024 * 1024, 1e9}};
+  CostModel cm(g, p);
+  const Cost& small = cm.node(g.find_node("small_relu"));
+  const Cost& big = cm.node(g.find_node("big_relu"));
+  EXPECT_NEAR(small.time_s, flat_small.time_s / 8, 1e-12);
+  EXPECT_NEAR(big.time_s, double(big.bytes()) / p.bandwidth(KernelClass::Elementwise), 1e-9);
+  EXPECT_GT(small.bytes() / small.time_s, 7 * (big.bytes() / big.time_s));
+  KernelTerms t{KernelClass::Elementwise, double(small.bytes()), 0, 0};
+  t.fused = true;
+  EXPECT_NEAR(kernel_time(p, t), small.time_s, 1e-15);
+  // A fused epilogue's bytes sit on the same curve as the elementwise loops it replaces.
+  KernelTerms e{KernelClass::Conv, 0, 0, 1};  // launch overhead is 0 here
+  e.fused = true;
+  e.epilogue_bytes = double(small.bytes());
+  EXPECT_NEAR(kernel_time(p, e), small.time_s, 1e-15);
+}
+
 TEST(CostModel, RelayoutBytesAreASpatialConvsActivations) {
   // The runtime's unfused spatial conv reorders its input to NHWC and its output back on
   // every call; a 1x1 conv, a depthwise conv and other ops run on NCHW as they are.

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "analysis/fusion_finder.h"
@@ -51,6 +53,25 @@ TEST(CalibrationGrid, EveryFamilyFormsFusedGroupsOfItsClasses) {
   const auto ops = grid_op_types(grid);
   for (const char* op : {"Conv", "MatMul", "Gemm", "Softmax", "Transpose", "MaxPool"})
     EXPECT_TRUE(std::binary_search(ops.begin(), ops.end(), std::string(op))) << op;
+}
+
+// The copy curve's buffers bracket each cache level, and the profile's curve counts the
+// bytes a copy touches (both buffers) in ascending order, skipping failed points.
+TEST(CalibrationGrid, CopyCurveBracketsEachCacheLevel) {
+  CacheSizes c{32 << 10, 1 << 20, 32 << 20};
+  auto s = copy_curve_sizes(c);
+  EXPECT_TRUE(std::is_sorted(s.begin(), s.end()));
+  for (int64_t level : {c.l1d, c.l2, c.l3}) {
+    EXPECT_TRUE(std::count(s.begin(), s.end(), level)) << level;
+    EXPECT_TRUE(std::count(s.begin(), s.end(), level / 2)) << level;
+  }
+  EXPECT_LE(s.back(), kMaxGridTensorBytes);
+  BandwidthCurve b = bandwidth_curve_of(
+      {{16 << 10, 300e9, 0.01}, {1 << 20, NAN, NAN}, {32 << 20, 40e9, 0.02}, {64 << 20, 10e9, 0}});
+  ASSERT_EQ(b.points.size(), 3u);
+  EXPECT_EQ(b.points[0], std::make_pair(double(32 << 10), 300e9));
+  EXPECT_EQ(b.points[2], std::make_pair(double(128 << 20), 10e9));
+  EXPECT_TRUE(bandwidth_curve_of({{16 << 10, 300e9, 0}}).empty());
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "analysis/saving_model.h"
 #include "calibration/fused_fit.h"
 #include "calibration/kernel_fit.h"
+#include "calibration/learn.h"
 #include "calibration/merge_repeats.h"
 #include "calibration/result_samples.h"
 #include "profile/before_after_json.h"
@@ -479,9 +480,85 @@ TEST(CalibrateCli, LearnFoldsAResultIntoTheCachedGrid) {
   EXPECT_NE(p.source.find("1 learned result"), std::string::npos) << p.source;
   EXPECT_EQ(p.cpu_model, "grid CPU");  // still this machine's
   EXPECT_EQ(p.measured_ops, cached.measured_ops);
+  EXPECT_NE(r.out.find("before the update"), std::string::npos) << r.out;
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("nope.json"), std::string::npos) << none.err;
   std::filesystem::remove_all(cache);
+}
+
+// learn_from_results (what `fxc calibrate --learn` and the GUI call): the learned result
+// is kept, the estimate error on its groups is given before and after the update (the
+// base profile is far from the "machine", the update is fitted to it), a result learned
+// again replaces its copy, a file that is not a result names itself.
+TEST(Learn, ReportsTheEstimateErrorBeforeAndAfterTheUpdate) {
+  const auto dir = std::filesystem::temp_directory_path() / "fx_learn_core_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "grid");
+  std::ofstream(dir / "grid" / "conv.1.json") << result_fixture().dump();
+  const std::string model = (dir / "model.json").string();
+  std::ofstream(model) << result_fixture().dump();
+  LearnOptions o;
+  o.results = {model};
+  o.grid_dir = (dir / "grid").string();
+  o.learned_dir = (dir / "learned").string();
+  o.cached = base_profile();
+  o.cached.source = "measured on this host (calibration grid) + 3 learned results";
+  o.date = "2026-11-27";
+  const LearnOutcome l = learn_from_results(o);
+  EXPECT_EQ(l.learned_results, 1);
+  EXPECT_TRUE(std::filesystem::exists(dir / "learned" / "model.json"));
+  EXPECT_EQ(l.profile.source, "measured on this host (calibration grid) + 1 learned result");
+  ASSERT_GT(l.after.groups, 0);
+  EXPECT_EQ(l.before.groups, l.after.groups);
+  EXPECT_LT(l.after.median_abs_rel_error, l.before.median_abs_rel_error);
+  EXPECT_EQ(learn_from_results(o).learned_results, 1);  // replaced, not added
+  std::ofstream(dir / "bad.json") << "{\"groups\": 3}";
+  o.results = {(dir / "bad.json").string()};
+  try {
+    learn_from_results(o);
+    ADD_FAILURE() << "a file that is not a result was learned";
+  } catch (const FileError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
+  }
+  o.grid_dir = (dir / "no-grid").string();
+  EXPECT_THROW(learn_from_results(o), Error);
+  std::filesystem::remove_all(dir);
+}
+
+// A machine whose elementwise kernels follow the working-set curve closely and whose
+// matmuls ignore it: the fit, started from "every class follows the copy", finds both
+// degrees and the rates beyond the caches, from kernels spread over the curve.
+TEST(KernelFit, RecoversHowEachClassFollowsTheWorkingSetCurve) {
+  BandwidthCurve curve;
+  curve.points = {{64e3, 200e9}, {2e6, 80e9}, {64e6, 30e9}, {128e6, 10e9}};
+  DeviceProfile t = truth();
+  t.bandwidth_curve = curve;
+  t.bandwidth_curve.follow[static_cast<std::size_t>(KernelClass::Elementwise)] = 0.8;
+  t.bandwidth_curve.follow[static_cast<std::size_t>(KernelClass::MatMul)] = 0.0;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> logsize(std::log(1e4), std::log(5e8));
+  std::uniform_real_distribution<double> noise(0.97, 1.03);
+  std::vector<KernelSample> s;
+  for (KernelClass c : {KernelClass::Elementwise, KernelClass::MatMul})
+    for (int i = 0; i < 60; ++i) {
+      KernelTerms k;
+      k.kernel_class = c;
+      k.bytes = std::exp(logsize(rng));
+      k.flops = c == KernelClass::MatMul && i % 2 ? 8 * k.bytes : 0;
+      s.push_back({"k" + std::to_string(s.size()), k, kernel_time(t, k) * noise(rng) * 1e6});
+    }
+  DeviceProfile base = base_profile();
+  base.bandwidth_curve = curve;  // follow 1 for every class
+  KernelFit f = fit_kernel_rates(s, base, "curve");
+  EXPECT_NEAR(f.profile.bandwidth_curve.follow[0], 0.8, 0.08);
+  EXPECT_NEAR(f.profile.bandwidth_curve.follow[static_cast<std::size_t>(KernelClass::MatMul)], 0.0,
+              0.1);
+  EXPECT_NEAR(f.profile.bandwidth(KernelClass::Elementwise), 6e9, 0.05 * 6e9);
+  EXPECT_NEAR(f.profile.bandwidth(KernelClass::MatMul), 30e9, 0.1 * 30e9);
+  EXPECT_LT(f.median_abs_rel_error, 0.03);
+  // Without the curve the same kernels cannot be fitted as well.
+  KernelFit flat = fit_kernel_rates(s, base_profile(), "flat");
+  EXPECT_GT(flat.median_abs_rel_error, 3 * f.median_abs_rel_error);
 }
 
 }  // namespace

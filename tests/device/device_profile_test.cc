@@ -172,5 +172,39 @@ TEST(DeviceProfile, CalibrationResidualsAndProvenanceRoundTrip) {
   EXPECT_THROW(device_profile_from_json(j), Error);
 }
 
+// The working-set curve: log-log interpolation between its points, flat beyond its ends,
+// 1 at the largest point (a class's bandwidth is its rate beyond the caches), each class
+// following it to its own degree; absent, one bandwidth whatever the bytes.
+TEST(DeviceProfile, BandwidthFollowsTheWorkingSetCurve) {
+  DeviceProfile p = preset_nvidia_h100();
+  const KernelClass ew = KernelClass::Elementwise, mm = KernelClass::MatMul;
+  EXPECT_DOUBLE_EQ(p.bandwidth(ew, 1e3), p.bandwidth(ew));
+  p.bandwidth_curve.points = {{1e4, 400e9}, {1e6, 100e9}, {1e8, 25e9}};
+  p.bandwidth_curve.follow[static_cast<std::size_t>(mm)] = 0.5;
+  const double bw = p.bandwidth(ew);
+  EXPECT_DOUBLE_EQ(p.bandwidth(ew, 1e8), bw);
+  EXPECT_DOUBLE_EQ(p.bandwidth(ew, 1e9), bw);                         // beyond: the last point
+  EXPECT_NEAR(p.bandwidth(ew, 1e6), 4 * bw, 1e-9 * bw);               // a point
+  EXPECT_NEAR(p.bandwidth(ew, 1e5), 8 * bw, 1e-9 * bw);               // halfway in log: sqrt(16*4)
+  EXPECT_NEAR(p.bandwidth(ew, 10), 16 * bw, 1e-9 * bw);               // below: the first point
+  EXPECT_NEAR(p.bandwidth(mm, 1e6), 2 * p.bandwidth(mm), 1e-9 * bw);  // follow 0.5
+  DeviceProfile q = device_profile_from_json(to_json(p));
+  EXPECT_EQ(q.bandwidth_curve.points, p.bandwidth_curve.points);
+  EXPECT_EQ(q.bandwidth_curve.follow, p.bandwidth_curve.follow);
+}
+
+TEST(DeviceProfile, BadBandwidthCurveIsAnError) {
+  DeviceProfile p = preset_nvidia_h100();
+  p.bandwidth_curve.points = {{1e6, 100e9}, {1e4, 400e9}};  // not ascending
+  EXPECT_THROW(device_profile_from_json(to_json(p)), Error);
+  p.bandwidth_curve.points = {{1e4, 400e9}, {1e6, 100e9}};
+  nlohmann::json j = to_json(p);
+  j["bandwidth_curve"]["points"][1] = {1e6};
+  EXPECT_THROW(device_profile_from_json(j), Error);
+  j = to_json(p);
+  j["bandwidth_curve"]["follow"]["conv"] = -1;
+  EXPECT_THROW(device_profile_from_json(j), Error);
+}
+
 }  // namespace
 }  // namespace fx
