@@ -618,7 +618,7 @@ void register_analyze(CLI::App& app, Runner& run) {
       "Node names are those of the ONNX file ('fxc analyze --json' lists them in not_fused).\n"
       "Examples:\n"
       "  fxc why resources/models/tiny_cnn.onnx /relu/Relu /layer1/0/conv1/Conv\n"
-      "  fxc why resources/models/tiny_cnn.onnx /conv1/Conv /bn1/BatchNormalization --opt-level 0");
+      "  fxc why resources/models/tiny_cnn.onnx /conv1/Conv /relu/Relu --opt-level 0");
   why->callback([w, &run] { run = [w] { return run_why(*w); }; });
 
   auto co = std::make_shared<CalibrateOptions>();
