@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -106,6 +107,10 @@ void MainWindow::connect_documents() {
   connect(documents_, &DocumentController::opened, this, [this] {
     inspector_->show_model(*doc());  // with the shape inference figures
     dims_->show_dims(doc()->model, documents_->settings().dims);
+    // Assumed dims are in view at once, not behind the Overview tab: they decide what
+    // the candidates are.
+    if (!doc()->model.assumed_dims.empty())
+      if (auto* dock = findChild<QDockWidget*>(QStringLiteral("DimensionsDock"))) dock->raise();
     emit model_opened();
   });
   auto reanalyse = [this] {

@@ -108,7 +108,8 @@ LoadOptions explorer_load_options(const AnalysisSettings& settings) {
   // a child fxc told so (model_arguments) reads the same nodes the plan names.
   options.assume_dims = true;
   options.canonical.enabled = true;
-  // The user's BN nodes stay visible.
+  // The user's BN nodes stay visible (the analysis folds each into its Conv inside a
+  // conv_bn_act group); fxc folds them by default, so the child is told (model_arguments).
   options.canonical.disabled = {"conv-bn-folding", "shape-folding"};
   options.dims = settings.dims;
   return options;
@@ -120,7 +121,7 @@ QStringList model_arguments(const LoadOptions& options) {
     args << QStringLiteral("--dim")
          << QString::fromStdString(name) + QLatin1Char('=') + QString::number(value);
   if (!options.canonical.enabled) return args << QStringLiteral("--no-canonicalize");
-  // Against what fxc does with no pass options (conv-bn-folding off).
+  // Against what fxc does with no pass options (every pass on).
   const auto defaults = command_load_options({}, {}, false).canonical.disabled;
   for (const auto& p : transforms::canonical_pass_names()) {
     const bool off = options.canonical.disabled.count(p) > 0,

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <ctime>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis_json.h"
+#include "analysis/assumed_legality.h"
 #include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
 #include "analysis/synthetic_graph.h"
@@ -79,7 +81,27 @@ fx::LoadedModel load(const AnalyzeOptions& o) {
   return load_model(o.model, o.mo);
 }
 
-void print_table(const fx::AnalysisResult& r, const fx::DeviceProfile& p, const AnalyzeOptions& o) {
+// Each assumed dim once more at its probe value: groups legal only at the assumed
+// value say so (analysis/assumed_legality.h).
+fx::AssumedNotes assumed_notes(const AnalyzeOptions& o, const fx::LoadedModel& m,
+                               const fx::DeviceProfile& p, const fx::AnalysisResult& r) {
+  fx::AssumedNotes notes;
+  for (const auto& a : m.assumed_dims) {
+    const int64_t probe = a.value * fx::kAssumedProbeFactor;
+    AnalyzeOptions po = o;
+    po.mo.dims.push_back(a.symbol + "=" + std::to_string(probe));
+    try {
+      const fx::LoadedModel pm = load(po);
+      fx::note_assumed_legality(r, a.symbol, a.value, probe, analyze(po, pm.graph, p), notes);
+    } catch (const fx::Error& e) {
+      spdlog::debug("{}: no probe at {}={}: {}", o.model, a.symbol, probe, e.what());
+    }
+  }
+  return notes;
+}
+
+void print_table(const fx::AnalysisResult& r, const fx::DeviceProfile& p, const AnalyzeOptions& o,
+                 const fx::AssumedNotes& notes) {
   fmt::print("Device   {}\n", device_line(p));
   fmt::print("Model    {}  (opt level {}, threshold {:.0f}%, analysis {:.1f} ms)\n", o.model,
              r.opt_level, r.threshold * 100, r.analysis_ms);
@@ -124,6 +146,8 @@ void print_table(const fx::AnalysisResult& r, const fx::DeviceProfile& p, const 
                e.interval_known() ? "+-" + human_time(e.interval_half_s()) : "?",
                fmt::format("[{}]", source_index(e.saving_label())),
                fx::group_status_name(gr.status), e.uncertain() ? " (uncertain)" : "");
+    if (auto it = notes.find(gr.id); it != notes.end())
+      fmt::print("{:<12} note: {}\n", "", it->second);
     uncertain += e.uncertain();
   }
   for (std::size_t i = 0; i < sources.size(); ++i)
@@ -172,6 +196,7 @@ int run_analyze(const AnalyzeOptions& o) {
     fmt::print("{}\n", fx::explain_pair(r, o.why.substr(0, comma), o.why.substr(comma + 1)));
     return 0;
   }
+  const fx::AssumedNotes notes = assumed_notes(o, m, p, r);
   if (!o.plan_out.empty()) {
     fx::FusionPlan plan(r, o.model);
     plan.set_dims(plan_dims(m, o.mo));
@@ -181,12 +206,15 @@ int run_analyze(const AnalyzeOptions& o) {
   }
   if (o.json) {
     nlohmann::json j = fx::to_json(r);
+    for (auto& g : j["groups"])
+      if (auto it = notes.find(g["id"].get<std::string>()); it != notes.end())
+        g["assumed_note"] = it->second;
     j["model"] = o.model;
     j.update(model_header_json(m));
     fmt::print("{}\n", j.dump(2));
   } else {
     print_model_header(m);
-    print_table(r, p, o);
+    print_table(r, p, o, notes);
   }
   return 0;
 }
@@ -565,7 +593,7 @@ void register_analyze(CLI::App& app, Runner& run) {
       "Node names are those of the ONNX file ('fxc analyze --json' lists them in not_fused).\n"
       "Examples:\n"
       "  fxc why resources/models/tiny_cnn.onnx /relu/Relu /layer1/0/conv1/Conv\n"
-      "  fxc why resources/models/tiny_cnn.onnx /conv1/Conv /bn1/BatchNormalization --opt-level 0");
+      "  fxc why resources/models/tiny_cnn.onnx /conv1/Conv /relu/Relu --opt-level 0");
   why->callback([w, &run] { run = [w] { return run_why(*w); }; });
 
   auto co = std::make_shared<CalibrateOptions>();

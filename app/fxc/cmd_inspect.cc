@@ -94,6 +94,17 @@ int run_inspect(const InspectOptions& o) {
   fmt::print("Opsets       {}\n", opsets);
   fmt::print("Nodes        {} ({} op types)\n", g.node_count(), ops.size());
   fmt::print("Canonical    {}\n", m.canonical.summary().substr(std::string("canonical: ").size()));
+  // What the canonical form folded into another node, by name (conv-bn-folding).
+  for (const auto& p : m.canonical.passes) {
+    int shown = 0;
+    for (const auto& [removed, into] : p.folded_into) {
+      if (shown++ == 8) {
+        fmt::print("             ... {} more ({})\n", p.folded_into.size() - 8, p.pass);
+        break;
+      }
+      fmt::print("Folded       {} into {} ({})\n", removed, into, p.pass);
+    }
+  }
   if (!m.assumed_dims.empty())
     fmt::print("Dims         {}\n", fx::transforms::assumed_dims_text(m.assumed_dims));
   fmt::print("Parameters   {} ({} bytes)\n", human_bytes(g.parameter_bytes()), g.parameter_bytes());

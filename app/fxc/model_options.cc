@@ -23,16 +23,18 @@ std::vector<std::string> ModelOptions::child_args() const {
 }
 
 void add_model_options(CLI::App* cmd, ModelOptions& o) {
-  cmd->add_option("--dim", o.dims,
-                  "Bind a symbolic dimension, NAME=N (repeatable); unbound ones are assumed "
-                  "(batch-like 1, sequence 128, height/width 224, other 64)");
+  cmd->add_option(
+      "--dim", o.dims,
+      "Bind a symbolic dimension, NAME=N (repeatable); unbound ones are assumed "
+      "(batch-like 1, sequence 128, waveform samples 16000, height/width 224, other 64)");
   std::string passes;
   for (const auto& p : fx::transforms::canonical_pass_names())
     passes += (passes.empty() ? "" : ", ") + p;
   cmd->add_option("--disable-pass", o.disabled_passes,
                   "Skip a canonical pass (repeatable): " + passes);
   cmd->add_option("--enable-pass", o.enabled_passes,
-                  "Run a pass that is off by default (repeatable): conv-bn-folding");
+                  "Run a pass even when --disable-pass names it (repeatable; all passes run by "
+                  "default)");
   cmd->add_flag("--no-canonicalize", o.no_canonicalize,
                 "Use the graph exactly as imported (no Identity/Constant folding)");
 }
@@ -60,7 +62,8 @@ nlohmann::json model_header_json(const fx::LoadedModel& m) {
                       {"removed_ops", p.removed_ops},
                       {"weights", p.weights.size()},
                       {"weight_bytes", p.weight_bytes},
-                      {"merged", p.merged}});
+                      {"merged", p.merged},
+                      {"folded_into", p.folded_into}});
   return {{"assumed_dims", dims},
           {"canonical",
            {{"enabled", m.canonical.enabled},

@@ -5,8 +5,8 @@
 //
 //   --dim NAME=N          bind a symbolic dim (others get assumed values, dim_defaults.h)
 //   --disable-pass NAME   skip one canonical pass (transforms/canonical.h)
-//   --enable-pass NAME    run a pass that is off by default (conv-bn-folding: an export
-//                         with BatchNormalization kept becomes the one with BN folded)
+//   --enable-pass NAME    run a pass even when --disable-pass named it (every pass is on
+//                         by default; conv-bn-folding was off before and scripts name it)
 //   --no-canonicalize     analyse the graph exactly as imported
 //
 //   assumed: batch=1, seq=128; bind with --dim NAME=V

@@ -3,8 +3,8 @@
 # Step: `fxc analyze` with no --dim over every corpus model. Unbound symbolic dims get
 # assumed values (transforms/dim_defaults.h) and the graph is analysed in canonical form
 # (transforms/canonical.h); a model with symbolic dims and no group fails the step.
-# A second table holds the same network exported several ways: canonical node count,
-# groups and a digest of the groups' member lists must agree within a family.
+# The same network exported several ways (nodes, groups, speed-ups) is step
+# 17_export_variants.sh.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 out=$RESULTS/16_no_dim.md
@@ -39,9 +39,6 @@ while IFS=$'\t' read -r name path dims _; do
      (.canonical.summary | sub("^canonical: "; "") | sub("; [0-9]+ -> [0-9]+ nodes"; "")),
      "\(.kernels_before) -> \(.kernels_after)", (.groups | length)] |
     "| " + join(" | ") + " |"' "$json" | sed 's/| - |/| |/' >> "$out"
-  # The groups' member lists, for the same-network table below.
-  jq -r '[.groups[].nodes | join(",")] | sort | .[]' "$json" | md5sum | cut -c1-8 \
-    > "$RESULTS/no_dim/$name.digest"
   echo "no-dim $name: $groups groups" >&2
   if [ "$dims" != "-" ] && [ "$groups" -eq 0 ]; then
     # Recurrent and control-flow models may have nothing to fuse around their opaque
@@ -54,39 +51,6 @@ while IFS=$'\t' read -r name path dims _; do
     fi
   fi
 done < <(corpus_models)
-
-{
-  echo
-  echo "### The same network exported several ways"
-  echo
-  echo "Groups digest: md5 of the sorted member lists of every group (same digest = same groups)."
-  echo
-  echo "Default canonical form, then with \`--enable-pass conv-bn-folding\` (BN folded into Conv)."
-  echo
-  echo "| model | nodes as imported | canonical nodes | kernels | groups | groups digest | BN folded: nodes | kernels | groups | groups digest |"
-  echo "|---|---:|---:|---|---:|---|---:|---|---:|---|"
-  for name in resnet18 resnet18_bn_kept resnet18_bn_kept_untrained resnet18_no_folding \
-    resnet18_constant_weights resnet18_initializers_as_inputs resnet18_external_data \
-    resnet18_dynamic_batch resnet18_opset11 resnet18_opset13 resnet18_opset17 \
-    mobilenet_v2 mobilenet_v2_bn_kept mobilenet_v2_dynamic_hw \
-    efficientnet_b0 efficientnet_b0_dynamic_batch \
-    bert_mini bert_mini_static bert_mini_no_folding bert_mini_opset11 bert_mini_opset17 \
-    gpt_small gpt_small_opset17 convnext_tiny convnext_tiny_opset17; do
-    json=$RESULTS/no_dim/$name.json
-    [ -s "$json" ] || continue
-    path=$(corpus_models | awk -F'\t' -v n="$name" '$1 == n {print $2}')
-    folded=$RESULTS/no_dim/$name.bn.json
-    "$FXC" -q analyze "$path" --json --enable-pass conv-bn-folding > "$folded"
-    fd=$(jq -r '[.groups[].nodes | join(",")] | sort | .[]' "$folded" | md5sum | cut -c1-8)
-    jq -r --arg name "$name" --arg d "$(cat "$RESULTS/no_dim/$name.digest")" --arg fd "$fd" \
-      --slurpfile f "$folded" '
-      [$name, .canonical.nodes_before, .canonical.nodes_after,
-       "\(.kernels_before) -> \(.kernels_after)", (.groups | length), $d,
-       $f[0].canonical.nodes_after, "\($f[0].kernels_before) -> \($f[0].kernels_after)",
-       ($f[0].groups | length), $fd] |
-      map(tostring) | "| " + join(" | ") + " |"' "$json"
-  done
-} >> "$out"
 
 if [ -s "$RESULTS/no_dim/exempt.txt" ]; then
   echo >> "$out"

@@ -186,8 +186,6 @@ LoadOptions command_load_options(const std::vector<std::string>& dim_bindings,
   for (const auto& d : dim_bindings) parse_dim_binding(d, lo);
   lo.assume_dims = true;
   lo.canonical.enabled = !no_canonicalize;
-  // Off unless asked for (ModelOptions --enable-pass): the analysis folds BN per group.
-  lo.canonical.disabled.insert("conv-bn-folding");
   lo.canonical.disabled.insert(disabled_passes.begin(), disabled_passes.end());
   transforms::check_pass_names(lo.canonical);
   return lo;

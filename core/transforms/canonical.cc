@@ -13,10 +13,6 @@
 namespace fx::transforms {
 namespace {
 
-// The commands and the explorer leave this pass off unless asked (--enable-pass): the
-// analysis folds a BN into its Conv inside a group (pattern conv_bn_act) and the
-// explorer shows the user's BN nodes; turned on, an export with BN kept becomes the
-// export with BN folded.
 constexpr const char* kConvBnFolding = "conv-bn-folding";
 
 struct PassEntry {
@@ -131,8 +127,7 @@ std::string CanonicalRecord::summary() const {
   if (!enabled) return "canonical: off (the graph as imported)";
   std::vector<std::string> parts, disabled;
   for (const auto& p : passes) {
-    // conv-bn-folding is off unless asked for (command_load_options): not news.
-    if (p.skipped_because == "disabled" && p.pass != kConvBnFolding) disabled.push_back(p.pass);
+    if (p.skipped_because == "disabled") disabled.push_back(p.pass);
     if (!p.ran) continue;
     if (p.pass == "constant-to-initializer" && p.nodes_removed)
       parts.push_back(fmt::format("{} Constant -> initializers ({})", p.nodes_removed,

@@ -19,7 +19,10 @@
 //   conv-bn-folding          a BatchNormalization (inference mode, constant parameters)
 //                            that alone reads a Conv with constant weights is folded
 //                            into new weights "<conv>.folded_W/B": an export with BN kept
-//                            becomes the export with BN folded
+//                            becomes the export with BN folded (ONNX Runtime's basic
+//                            level does the same); a BN it cannot fold (statistics not
+//                            constant, not after a Conv, Conv output read twice) stays
+//                            and the analysis may still fold it inside a group
 //   dead-nodes               nodes nothing reads (and that are no graph output) go
 //   duplicate-initializers   small initializers (held in memory, not in the model file)
 //                            with the same type, dims and bytes merge
@@ -63,6 +66,8 @@ struct PassRecord {
   std::vector<std::string> weights;
   int64_t weight_bytes = 0;
   int merged = 0;  // duplicate-initializers: values merged
+  // conv-bn-folding: each removed node's name -> the node that now computes it.
+  std::map<std::string, std::string> folded_into;
 };
 
 struct CanonicalRecord {

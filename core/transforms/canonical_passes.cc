@@ -215,6 +215,7 @@ Graph conv_bn_folding(const Graph& g, PassRecord& r) {
     e.rewrite(cid, std::move(folded));
     e.drop(NodeId(i));
     removed(r, bn);
+    r.folded_into[bn.name] = conv.name;
   }
   return e.empty() ? g : e.commit();
 }

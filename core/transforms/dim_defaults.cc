@@ -68,6 +68,7 @@ const char* dim_kind_name(DimKind k) {
   switch (k) {
     case DimKind::Batch: return "batch";
     case DimKind::Sequence: return "sequence";
+    case DimKind::Samples: return "samples";
     case DimKind::Height: return "height";
     case DimKind::Width: return "width";
     case DimKind::Other: return "other";
@@ -87,6 +88,12 @@ std::vector<AssumedDim> assume_dims(const std::vector<InputSignature>& inputs,
     if (in.shape[2].is_static() && !sibling_h) sibling_h = in.shape[2].value;
     if (in.shape[3].is_static() && !sibling_w) sibling_w = in.shape[3].value;
   }
+  // Symbols an integer input (token ids, lengths) uses are no waveform's.
+  std::set<std::string> integer_symbols;
+  for (const auto& in : inputs)
+    if (in.shape.rank_known() && !dtype_is_float(in.dtype))
+      for (std::size_t axis = 0; axis < in.shape.rank(); ++axis)
+        integer_symbols.insert(in.shape[axis].symbol);
   std::vector<AssumedDim> out;
   std::set<std::string> seen;
   for (const auto& in : inputs) {
@@ -101,9 +108,13 @@ std::vector<AssumedDim> assume_dims(const std::vector<InputSignature>& inputs,
       a.input = in.name;
       a.axis = int(axis);
       a.kind = by_name(d.symbol).value_or(by_position(in, axis));
+      if (a.kind == DimKind::Sequence && axis == 1 && in.shape.rank() == 2 &&
+          dtype_is_float(in.dtype) && !integer_symbols.count(d.symbol))
+        a.kind = DimKind::Samples;
       switch (a.kind) {
         case DimKind::Batch: a.value = defaults.batch; break;
         case DimKind::Sequence: a.value = defaults.sequence; break;
+        case DimKind::Samples: a.value = defaults.samples; break;
         case DimKind::Height: a.value = sibling_h.value_or(defaults.image); break;
         case DimKind::Width: a.value = sibling_w.value_or(defaults.image); break;
         case DimKind::Other: a.value = defaults.other; break;

@@ -9,6 +9,9 @@
 //                     "steps", "frames", "src", "tgt" or names containing "seq",
 //                     "len", "token", "past"                            -> sequence (128)
 //        image        "height", "h", "width", "w" (or containing them)  -> height/width
+//      a sequence-like name on axis 1 of a rank-2 floating-point input, used by no
+//      integer input, is a waveform's length ([batch, samples]): token sequences come
+//      as integer ids, feature sequences as rank 3    -> samples (16000)
 //   2. by position, for names that say nothing ("unk__12", "p2o.DynamicDimension.0",
 //      dims without a name):
 //        axis 0 of an input of rank >= 2                                -> batch (1)
@@ -17,6 +20,9 @@
 //        floating-point input ([batch, seq, features])                  -> sequence (128)
 //   3. anything else                                                    -> other (64)
 //
+// Samples take one second of 16 kHz audio: speech models window the waveform in frames
+// of hundreds of samples, so a token-sequence length (128) can be shorter than a window
+// and leave a convolution nothing to compute.
 // Height and width take 224 unless another image input of the model (4-D floating
 // point with 1, 3 or 4 channels) has static spatial dims: then those (a model with a
 // fixed-size sibling image runs at its size; a past key/value cache is no image). A symbol used by
@@ -35,11 +41,12 @@ namespace fx::transforms {
 struct DimDefaults {
   int64_t batch = 1;
   int64_t sequence = 128;
+  int64_t samples = 16000;
   int64_t image = 224;
   int64_t other = 64;
 };
 
-enum class DimKind { Batch, Sequence, Height, Width, Other };
+enum class DimKind { Batch, Sequence, Samples, Height, Width, Other };
 const char* dim_kind_name(DimKind k);
 
 struct InputSignature {

@@ -45,4 +45,18 @@ inline Graph flat_chain(int n) {
   return b.build();
 }
 
+// A scope-less chain with branches: blocks of Relu, Relu and an Add that also reads the
+// block's input (a residual skip), n ops in all.
+inline Graph flat_residual_chain(int n) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {1, 8});
+  for (int i = 0; i + 3 <= n; i += 3) {
+    ValueId r = b.op("Relu", {b.op("Relu", {x})});
+    x = b.op("Add", {r, x});
+  }
+  for (int i = n - n % 3; i < n; ++i) x = b.op("Relu", {x});
+  b.output(x);
+  return b.build();
+}
+
 }  // namespace fx::testing

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <sstream>
 
 #include "graphs.h"
 #include "util/stopwatch.h"
@@ -156,6 +158,28 @@ TEST(HierarchicalLayout, AFlatScopeLessGraphAsWideAsTheCapLaysOutFast) {
   EXPECT_EQ(flat.boxes.size(), std::size_t(cap));
   std::printf("flat scope-less graph: %d nodes laid out in %.0f ms\n", cap, ms);
   EXPECT_LT(ms, 3000);
+}
+
+// How layout time grows with a flat level (docs/benchmarks.md "Flat graphs"): scope-less
+// chains with residual branches, forced flat at each size. FX_FLAT_SIZES="1000 2000 4000
+// 8000" measures those; by default one small size keeps the test short. Figures go to the log.
+TEST(HierarchicalLayout, FlatLevelsOfSeveralSizesLayOutWhole) {
+  std::vector<int> sizes;
+  std::istringstream in(std::getenv("FX_FLAT_SIZES") ? std::getenv("FX_FLAT_SIZES") : "500");
+  for (int n; in >> n;) sizes.push_back(n);
+  ASSERT_FALSE(sizes.empty());
+  for (int n : sizes) {
+    Graph g = testing::flat_residual_chain(n);
+    ScopeTree t(g, {.max_children = n});
+    ASSERT_EQ(t.group(kRootGroup).children.size(), std::size_t(n));  // flat
+    HierarchicalLayout layout(g, t);
+    Stopwatch watch;
+    SceneLayout flat = layout.compute(Expansion(t.group_count()));
+    const double ms = watch.elapsed_ms();
+    expect_sane(flat);
+    EXPECT_EQ(flat.boxes.size(), std::size_t(n));
+    std::printf("flat level with residual branches: %d nodes laid out in %.0f ms\n", n, ms);
+  }
 }
 
 }  // namespace

@@ -42,7 +42,8 @@ onnx::NodeProto* node(onnx::GraphProto* g, const std::string& op, const std::str
   return n;
 }
 
-// x[1,4,8,8] -> Conv -> BatchNormalization -> Relu -> y
+// x[1,4,8,8] -> Conv -> BatchNormalization -> Relu -> y. The tests keep the BN
+// (--disable-pass conv-bn-folding, kKeepBn): the conv_bn_act group is what they read.
 std::string write_model(const fs::path& dir) {
   onnx::ModelProto m;
   m.set_ir_version(8);
@@ -67,6 +68,33 @@ std::string write_model(const fs::path& dir) {
   return path;
 }
 
+const char* const kKeepBn[] = {"--disable-pass", "conv-bn-folding"};
+
+// x[1,4,seq] -> Mul(0.125) -> Softmax(last axis) -> Relu -> y, seq symbolic.
+std::string write_softmax_model(const fs::path& dir) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("scaled_softmax");
+  for (auto* vi : {g->add_input(), g->add_output()}) {
+    io(vi, vi == &g->input(0) ? "x" : "y", {1, 4});
+    vi->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_param("seq");
+  }
+  init(g, "scale", {}, 0.125f);
+  node(g, "Mul", "mul", {"x", "scale"}, "m");
+  auto* sm = node(g, "Softmax", "softmax", {"m"}, "s");
+  auto* axis = sm->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(-1);
+  node(g, "Relu", "relu", {"s"}, "y");
+  std::string path = (dir / "scaled_softmax.onnx").string();
+  std::ofstream f(path, std::ios::binary);
+  m.SerializeToOstream(&f);
+  return path;
+}
+
 class FxcAnalyze : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -82,7 +110,7 @@ class FxcAnalyze : public ::testing::Test {
 TEST_F(FxcAnalyze, JsonHasTheDocumentedKeys) {
   std::string plan = (dir_ / "plan.json").string();
   auto r = run_fxc({"analyze", model_, "--device", "nvidia-h100", "--opt-level", "1", "--json",
-                    "--plan-out", plan});
+                    "--plan-out", plan, kKeepBn[0], kKeepBn[1]});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   for (const char* k : {"device", "opt_level", "kernels_before", "kernels_after", "bytes_before",
@@ -107,20 +135,69 @@ TEST_F(FxcAnalyze, JsonHasTheDocumentedKeys) {
 }
 
 TEST_F(FxcAnalyze, TableNamesDeviceAndSource) {
-  auto r = run_fxc({"analyze", model_, "--device", "ascend-910b"});
+  auto r = run_fxc({"analyze", model_, "--device", "ascend-910b", kKeepBn[0], kKeepBn[1]});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("ascend-910b (public figures, unverified)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("conv_bn_act"), std::string::npos) << r.out;
 }
 
 TEST_F(FxcAnalyze, WhyExplainsAPair) {
-  auto r = run_fxc({"why", model_, "conv", "bn", "--device", "nvidia-h100", "--opt-level", "0"});
+  auto r = run_fxc({"why", model_, "conv", "bn", "--device", "nvidia-h100", "--opt-level", "0",
+                    kKeepBn[0], kKeepBn[1]});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("opt_level"), std::string::npos) << r.out;
-  r = run_fxc({"analyze", model_, "--device", "nvidia-h100", "--why", "conv,bn"});
+  r = run_fxc(
+      {"analyze", model_, "--device", "nvidia-h100", "--why", "conv,bn", kKeepBn[0], kKeepBn[1]});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("fused together"), std::string::npos) << r.out;
   EXPECT_EQ(run_fxc({"why", model_, "conv", "nosuchnode", "--device", "nvidia-h100"}).exit_code, 2);
+}
+
+// By default the BN is folded into the Conv: one Conv + Relu group, and the JSON says
+// what was folded.
+TEST_F(FxcAnalyze, BatchNormIsFoldedByDefault) {
+  auto r = run_fxc({"analyze", model_, "--device", "nvidia-h100", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["kernels_before"], 2);
+  ASSERT_EQ(j["groups"].size(), 1u);
+  EXPECT_EQ(j["groups"][0]["nodes"], nlohmann::json({"conv", "relu"}));
+  EXPECT_NE(j["canonical"]["summary"].get<std::string>().find("1 BatchNormalization folded"),
+            std::string::npos);
+}
+
+// The Softmax row grows with the assumed seq: on a chip whose capacity lies between the
+// group's footprint at seq=128 (assumed) and at the probe seq=2048, the group is legal
+// only at the assumed value, and the JSON and the table say so.
+TEST_F(FxcAnalyze, AGroupLegalOnlyAtAnAssumedDimSaysSo) {
+  const std::string model = write_softmax_model(dir_);
+  auto footprint = [&](const std::string& seq) {
+    auto r = run_fxc({"analyze", model, "--device", "nvidia-h100", "--json", "--threshold", "0",
+                      "--dim", "seq=" + seq});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["groups"].size(), 1u) << r.out;
+    EXPECT_FALSE(j["groups"][0].contains("assumed_note"));  // bound, not assumed
+    return j["groups"][0]["footprint_bytes"].get<double>();
+  };
+  const double fits = footprint("128"), too_big = footprint("2048");
+  ASSERT_LT(fits, too_big);
+  std::ifstream in(std::string(FX_RESOURCES_DIR) + "/devices/nvidia-h100.json");
+  auto dev = nlohmann::json::parse(in);
+  dev["name"] = "small-chip";
+  dev["onchip_capacity_bytes"] = int64_t((fits + too_big) / 2 / 0.8);
+  const std::string device = (dir_ / "small_chip.json").string();
+  std::ofstream(device) << dev.dump();
+
+  auto r = run_fxc({"analyze", model, "--device", device, "--json", "--threshold", "0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["groups"].size(), 1u) << r.out;
+  EXPECT_EQ(j["groups"][0]["assumed_note"],
+            "legal for the assumed seq=128 (over on-chip capacity at seq=2048); rebind to check");
+  r = run_fxc({"analyze", model, "--device", device, "--threshold", "0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("note: legal for the assumed seq=128"), std::string::npos) << r.out;
 }
 
 TEST_F(FxcAnalyze, BadInputsExitWithTwo) {

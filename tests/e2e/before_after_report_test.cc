@@ -79,7 +79,13 @@ TEST(BeforeAfterPipeline, ProfileWithPlanThenCalibrateThenReportShowMeasuredData
   EXPECT_DOUBLE_EQ(m["speedup"].get<double>(), d["speedup"].get<double>());
   EXPECT_EQ(m["equivalence"]["outputs_match"], true);
   ASSERT_TRUE(m["calibration"].contains("before")) << m["calibration"].dump();
-  EXPECT_EQ(m["calibration"]["before"]["groups"].get<int>(), int(d["groups"].size()));
+  // Calibration reads the measured groups; an excluded one (no generated code for one of
+  // its ops, e.g. the HardSwish + GlobalAveragePool group of tiny_cnn with its BNs
+  // folded) runs unfused and has no measured saving.
+  int measured = 0;
+  for (const auto& g : d["groups"]) measured += !g["measured_saved_us"].is_null();
+  ASSERT_GE(measured, 2);
+  EXPECT_EQ(m["calibration"]["before"]["groups"].get<int>(), measured);
   EXPECT_TRUE(m["calibration"]["after"].contains("median_abs_rel_error"));
   EXPECT_EQ(m["calibration"]["in_sample"], true);
   EXPECT_GT(m["calibration"]["unfused_kernels"].get<int>(), 0);
@@ -87,10 +93,8 @@ TEST(BeforeAfterPipeline, ProfileWithPlanThenCalibrateThenReportShowMeasuredData
   EXPECT_TRUE(m["calibration"]["resolved"].contains("groups"));
   // The saving model fitted to the same groups, in-sample and leave-one-group-out.
   ASSERT_TRUE(m["calibration"].contains("saving_model")) << m["calibration"].dump();
-  EXPECT_EQ(m["calibration"]["saving_model"]["in_sample"]["groups"].get<int>(),
-            int(d["groups"].size()));
-  EXPECT_EQ(m["calibration"]["saving_model"]["leave_one_out"]["groups"].get<int>(),
-            int(d["groups"].size()));
+  EXPECT_EQ(m["calibration"]["saving_model"]["in_sample"]["groups"].get<int>(), measured);
+  EXPECT_EQ(m["calibration"]["saving_model"]["leave_one_out"]["groups"].get<int>(), measured);
 
   auto r2 = run_fxc({"report", kModel, "--plan", plan, "--profile", ba, "--out", md});
   ASSERT_EQ(r2.exit_code, 0) << r2.err;

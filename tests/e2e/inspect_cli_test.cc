@@ -40,6 +40,33 @@ TEST(InspectCli, TextReportListsHistogramAndIo) {
   EXPECT_NE(r.out.find("[1,1,4,3]"), std::string::npos);
 }
 
+// tiny_cnn keeps its BatchNormalizations: the canonical form folds them into their
+// Convs, and inspect names each (text and JSON); disabled by name, nothing is folded.
+TEST(InspectCli, SaysWhichBatchNormWasFoldedIntoWhichConv) {
+  const std::string model = std::string(FX_RESOURCES_DIR) + "/models/tiny_cnn.onnx";
+  auto r = run_fxc({"inspect", model});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Folded       /bn1/BatchNormalization into /conv1/Conv (conv-bn-folding)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("BatchNormalization folded into Conv"), std::string::npos) << r.out;
+  r = run_fxc({"inspect", model, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  bool found = false;
+  const auto doc = nlohmann::json::parse(r.out);  // named: the loop reads into it
+  for (const auto& p : doc["canonical"]["passes"])
+    if (p["name"] == "conv-bn-folding") {
+      found = true;
+      EXPECT_EQ(p["folded_into"]["/bn1/BatchNormalization"], "/conv1/Conv");
+      EXPECT_EQ(p["nodes_removed"], p["folded_into"].size());
+    }
+  EXPECT_TRUE(found);
+  r = run_fxc({"inspect", model, "--disable-pass", "conv-bn-folding"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("Folded "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("disabled: conv-bn-folding"), std::string::npos) << r.out;
+}
+
 TEST(InspectCli, BadFileIsOneLineAndExitTwo) {
   auto tmp = std::filesystem::temp_directory_path() / "fx-e2e-garbage.onnx";
   std::ofstream(tmp) << "definitely not protobuf \x01\x02\x03";

@@ -87,9 +87,11 @@ void expect_consistent(const json& d) {
   EXPECT_GT(fused, 0);
 }
 
+// With its BNs kept: folded (the default), HardSwish leaves the Conv's group for one with
+// the GlobalAveragePool, which has no C++ emitter yet and would run excluded.
 TEST(BeforeAfterCli, TinyCnnAtOptLevel2MatchesAndHasPerGroupRows) {
   auto r = fxc({"profile", kCnn, "--opt-level", "2", "--json", "--runs", "3", "--warmup", "1",
-                "--threads", "2"});
+                "--threads", "2", "--disable-pass", "conv-bn-folding"});
   ASSERT_TRUE(r.ok()) << r.describe() << "\n" << r.err;
   json d = json::parse(r.out);
   expect_consistent(d);

@@ -40,7 +40,9 @@ TEST(FxcReport, TinyCnnWithBeforeAfterFixture) {
   std::vector<FusionGroup> groups;
   for (const auto* g : p.accepted()) groups.push_back(*g);
   std::vector<std::string> names;
-  LoadedModel loaded = load_onnx(model);  // kept alive: the loop reads its graph
+  // As the commands read it (canonical form: its BNs folded into their Convs); kept
+  // alive: the loop reads its graph.
+  LoadedModel loaded = load_onnx(model, command_load_options({}, {}, false));
   for (const auto& n : loaded.graph.nodes()) names.push_back(n.name);
   std::string ba = (dir / "before_after.json").string();
   std::ofstream(ba) << testing::before_after_fixture(names, groups).dump();

@@ -208,6 +208,7 @@ TEST(ConvBnFolding, BatchNormGoesIntoTheConvsWeights) {
   EXPECT_EQ(out.value(conv.inputs[1]).name, "conv.folded_W");
   EXPECT_EQ(out.find_value("scale"), kNoValue);
   EXPECT_EQ(record_of(rec, "conv-bn-folding").nodes_removed, 1);
+  EXPECT_EQ(record_of(rec, "conv-bn-folding").folded_into.at("bn"), "conv");
   EXPECT_NE(rec.summary().find("1 BatchNormalization folded into Conv"), std::string::npos);
 }
 

@@ -41,6 +41,26 @@ TEST(DimDefaults, NamesSayWhatADimIs) {
   EXPECT_EQ(a[1].input, "input_ids");
 }
 
+// A float [batch, sequence] input is a waveform: its length is samples, long enough for
+// a speech model's frames (a VAD's 256-sample window does not fit in 128). A float mask
+// sharing its symbol with token ids stays a token sequence.
+TEST(DimDefaults, AWaveformsLengthIsSamples) {
+  auto a = assume_dims({{"input", DType::Float32, dims({sym("batch"), sym("sequence")})},
+                        {"sr", DType::Int64, dims({})}},
+                       {});
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a[1].kind, DimKind::Samples);
+  EXPECT_EQ(a[1].value, 16000);
+  EXPECT_STREQ(dim_kind_name(a[1].kind), "samples");
+  auto b = values(assume_dims({{"mask", DType::Float32, dims({sym("batch"), sym("seq")})},
+                               {"ids", DType::Int64, dims({sym("batch"), sym("seq")})}},
+                              {}));
+  EXPECT_EQ(b["seq"], 128);
+  auto c =
+      values(assume_dims({{"x", DType::Float32, dims({sym("time"), sym("batch"), num(40)})}}, {}));
+  EXPECT_EQ(c["time"], 128);  // [time, batch, features]: a feature sequence
+}
+
 TEST(DimDefaults, PositionsWhenNamesSayNothing) {
   std::vector<InputSignature> in = {
       {"x", DType::Float32,

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "analysis/fusion_finder.h"
@@ -217,12 +218,12 @@ struct Seen {
   std::vector<std::set<std::string>> groups;  // member names of each group
 };
 
-// As the commands load it; `fold_bn` as with --enable-pass conv-bn-folding.
+// As the commands load it; `fold_bn` false as with --disable-pass conv-bn-folding.
 Seen load_and_analyse(const onnx::ModelProto& proto, bool fold_bn = true, int opt_level = 2) {
   TempDir dir;
   fx::testing::save(proto, dir.file("m.onnx"));
   LoadOptions lo = command_load_options({}, {}, false);
-  if (fold_bn) lo.canonical.disabled.erase("conv-bn-folding");
+  if (!fold_bn) lo.canonical.disabled.insert("conv-bn-folding");
   Seen s{load_onnx(dir.file("m.onnx"), lo), {}};
   FusionOptions fo;
   fo.opt_level = opt_level;
@@ -244,7 +245,8 @@ bool has_group_with(const Seen& s, std::initializer_list<const char*> nodes) {
 TEST(ExporterHabits, ResNetBlockExportedEveryWayIsOneCanonicalGraph) {
   const Seen plain = load_and_analyse(resnet_block({}));
   EXPECT_EQ(plain.model.canonical.nodes_before, 10);
-  // By default the BNs stay (the analysis folds each into its Conv inside a group).
+  // With conv-bn-folding disabled the BNs stay (the analysis folds each into its Conv
+  // inside a group).
   const Seen kept = load_and_analyse(resnet_block({}), /*fold_bn=*/false);
   EXPECT_EQ(kept.model.graph.node_count(), 10u);
   EXPECT_TRUE(has_group_with(kept, {"/conv1/Conv", "/bn1/BatchNormalization", "/relu1/Relu"}));
@@ -254,7 +256,15 @@ TEST(ExporterHabits, ResNetBlockExportedEveryWayIsOneCanonicalGraph) {
   EXPECT_EQ(plain224.model.graph.node_count(), 8u);
   EXPECT_EQ(plain.model.graph.node_count(), 8u);
   EXPECT_TRUE(plain.model.assumed_dims.empty());
-  // The BNs are folded; the analysis must fuse each Conv with what follows it.
+  // The BNs are folded by default, and the record says into which Conv.
+  const PassRecord* bn_pass = nullptr;
+  for (const auto& p : plain.model.canonical.passes)
+    if (p.pass == "conv-bn-folding") bn_pass = &p;
+  ASSERT_NE(bn_pass, nullptr);
+  EXPECT_EQ(bn_pass->folded_into,
+            (std::map<std::string, std::string>{{"/bn1/BatchNormalization", "/conv1/Conv"},
+                                                {"/bn2/BatchNormalization", "/conv2/Conv"}}));
+  // The analysis must fuse each Conv with what follows it.
   EXPECT_TRUE(has_group_with(plain, {"/conv1/Conv", "/relu1/Relu"}));
   EXPECT_TRUE(has_group_with(plain, {"/conv2/Conv", "/add/Add"}));
 
@@ -286,6 +296,27 @@ TEST(ExporterHabits, ResNetBlockExportedEveryWayIsOneCanonicalGraph) {
     EXPECT_EQ(s.groups, ref.groups);
     EXPECT_EQ(s.model.graph.parameter_bytes(), ref.model.graph.parameter_bytes());
   }
+}
+
+// BatchNormalizations the canonical pass cannot fold stay, and the analysis still
+// serves them: after a Conv whose weights arrive at run time (conv_bn_act folds only
+// the BN's own constants), and after an Add (no Conv to fold into).
+TEST(ExporterHabits, BatchNormTheCanonicalFormCannotFoldIsStillGrouped) {
+  onnx::ModelProto m = new_model(Habits());
+  auto* g = m.mutable_graph();
+  add_float_io(g->add_input(), "x", {1, 8, 16, 16});
+  add_float_io(g->add_input(), "w", {8, 8, 1, 1});  // weights given at run time
+  add_float_io(g->add_output(), "y", {1, 8, 16, 16});
+  add_node(g, "Conv", "/conv/Conv", {"x", "w"}, {"c"});
+  batch_norm(g, Habits(), "/bn/BatchNormalization", "c", "b", 8);
+  add_node(g, "Relu", "/relu/Relu", {"b"}, {"r"});
+  add_node(g, "Add", "/add/Add", {"r", "x"}, {"a"});
+  batch_norm(g, Habits(), "/bn_after_add/BatchNormalization", "a", "b2", 8);
+  add_node(g, "Relu", "/relu2/Relu", {"b2"}, {"y"});
+  const Seen s = load_and_analyse(m);
+  EXPECT_EQ(s.model.graph.node_count(), 6u);  // nothing folded
+  EXPECT_TRUE(has_group_with(s, {"/conv/Conv", "/bn/BatchNormalization", "/relu/Relu"}));
+  EXPECT_TRUE(has_group_with(s, {"/bn_after_add/BatchNormalization", "/relu2/Relu"}));
 }
 
 TEST(ExporterHabits, DynamicDimsAreAssumedSoTheAnalysisFindsGroups) {

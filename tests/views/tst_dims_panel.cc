@@ -4,14 +4,17 @@
 // edited value reads the model again with it and keeps the user's decisions.
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTabBar>
 #include <QtTest>
 
 #include "document_fixture.h"
 #include "views/dims_panel.h"
 #include "views/document_controller.h"
+#include "views/main_window.h"
 
 using fx::views::DimsPanel;
 using fx::views::DocumentController;
+using fx::views::MainWindow;
 namespace t = fx::views::test;
 
 namespace {
@@ -70,6 +73,33 @@ class TestDimsPanel : public QObject {
     panel.show_dims(doc->model, c.settings().dims);
     QVERIFY(!panel.is_assumed("seq"));
     QCOMPARE(panel.value("seq"), int64_t(64));
+  }
+
+  // A model with assumed dims opens with the Dimensions dock in view (it shares a tab
+  // with the Overview); a model without keeps the Overview in front.
+  void the_window_shows_the_dims_a_model_was_read_with() {
+    QTemporaryDir dir;
+    MainWindow window;
+    window.set_autosave_dir(dir.path());
+    window.resize(1200, 800);
+    window.show();
+    // The tab in front of the dock area the two share.
+    auto front = [&]() -> QString {
+      for (auto* bar : window.findChildren<QTabBar*>())
+        for (int i = 0; i < bar->count(); ++i)
+          if (bar->tabText(i) == QStringLiteral("Dimensions"))
+            return bar->tabText(bar->currentIndex());
+      return {};
+    };
+    auto open = [&](const QString& path) {
+      QSignalSpy opened(&window, &MainWindow::model_opened);
+      window.open_model(path);
+      return opened.wait(30000) || opened.count() > 0;
+    };
+    QVERIFY(open(t::kTinyCnn));  // static shapes
+    QCOMPARE(front(), QStringLiteral("Overview"));
+    QVERIFY(open(t::kTinyTransformer));  // batch and seq assumed
+    QCOMPARE(front(), QStringLiteral("Dimensions"));
   }
 };
 

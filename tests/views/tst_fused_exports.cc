@@ -376,7 +376,9 @@ class TestFusedExports : public QObject {
     QVERIFY(found);
 
 #ifdef FX_FXC_PATH
-    // The same inputs through `fxc report --profile`: the same measurements and groups.
+    // The same inputs through `fxc report --profile`, told to read the model as the window
+    // did (its BNs kept: --disable-pass conv-bn-folding, as the profile child is told):
+    // the same measurements and groups.
     const QString plan = f.dir.filePath(QStringLiteral("plan.json"));
     QVERIFY(f.window.save_plan(plan));
     QVERIFY(f.export_and_wait([&] { return f.window.export_report(js); }));
@@ -386,7 +388,8 @@ class TestFusedExports : public QObject {
     fxc.start(QStringLiteral(FX_FXC_PATH),
               {QStringLiteral("report"), kModel, QStringLiteral("--plan"), plan,
                QStringLiteral("--profile"), result, QStringLiteral("--device"),
-               QStringLiteral("nvidia-h100"), QStringLiteral("--out"), cli_out});
+               QStringLiteral("nvidia-h100"), QStringLiteral("--out"), cli_out,
+               QStringLiteral("--disable-pass"), QStringLiteral("conv-bn-folding")});
     QVERIFY(fxc.waitForFinished(60000));
     QVERIFY2(fxc.exitCode() == 0, fxc.readAllStandardError().constData());
     const auto cli = nlohmann::json::parse(f.read(cli_out).toStdString());

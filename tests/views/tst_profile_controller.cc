@@ -34,8 +34,8 @@ class TestProfileController : public QObject {
   }
 
   // The child reads the model as the window did: the dims the user bound, and the
-  // passes the explorer leaves out that fxc would run (shape-folding); conv-bn-folding
-  // is off in both, so it is not named.
+  // passes the explorer leaves out that fxc would run (shape-folding, and conv-bn-folding:
+  // the explorer shows the user's BN nodes).
   void the_child_gets_the_bound_dims_and_pass_options() {
     auto doc = t::analysed_document(t::kTinyTransformer);
     doc->settings.dims = {{"seq", 64}, {"batch", 2}};
@@ -51,7 +51,8 @@ class TestProfileController : public QObject {
     };
     QCOMPARE(after(QStringLiteral("--dim")),
              (QStringList{QStringLiteral("batch=2"), QStringLiteral("seq=64")}));
-    QCOMPARE(after(QStringLiteral("--disable-pass")), QStringList{QStringLiteral("shape-folding")});
+    QCOMPARE(after(QStringLiteral("--disable-pass")),
+             (QStringList{QStringLiteral("shape-folding"), QStringLiteral("conv-bn-folding")}));
     QVERIFY(after(QStringLiteral("--enable-pass")).isEmpty());
     QVERIFY(!args.contains(QStringLiteral("--no-canonicalize")));
     // On the CPU unless a GPU profile is analysed on a machine with a GPU.
@@ -63,11 +64,11 @@ class TestProfileController : public QObject {
     QCOMPARE(fx::views::profile_run_device(QStringLiteral("nvidia-h100"), true),
              QStringLiteral("cuda"));
 
-    // A pass the explorer turned on that fxc leaves off is enabled by name; canonical
-    // form off is said as such.
+    // A pass the explorer runs as fxc does is not named; canonical form off is said as
+    // such.
     fx::LoadOptions o = fx::views::explorer_load_options(doc->settings);
     o.canonical.disabled.erase("conv-bn-folding");
-    QVERIFY(fx::views::model_arguments(o).contains(QStringLiteral("--enable-pass")));
+    QVERIFY(!fx::views::model_arguments(o).contains(QStringLiteral("conv-bn-folding")));
     o.canonical.enabled = false;
     QVERIFY(fx::views::model_arguments(o).contains(QStringLiteral("--no-canonicalize")));
   }

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Groups that are legal only at an assumed dimension. A group's kinds and dtypes do not
+// depend on any dimension; its on-chip footprint does, through the rows a reduction
+// holds (a Softmax over the sequence, a pooling over height x width) and anchor tiles
+// smaller than the tile cap. A group whose footprint fits at the assumed value may not
+// fit at the value the model runs with. So the caller analyses the model again with one
+// assumed dim bound to a probe value (kAssumedProbeFactor times the assumed one: a
+// deployed length or size is often an order of magnitude over the default), and each
+// group the probe refuses as over capacity gets a note naming the dim:
+//
+//   legal for the assumed seq=128 (over on-chip capacity at seq=2048); rebind to check
+//
+// Other groups' legality does not depend on an assumed value, and they carry no note.
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "analysis/analysis_result.h"
+
+namespace fx {
+
+inline constexpr int64_t kAssumedProbeFactor = 16;
+
+// Group id -> note, as `fxc analyze` prints it and its JSON carries it ("assumed_note").
+using AssumedNotes = std::map<std::string, std::string>;
+
+// Adds to `notes` the note of each group of `r` (analysed with symbol = assumed) that
+// `at_probe` (the same model and options with symbol = probe) refuses as over capacity:
+// a pair of its members is not fused there for OverCapacity. Notes of several dims on
+// one group join with "; ".
+void note_assumed_legality(const AnalysisResult& r, const std::string& symbol, int64_t assumed,
+                           int64_t probe, const AnalysisResult& at_probe, AssumedNotes& notes);
+
+}  // namespace fx
