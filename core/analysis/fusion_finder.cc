@@ -258,7 +258,15 @@ AnalysisResult FusionFinder::run() {
     }
     fg.id = group_id_for(fg.nodes);
     fg.pattern = st.pattern(root);
-    fg.estimate = st.estimate(fg.node_ids);
+    // Launches after fusion as the generated code runs the group, when the caller says.
+    int launches_after = -1;
+    if (opt_.kernels_of) {
+      launches_after = 0;
+      for (const auto& kernel : opt_.kernels_of(fg.node_ids))
+        if (std::any_of(kernel.begin(), kernel.end(), [&](NodeId n) { return st.is_kernel(n); }))
+          ++launches_after;
+    }
+    fg.estimate = st.estimate(fg.node_ids, launches_after);
     launches_saved += fg.estimate.launches_saved();
     bytes_saved += fg.estimate.bytes_saved();
     time_saved += fg.estimate.time_saved_s();
