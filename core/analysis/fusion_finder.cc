@@ -319,10 +319,14 @@ AnalysisResult FusionFinder::run() {
     }
   }
   // Inside each subgraph, on its own: its groups never contain the outer nodes.
+  // kernels_of answers for the graph it was bound to (this one), not for a body: a
+  // body's groups count as one kernel each.
+  FusionOptions body_options = opt_;
+  body_options.kernels_of = nullptr;
   for (NodeId n : topo)
     for (const auto& [attr, sub] : subgraphs_of(g_.node(n)))
       r.subgraphs.push_back(
-          {g_.node(n).name, attr, FusionFinder(*sub, cost_.profile(), opt_).run()});
+          {g_.node(n).name, attr, FusionFinder(*sub, cost_.profile(), body_options).run()});
   r.analysis_ms = sw.elapsed_ms();
   return r;
 }

@@ -93,5 +93,48 @@ TEST(GroupKernels, AGroupThatIsOneKernelKeepsItsEstimate) {
   EXPECT_EQ(r.kernels_after, plain.kernels_after);
 }
 
+// The option is bound to the analysed graph: the bodies of control flow are analysed
+// without it (their node ids are another graph's), each body group one kernel. Before,
+// an If's branch groups were looked up in the outer graph (the GUI crashed on
+// onnxtest_loop11).
+TEST(GroupKernels, ControlFlowBodiesAreAnalysedWithoutTheOuterGraphsAnswer) {
+  GraphBuilder branch;
+  Value outer;
+  outer.name = "r";
+  outer.dtype = DType::Float32;
+  outer.shape = Shape::of({1024});
+  ValueId v = branch.graph().add_value(std::move(outer));
+  branch.graph().add_outer_ref(v);
+  for (const char* op : {"Neg", "Exp", "Relu"})
+    v = branch.op(op, {v}, {}, std::string("then_") + op);
+  branch.output(v);
+  auto then_g = std::make_shared<const Graph>(branch.build());
+
+  GraphBuilder b;
+  const ValueId x = b.input("x", {1024});
+  const ValueId cond = b.input("cond", {}, DType::Bool);
+  const ValueId r = b.op("Relu", {x}, {}, "relu");
+  b.graph().value(r).name = "r";
+  const ValueId y = b.op("If", {cond, r},
+                         {{"then_branch", SubgraphRef{"then", 3, then_g}},
+                          {"else_branch", SubgraphRef{"else", 3, then_g}}},
+                         "if", Shape::of({1024}), DType::Float32);
+  b.graph().node(b.graph().find_node("if")).implicit_inputs = 1;
+  b.output(b.op("Exp", {y}, {}, "after"));
+  const Graph g = b.build();
+
+  FusionOptions honest;
+  use_generated_kernels(honest, g);
+  const AnalysisResult res = analyze_fusion(g, preset_nvidia_h100(), honest);
+  ASSERT_FALSE(res.subgraphs.empty());
+  bool body_group = false;
+  for (const auto& sub : res.subgraphs)
+    for (const FusionGroup& fg : sub.result.groups) {
+      body_group = true;
+      EXPECT_EQ(fg.estimate.launches_after, 1);
+    }
+  EXPECT_TRUE(body_group);
+}
+
 }  // namespace
 }  // namespace fx
