@@ -93,9 +93,10 @@ void DocumentController::open(const QString& given) {
   const quint64 gen = generation_;
   const AnalysisSettings settings = settings_;
   const drawing::LabelMetrics metrics = metrics_;
+  const bool constants_as_nodes = constants_as_nodes_;
   emit message(tr("Opening %1…").arg(path), 0);
-  open_job_.setFuture(QtConcurrent::run([path, settings, metrics,
-                                         gen](QPromise<Tagged<OpenResult>>& promise) {
+  open_job_.setFuture(QtConcurrent::run([path, settings, metrics, gen, constants_as_nodes](
+                                            QPromise<Tagged<OpenResult>>& promise) {
     auto res = std::make_shared<OpenResult>();
     promise.setProgressRange(0, int(OpenStep::Done));
     promise.setProgressValueAndText(int(OpenStep::Parsing), open_step_text(OpenStep::Parsing));
@@ -104,6 +105,7 @@ void DocumentController::open(const QString& given) {
       cb.step = [&](OpenStep s) { promise.setProgressValueAndText(int(s), open_step_text(s)); };
       cb.cancelled = [&] { return promise.isCanceled(); };
       res->doc = open_document(path, settings, metrics, cb);
+      if (res->doc && constants_as_nodes) rebuild_hierarchy(*res->doc, true, metrics);
       if (res->doc && !promise.isCanceled()) {
         promise.setProgressValueAndText(int(OpenStep::Layout), open_step_text(OpenStep::Layout));
         res->expansion = drawing::initial_expansion(*res->doc->tree);
@@ -184,6 +186,16 @@ void DocumentController::apply_types_when_idle() {
   types_.reset();
   relayout();  // again, cached levels: the edges' shape labels and bytes
   reanalyse();
+}
+
+void DocumentController::set_constants_as_nodes(bool on) {
+  constants_as_nodes_ = on;
+  if (!doc_ || doc_->tree->constants_folded() == !on) return;
+  // The layout job reads the tree being replaced: let it end first (one level at most).
+  layout_job_.waitForFinished();
+  rebuild_hierarchy(*doc_, on, metrics_);
+  expansion_ = drawing::initial_expansion(*doc_->tree);
+  relayout();
 }
 
 void DocumentController::relayout() {

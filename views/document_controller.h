@@ -48,6 +48,11 @@ class DocumentController : public QObject {
   void open(const QString& path);
   // Lays out the document with expansion(); a request during a layout runs after it.
   void relayout();
+  // Draws Constant ops as nodes of their own (true) or folded into the boxes of the
+  // nodes that consume them (false, the default): rebuilds the hierarchy, opens it as
+  // a model opens, and lays it out.
+  void set_constants_as_nodes(bool on);
+  bool constants_as_nodes() const { return constants_as_nodes_; }
   // Runs the analysis again with settings() (a new device or opt level).
   void reanalyse();
   // Reads the open model again with these symbolic dims bound (shape inference and
@@ -100,6 +105,7 @@ class DocumentController : public QObject {
   quint64 generation_ = 0;
   quint64 layout_generation_ = 0, analysis_generation_ = 0;  // of the running jobs
   bool opening_ = false;
+  bool constants_as_nodes_ = false;
   bool layout_pending_ = false;
   bool analysis_pending_ = false;
   std::shared_ptr<InferredTypes> types_;  // inferred, waiting until no job reads the graph

@@ -92,7 +92,20 @@ void BoxItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget
   QFont f = p->font();
   f.setBold(box_.item.kind == drawing::Item::Group);
   p->setFont(f);
-  p->drawText(r, Qt::AlignCenter, lines_.join(QLatin1Char('\n')));
+  if (box_.item.kind == drawing::Item::Group || lines_.size() < 2) {
+    p->drawText(r, Qt::AlignCenter, lines_.join(QLatin1Char('\n')));
+    return;
+  }
+  // An op with its constant inputs: the op on top, centred; the constants below it,
+  // left-aligned and quieter, as Netron lists weights (the sizer gave each a line).
+  const double line = (r.height() - 10) / double(lines_.size());
+  p->drawText(QRectF(0, 5, r.width(), line), Qt::AlignCenter, lines_.front());
+  QColor quiet = p->pen().color();
+  quiet.setAlphaF(0.7);
+  p->setPen(quiet);
+  for (qsizetype i = 1; i < lines_.size(); ++i)
+    p->drawText(QRectF(10, 5 + line * double(i), r.width() - 12, line),
+                Qt::AlignLeft | Qt::AlignVCenter, lines_[i]);
 }
 
 EdgeItem::EdgeItem(const drawing::SceneEdge& e, QString label, QSizeF label_size, QColor color)

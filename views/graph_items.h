@@ -33,6 +33,7 @@ class BoxItem : public QGraphicsItem {
 
   const drawing::Item& item() const { return box_.item; }
   bool is_open() const { return box_.open; }
+  int line_count() const { return int(lines_.size()); }
   int index() const { return index_; }
   void set_overlay(std::optional<QColor> color);
   void set_highlighted(bool on);
@@ -68,6 +69,8 @@ class EdgeItem : public QGraphicsItem {
   // Where the label is painted; empty when the edge shows none.
   QRectF label_rect() const;
   const QString& label() const { return label_; }
+  // The drawn line, in scene coordinates (the item is not moved).
+  const QPainterPath& path() const { return path_; }
 
  private:
   QPainterPath path_;

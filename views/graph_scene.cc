@@ -22,6 +22,12 @@ drawing::LabelMetrics label_metrics(const QFont& font) {
   m.char_width = fm.horizontalAdvance(QStringLiteral("LayerNormalization")) / 18.0 * 1.08;
   m.line_height = fm.height() + 2;
   m.padding = 10;
+  // Exact widths: the boxes and frame titles are then never narrower than their text.
+  // A little slack for the rounding of glyph advances between measuring and painting.
+  m.text_width = [regular = QFontMetricsF(font), bold = fm](const std::string& line, bool is_bold) {
+    const QString s = QString::fromStdString(line);
+    return (is_bold ? bold : regular).horizontalAdvance(s) + 2;
+  };
   return m;
 }
 
@@ -399,6 +405,11 @@ void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
     // (closed box or open frame) toggles.
     if (box->item().kind == drawing::Item::Group) {
       emit toggle_requested(box->item().id);
+      event->accept();
+      return;
+    }
+    if (box->line_count() > 1) {  // an op listing its constants
+      emit constants_requested(box->item().id);
       event->accept();
       return;
     }

@@ -67,6 +67,8 @@ class GraphScene : public QGraphicsScene {
   void group_box_selected(int group);  // a scope/repeat/artificial group box
   void fusion_group_selected(int plan_group);
   void toggle_requested(int group);
+  // Double-click on an op whose box lists constant inputs: show them as nodes.
+  void constants_requested(fx::NodeId node);
   void nothing_selected();  // a click on the background  // double-click on a group box or frame
 
  protected:

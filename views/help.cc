@@ -41,7 +41,8 @@ const std::vector<std::pair<QString, QString>>& glossary() {
        QObject::tr("The share of the members' memory traffic that the fused kernel no longer "
                    "moves. \"Accept all ≥\" compares with it.")},
       {QObject::tr("Launches saved"),
-       QObject::tr("Kernel launches the fused kernel removes, as the cost model counts them.")},
+       QObject::tr("Kernel launches the group's generated code removes: a group Generate cannot "
+                   "make one kernel is credited only with what its parts remove.")},
       {QObject::tr("Estimate"),
        QObject::tr("A cost model's figure for the chosen device, not a measurement "
                    "(Tools > Profile Before/After measures).")},

@@ -244,6 +244,7 @@ class MainWindow : public QMainWindow {
   FusedGraphPane* fused_pane_ = nullptr;
   QLabel* original_caption_ = nullptr;  // "Original graph — N nodes", side by side only
   QAction* side_by_side_ = nullptr;
+  QAction* constants_as_nodes_ = nullptr;
   QAction* link_views_ = nullptr;
   QTimer* fused_timer_ = nullptr;
   CodeDock* code_ = nullptr;

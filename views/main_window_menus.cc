@@ -162,6 +162,13 @@ void MainWindow::build_view_menu() {
     documents_->expansion() = drawing::Expansion(doc()->tree->group_count());
     documents_->relayout();
   });
+  constants_as_nodes_ = view_menu_->addAction(
+      tr("Constants as &Nodes"), this, [this](bool on) { documents_->set_constants_as_nodes(on); });
+  constants_as_nodes_->setCheckable(true);
+  constants_as_nodes_->setObjectName(QStringLiteral("ConstantsAsNodesAction"));
+  constants_as_nodes_->setToolTip(
+      tr("Draw Constant ops as boxes of their own instead of as lines in the box of the op "
+         "that uses them (double-click an op that lists constants to show them)"));
   view_menu_->addSeparator();
   QMenu* overlay = view_menu_->addMenu(tr("Colour &Nodes By"));
   auto* group = new QActionGroup(this);

@@ -44,6 +44,11 @@ void MainWindow::connect_selection() {
     if (code_->isVisible()) generate(pg);
   });
   connect(scene_, &GraphScene::toggle_requested, this, &MainWindow::toggle_group);
+  connect(scene_, &GraphScene::constants_requested, this, [this] {
+    if (constants_as_nodes_->isChecked()) return;
+    constants_as_nodes_->setChecked(true);
+    documents_->set_constants_as_nodes(true);
+  });
   connect(scene_, &GraphScene::nothing_selected, this, [this] {
     if (doc()) inspector_->show_model(*doc());
   });

@@ -5,7 +5,9 @@
 
 #include "analysis/fusion_finder.h"
 #include "calibration/host_device.h"
+#include "codegen/group_kernels.h"
 #include "drawing/subgraph_groups.h"
+#include "drawing/weight_nodes.h"
 #include "ir/subgraph.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
@@ -73,6 +75,7 @@ std::shared_ptr<AnalysisOutput> run_analysis(const Graph& graph, const QString& 
     FusionOptions options;
     options.opt_level = settings.opt_level;
     options.threshold = settings.threshold;
+    use_generated_kernels(options, graph);  // launches as Generate shows the groups
     out->analysis = analyze_fusion(graph, profile, options);
     out->plan = FusionPlan(*out->analysis, model_path.toStdString());
     out->node_group = node_groups(graph, out->plan);  // here, not on the UI thread
@@ -162,6 +165,26 @@ std::shared_ptr<ModelDocument> open_document(const QString& path, const Analysis
   doc->rebuild_node_groups();
   if (cancelled()) return nullptr;
   return doc;
+}
+
+void rebuild_hierarchy(ModelDocument& doc, bool constants_as_nodes,
+                       const drawing::LabelMetrics& metrics) {
+  drawing::ScopeTreeOptions options;
+  options.fold_constants = !constants_as_nodes;
+  doc.layout.reset();  // it refers to the old tree and graph
+  doc.tree.reset();
+  // The drawn graph: bodies inlined when there is control flow, and weights as nodes of
+  // their own when asked (both only ever append nodes: model ids stay).
+  const bool control_flow = has_control_flow(doc.graph());
+  if (constants_as_nodes)
+    doc.drawn = std::make_unique<Graph>(drawing::with_weight_nodes(
+        control_flow ? drawing::inline_subgraphs_for_drawing(doc.graph()) : doc.graph()));
+  else if (control_flow)
+    doc.drawn = std::make_unique<Graph>(drawing::inline_subgraphs_for_drawing(doc.graph()));
+  else
+    doc.drawn.reset();
+  doc.tree = std::make_unique<drawing::ScopeTree>(doc.drawn_graph(), options);
+  doc.layout = std::make_unique<drawing::HierarchicalLayout>(doc.drawn_graph(), *doc.tree, metrics);
 }
 
 }  // namespace fx::views

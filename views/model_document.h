@@ -81,6 +81,12 @@ struct OpenCallbacks {
   std::function<void(OpenStep)> step;
   std::function<bool()> cancelled;
 };
+// Builds the drawn graph, doc.tree and doc.layout again: constants (weights and Constant
+// ops) as nodes of their own (drawing/weight_nodes.h), or folded into the boxes of the
+// ops that use them (drawing/scope_tree.h).
+void rebuild_hierarchy(ModelDocument& doc, bool constants_as_nodes,
+                       const drawing::LabelMetrics& metrics);
+
 std::shared_ptr<ModelDocument> open_document(const QString& path, const AnalysisSettings& settings,
                                              const drawing::LabelMetrics& metrics,
                                              const OpenCallbacks& callbacks);

@@ -22,6 +22,7 @@ constexpr int kSummaryHeight = 20;
 constexpr int kAxisHeight = 24;
 constexpr int kLaneHeight = 34;
 constexpr int kLaneGap = 8;
+constexpr int kFlowGap = 30;  // between the before and after lanes, room for the arrows
 
 QString format_us(double us) {
   return format_seconds(us * 1e-6);
@@ -70,7 +71,9 @@ void TimelineView::set_lane(const QString& title, const Timeline& timeline) {
     *it = std::move(lane);
   else
     lanes_.push_back(std::move(lane));
-  setMinimumHeight(kSummaryHeight + kAxisHeight + int(lanes_.size()) * (kLaneHeight + kLaneGap) +
+  flows_ = lanes_.size() >= 2 ? kernel_flows(lanes_[0].timeline, lanes_[1].timeline)
+                              : std::vector<KernelFlow>{};
+  setMinimumHeight(kSummaryHeight + kAxisHeight + int(lanes_.size()) * (kLaneHeight + lane_gap()) +
                    8);
   clear_range();
   fit();
@@ -79,6 +82,7 @@ void TimelineView::set_lane(const QString& title, const Timeline& timeline) {
 void TimelineView::clear() {
   hovered_ = nullptr;
   lanes_.clear();
+  flows_.clear();
   group_names_.clear();
   clear_range();
   axis_ = TimeAxis{};  // the previous model's scale must not hang over an empty pane
@@ -115,8 +119,45 @@ int TimelineView::axis_top() const {
   return kSummaryHeight;
 }
 
+int TimelineView::lane_gap() const {
+  return flows_.empty() ? kLaneGap : kFlowGap;
+}
+
 int TimelineView::lane_top(int i) const {
-  return kSummaryHeight + kAxisHeight + i * (kLaneHeight + kLaneGap) + 4;
+  return kSummaryHeight + kAxisHeight + i * (kLaneHeight + lane_gap()) + 4;
+}
+
+QLineF TimelineView::flow_line(const KernelFlow& f) const {
+  const QRectF from = bar_rect(0, lanes_[0].timeline.events[f.before]);
+  const QRectF to = bar_rect(1, lanes_[1].timeline.events[f.after]);
+  return {QPointF(from.center().x(), from.bottom()), QPointF(to.center().x(), to.top())};
+}
+
+void TimelineView::paint_flows(QPainter& p) {
+  if (flows_.empty()) return;
+  p.save();
+  p.setRenderHint(QPainter::Antialiasing, true);
+  p.setClipRect(QRect(label_width_, lane_top(0), width() - label_width_,
+                      lane_top(1) + kLaneHeight - lane_top(0)));
+  for (const KernelFlow& f : flows_) {
+    const QLineF line = flow_line(f);
+    if (std::max(line.x1(), line.x2()) < label_width_ || std::min(line.x1(), line.x2()) > width())
+      continue;
+    const KernelEvent& after = lanes_[1].timeline.events[f.after];
+    QColor c = kernel_color(after).darker(160);
+    const bool hot = hovered_ == &after || hovered_ == &lanes_[0].timeline.events[f.before];
+    c.setAlpha(hot ? 255 : 150);
+    p.setPen(QPen(c, hot ? 2.0 : 1.0));
+    p.drawLine(line);
+    // The head, at the fused kernel.
+    const double a = std::atan2(line.dy(), line.dx());
+    const QPointF tip = line.p2();
+    const QPointF l = tip - QPointF(std::cos(a - 0.4) * 6, std::sin(a - 0.4) * 6);
+    const QPointF r = tip - QPointF(std::cos(a + 0.4) * 6, std::sin(a + 0.4) * 6);
+    p.setBrush(c);
+    p.drawPolygon(QPolygonF({tip, l, r}));
+  }
+  p.restore();
 }
 
 QRectF TimelineView::bar_rect(int lane, const KernelEvent& e) const {
@@ -264,6 +305,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
         }
     p.setClipping(false);
   }
+  paint_flows(p);
   paint_range(p);
 }
 

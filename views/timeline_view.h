@@ -7,6 +7,8 @@
 //   shift+drag, or drag on the axis: select a time range (its duration and each lane's
 //   kernel time inside it are shown); Esc or a click clears it
 //   hover: kernel, time, bytes, achieved GB/s      click: its nodes in the graph
+// Between the first two lanes (before, after), flow arrows link each kernel to the
+// fused kernel it became (profile/kernel_flows.h), as Perfetto draws flows.
 
 #include <QWidget>
 
@@ -14,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "profile/kernel_flows.h"
 #include "profile/timeline.h"
 #include "views/time_axis.h"
 
@@ -43,6 +46,10 @@ class TimelineView : public QWidget {
   // Top of lane i's bar in widget coordinates (for tests and hit testing).
   int lane_top(int i) const;
   int label_width() const { return label_width_; }
+  // The links drawn from lane 0's kernels to lane 1's (empty with fewer lanes), and the
+  // arrow of one of them in widget coordinates.
+  const std::vector<KernelFlow>& flows() const { return flows_; }
+  QLineF flow_line(const KernelFlow& f) const;
   int axis_top() const;
   // Time range selection, in microseconds (ordered).
   std::optional<std::pair<double, double>> range() const;
@@ -80,7 +87,10 @@ class TimelineView : public QWidget {
   QRectF bar_rect(int lane, const KernelEvent& e) const;
   QColor kernel_color(const KernelEvent& e) const;
   void paint_range(class QPainter& p);
+  void paint_flows(class QPainter& p);
+  int lane_gap() const;
   std::vector<Lane> lanes_;
+  std::vector<KernelFlow> flows_;
   QStringList group_names_;
   TimeAxis axis_;
   int label_width_ = 110;

@@ -23,6 +23,7 @@
 #include "calibration/host_device.h"
 #include "calibration/learn.h"
 #include "calibration/saving_uncertainty.h"
+#include "codegen/group_kernels.h"
 #include "commands.h"
 #include "cuda_device_cli.h"
 #include "device/device_presets.h"
@@ -74,6 +75,7 @@ fx::AnalysisResult analyze(const AnalyzeOptions& o, const fx::Graph& g,
   fx::FusionOptions fo;
   fo.opt_level = o.opt_level;
   fo.threshold = o.threshold;
+  fx::use_generated_kernels(fo, g);  // launches as the generated code runs each group
   return fx::analyze_fusion(g, p, fo);
 }
 

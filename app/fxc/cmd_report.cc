@@ -9,6 +9,7 @@
 #include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
 #include "calibration/host_device.h"
+#include "codegen/group_kernels.h"
 #include "commands.h"
 #include "model_options.h"
 #include "onnx/model_loader.h"
@@ -50,6 +51,7 @@ int run_report(const ReportCmd& o) {
   fx::FusionOptions fo;
   fo.opt_level = plan.opt_level();
   fo.threshold = plan.threshold();
+  fx::use_generated_kernels(fo, m.graph);
   fx::AnalysisResult analysis = fx::analyze_fusion(m.graph, profile, fo);
 
   nlohmann::json profile_doc;

@@ -3,8 +3,9 @@
 
 #include <fmt/format.h>
 
-#include "calibration/host_device.h"
 #include "analysis/fusion_finder.h"
+#include "calibration/host_device.h"
+#include "codegen/group_kernels.h"
 #include "util/error.h"
 
 namespace fxc {
@@ -25,6 +26,7 @@ fx::FusionPlan plan_for(const PlanChoice& c, const fx::Graph& g) {
   fx::FusionOptions fo;
   fo.opt_level = c.opt_level;
   fo.threshold = c.threshold;
+  fx::use_generated_kernels(fo, g);
   fx::FusionPlan p(fx::analyze_fusion(g, fx::resolve_device(c.device, g), fo), c.model);
   p.accept_all_above(c.threshold);
   return p;

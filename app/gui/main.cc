@@ -11,11 +11,20 @@
 //                       (what a double-click on its box does; its closed ancestors too)
 //                       or reveal the node named TEXT, and time it from the request to
 //                       the painted result (layout off the UI thread included)
+//   --zoom fit|F        before the screenshot: fit the graph to the view, or zoom by F
+//   --check FILE        open MODEL, wait until it is ready, write a JSON report of what
+//                       each pane shows (an empty pane must say why), the errors and the
+//                       dialogs that came up (views/pane_check.h), quit: 0 when the
+//                       report is clean, 1 when not (with --screenshot, also the PNG)
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDialog>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QIcon>
+#include <QJsonDocument>
+#include <QMessageBox>
 #include <QTimer>
 
 #include <cstdio>
@@ -29,6 +38,7 @@
 #include "views/graph_scene.h"
 #include "views/graph_view.h"
 #include "views/main_window.h"
+#include "views/pane_check.h"
 #include "views/stall_meter.h"
 
 using fx::views::MainWindow;
@@ -93,8 +103,17 @@ int main(int argc, char** argv) {
   QCommandLineOption generate(
       QStringLiteral("generate"),
       QStringLiteral("Show the generated source of the largest accepted group (Generate dock)."));
+  QCommandLineOption zoom(
+      QStringLiteral("zoom"),
+      QStringLiteral("Before the screenshot: fit the graph (\"fit\") or zoom by FACTOR."),
+      QStringLiteral("FACTOR"));
+  QCommandLineOption check(
+      QStringLiteral("check"),
+      QStringLiteral("Write a JSON report of the panes, errors and dialogs to FILE once the model "
+                     "is ready, then quit (1 when it has problems)."),
+      QStringLiteral("FILE"));
   for (const auto* o : {&screenshot, &measure, &device, &dark, &size, &overlay, &accept, &find,
-                        &profile, &side, &generate, &expand})
+                        &profile, &side, &generate, &expand, &check, &zoom})
     cli.addOption(*o);
   cli.process(app);
   fx::setup_logging(fx::LogLevel::Normal);
@@ -113,9 +132,9 @@ int main(int argc, char** argv) {
   window.show();
 
   const QStringList args = cli.positionalArguments();
-  const bool scripted = cli.isSet(screenshot) || cli.isSet(measure);
+  const bool scripted = cli.isSet(screenshot) || cli.isSet(measure) || cli.isSet(check);
   if (scripted && args.isEmpty()) {
-    std::fprintf(stderr, "fusion-explorer: --screenshot and --measure need a MODEL\n");
+    std::fprintf(stderr, "fusion-explorer: --screenshot, --measure and --check need a MODEL\n");
     return 2;
   }
   fx::views::StallMeter stalls;
@@ -123,11 +142,56 @@ int main(int argc, char** argv) {
   double ready_ms = -1;       // shapes and analysis in too
   double open_stall_ms = -1;  // longest stall while opening, when --expand measures more
   double expand_ms = -1, expand_stall_ms = -1;
-  if (scripted) {
+  QStringList check_errors, check_dialogs;
+  auto write_check = [&] {
+    const QJsonObject report =
+        fx::views::check_report(args.isEmpty() ? QString() : QFileInfo(args.front()).fileName(),
+                                fx::views::pane_states(window), check_errors, check_dialogs);
+    QFile f(cli.value(check));
+    if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(report).toJson()) < 0) {
+      std::fprintf(stderr, "fusion-explorer: --check: cannot write %s\n",
+                   qPrintable(cli.value(check)));
+      return 3;
+    }
+    return report.value(QStringLiteral("ok")).toBool() ? 0 : 1;
+  };
+  if (cli.isSet(check)) {
+    // An error is recorded, not fatal: the report says what the user would have seen.
+    // Once the model failed to open, nothing more comes: report after a moment.
+    QObject::connect(&window, &MainWindow::failed, &app, [&](const QString& m) {
+      check_errors << m.section(QLatin1Char('\n'), 0, 0);
+      if (!window.document())
+        QTimer::singleShot(500, &app, [&] {
+          if (cli.isSet(screenshot)) window.grab().save(cli.value(screenshot));
+          QApplication::exit(write_check());
+        });
+    });
+    // A dialog (an error box on a real display) is recorded and closed: nobody is there
+    // to click it, and a modal one would stop the run.
+    auto* dialogs = new QTimer(&app);
+    QObject::connect(dialogs, &QTimer::timeout, &app, [&] {
+      for (QWidget* w : QApplication::topLevelWidgets()) {
+        auto* d = qobject_cast<QDialog*>(w);
+        if (!d || !d->isVisible()) continue;
+        QString text = d->windowTitle();
+        if (auto* box = qobject_cast<QMessageBox*>(d)) text += QStringLiteral(": ") + box->text();
+        check_dialogs << text;
+        d->reject();
+      }
+    });
+    dialogs->start(100);
+    // A model that never becomes ready is a finding too, not a hang of the corpus run.
+    QTimer::singleShot(180'000, &app, [&] {
+      check_errors << QStringLiteral("not ready after 180 s");
+      QApplication::exit(write_check());
+    });
+  } else if (scripted) {
     QObject::connect(&window, &MainWindow::failed, &app, [&](const QString& m) {
       std::fprintf(stderr, "fusion-explorer: %s\n", qPrintable(m));
       QApplication::exit(2);
     });
+  }
+  if (scripted) {
     // What to do once the graph is painted and the model is ready (shapes and candidates
     // arrive after the first paint).
     auto act = [&] {
@@ -141,9 +205,17 @@ int main(int argc, char** argv) {
       }
       if (cli.isSet(accept)) window.accept_above(cli.value(accept).toDouble());
       auto finish = [&] {
+        if (cli.isSet(zoom)) {
+          if (cli.value(zoom) == QLatin1String("fit"))
+            window.view()->fit();
+          else
+            window.view()->zoom_by(cli.value(zoom).toDouble());
+          QApplication::processEvents();
+        }
         if (cli.isSet(screenshot)) {
           if (!window.grab().save(cli.value(screenshot))) return QApplication::exit(3);
         }
+        if (cli.isSet(check)) return QApplication::exit(write_check());
         if (cli.isSet(measure)) {
           std::string expanded;
           if (expand_ms >= 0) {

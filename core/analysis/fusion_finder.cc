@@ -258,7 +258,15 @@ AnalysisResult FusionFinder::run() {
     }
     fg.id = group_id_for(fg.nodes);
     fg.pattern = st.pattern(root);
-    fg.estimate = st.estimate(fg.node_ids);
+    // Launches after fusion as the generated code runs the group, when the caller says.
+    int launches_after = -1;
+    if (opt_.kernels_of) {
+      launches_after = 0;
+      for (const auto& kernel : opt_.kernels_of(fg.node_ids))
+        if (std::any_of(kernel.begin(), kernel.end(), [&](NodeId n) { return st.is_kernel(n); }))
+          ++launches_after;
+    }
+    fg.estimate = st.estimate(fg.node_ids, launches_after);
     launches_saved += fg.estimate.launches_saved();
     bytes_saved += fg.estimate.bytes_saved();
     time_saved += fg.estimate.time_saved_s();
@@ -311,10 +319,14 @@ AnalysisResult FusionFinder::run() {
     }
   }
   // Inside each subgraph, on its own: its groups never contain the outer nodes.
+  // kernels_of answers for the graph it was bound to (this one), not for a body: a
+  // body's groups count as one kernel each.
+  FusionOptions body_options = opt_;
+  body_options.kernels_of = nullptr;
   for (NodeId n : topo)
     for (const auto& [attr, sub] : subgraphs_of(g_.node(n)))
       r.subgraphs.push_back(
-          {g_.node(n).name, attr, FusionFinder(*sub, cost_.profile(), opt_).run()});
+          {g_.node(n).name, attr, FusionFinder(*sub, cost_.profile(), body_options).run()});
   r.analysis_ms = sw.elapsed_ms();
   return r;
 }

@@ -16,7 +16,9 @@
 // least `threshold`. Each adjacent producer->consumer pair left in different groups gets
 // a NotFused reason.
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "analysis/analysis_result.h"
 #include "analysis/cost_model.h"
@@ -32,6 +34,11 @@ struct FusionOptions {
   // Bound on the groups one cycle check may visit before giving up (reason TooFar).
   int max_cycle_check_visits = 4096;
   std::vector<std::string> disabled_patterns;  // pattern names to skip
+  // The kernels a found group's members run as once generated, each a set of members
+  // run by one launch (codegen/group_kernels.h: use_generated_kernels sets it). The
+  // groups' launches after fusion, and the times that depend on them, are counted from
+  // it. Unset: a group is one kernel.
+  std::function<std::vector<std::vector<NodeId>>(const std::vector<NodeId>& members)> kernels_of;
 };
 
 class FusionFinder {

@@ -67,8 +67,13 @@ Verdict FusionState::fusable(NodeId n) const {
   return {};
 }
 
-GroupEstimate FusionState::estimate(const std::vector<NodeId>& members) const {
+GroupEstimate FusionState::estimate(const std::vector<NodeId>& members, int launches_after) const {
   Cost f = cost_.group(members), u = cost_.unfused(members);
+  if (launches_after > f.launches) {
+    const int n = std::min(launches_after, u.launches);
+    f.time_s += double(n - f.launches) * cost_.profile().launch_overhead_s;
+    f.launches = std::max(f.launches, n);
+  }
   GroupEstimate e;
   e.known = f.known && u.known;
   e.bytes_before = u.bytes();

@@ -52,7 +52,10 @@ class FusionState {
   void record_inside(const std::vector<NodeId>& nodes, const Verdict& v);
   const Verdict* recorded(NodeId producer, NodeId consumer) const;
 
-  GroupEstimate estimate(const std::vector<NodeId>& members) const;
+  // `launches_after` >= 0: the launches the group's generated code runs (more than one
+  // when it cannot be one kernel), in place of the cost model's one; the time after
+  // pays their launch overhead.
+  GroupEstimate estimate(const std::vector<NodeId>& members, int launches_after = -1) const;
 
  private:
   static std::size_t idx(NodeId n) { return static_cast<std::size_t>(n); }

@@ -6,9 +6,8 @@
 
 #include "codegen/cpp_emitter.h"
 #include "codegen/fused_program.h"
+#include "codegen/group_kernels.h"
 #include "codegen/group_lowering.h"
-#include "fused_kernels/conv_post_op_plan.h"
-#include "fused_kernels/pointwise_depthwise_kernel.h"
 #include "util/error.h"
 
 namespace fx {
@@ -22,27 +21,32 @@ std::string generate_group_source(const Graph& g, const FusionGroup& group) {
   }
   std::string head =
       "// group " + group.id + " (" + group.pattern + "): " + joined_ops(g, nodes) + "\n";
-  std::string why;
-  if (g.node(nodes[0]).op_type == "Conv") {
-    if (auto pd = plan_pointwise_depthwise(g, nodes, nullptr)) {
-      std::string s = head + "// Runs as one kernel in row bands (no generated code):\n";
-      s += "//   oneDNN 1x1 convolution " + g.node(pd->pw).name + " writes a band of rows\n";
-      s += "//   depthwise loop " + g.node(pd->dw).name + " reads it while it is in cache\n";
-      for (NodeId a : {pd->pw_act, pd->dw_act})
-        if (a != kNoNode) s += "//   clamp " + g.node(a).name + " applied in registers\n";
-      return s;
-    }
-    if (auto cp = plan_conv_post_ops(g, nodes, &why)) {
-      std::string s = head + "// Runs as one oneDNN convolution (no generated code):\n";
-      s += "//   conv  " + g.node(cp->conv).name + "\n";
-      if (cp->bn != kNoNode)
-        s += "//   BatchNormalization " + g.node(cp->bn).name + " folded into weights and bias\n";
-      for (const auto& po : cp->post_ops) s += "//   post-op " + po.alg + "  <- " + po.node + "\n";
-      return s;
-    }
+  // The decisions are plan_group_kernels' (group_kernels.h), the same the analysis
+  // counts launches with, so that what is shown is what is credited.
+  GroupKernels k;
+  try {
+    k = plan_group_kernels(g, nodes, group.id);
+  } catch (const Error& e) {
+    return head + "// Not generated: " + e.what() + "\n";
+  }
+  if (const auto& pd = k.pointwise_depthwise) {
+    std::string s = head + "// Runs as one kernel in row bands (no generated code):\n";
+    s += "//   oneDNN 1x1 convolution " + g.node(pd->pw).name + " writes a band of rows\n";
+    s += "//   depthwise loop " + g.node(pd->dw).name + " reads it while it is in cache\n";
+    for (NodeId a : {pd->pw_act, pd->dw_act})
+      if (a != kNoNode) s += "//   clamp " + g.node(a).name + " applied in registers\n";
+    return s;
+  }
+  if (const auto& cp = k.conv) {
+    std::string s = head + "// Runs as one oneDNN convolution (no generated code):\n";
+    s += "//   conv  " + g.node(cp->conv).name + "\n";
+    if (cp->bn != kNoNode)
+      s += "//   BatchNormalization " + g.node(cp->bn).name + " folded into weights and bias\n";
+    for (const auto& po : cp->post_ops) s += "//   post-op " + po.alg + "  <- " + po.node + "\n";
+    return s;
   }
   std::string prefix = head;
-  if (!why.empty()) prefix += "// No oneDNN post-op form: " + why + "\n";
+  if (!k.no_post_ops.empty()) prefix += "// No oneDNN post-op form: " + k.no_post_ops + "\n";
   auto anchor_note = [&](const Pending& pd) {
     std::string s;
     for (NodeId m : pd.masks)
@@ -53,18 +57,16 @@ std::string generate_group_source(const Graph& g, const FusionGroup& group) {
     return s + "// Anchor " + a.name + " (" + a.op_type +
            ") runs through the runtime kernel; the epilogue below reads its output.\n";
   };
-  std::string reason;
   try {
-    // The same decisions as build_fused_program: the whole group as one kernel, else
-    // the parts that can be generated, so that what is shown is what runs.
-    if (auto pd = lower_pending(g, nodes, group.id, 0, &reason))
-      return prefix + anchor_note(*pd) + emit_cpp_prelude() + emit_cpp_function(pd->lowered);
-    auto parts = generated_parts(g, nodes, group.id);
-    if (parts.empty())
-      return prefix + "// Not generated; the members run through runtime kernels: " + reason + "\n";
+    if (k.whole)
+      return prefix + anchor_note(*k.whole) + emit_cpp_prelude() +
+             emit_cpp_function(k.whole->lowered);
+    if (k.parts.empty())
+      return prefix + "// Not generated; the members run through runtime kernels: " + k.reason +
+             "\n";
     std::vector<bool> covered(nodes.size(), false);
     std::string body;
-    for (const Pending& pd : parts) {
+    for (const Pending& pd : k.parts) {
       body += "\n// part " + pd.lowered.group_id + ": " + joined_ops(g, pd.nodes) + "\n";
       body += anchor_note(pd) + emit_cpp_function(pd.lowered);
       for (NodeId n : pd.nodes)
@@ -74,10 +76,12 @@ std::string generate_group_source(const Graph& g, const FusionGroup& group) {
     for (std::size_t i = 0; i < nodes.size(); ++i)
       if (!covered[i])
         rest += "//   " + g.node(nodes[i]).name + " (" + g.node(nodes[i]).op_type + ")\n";
-    prefix += "// Not generated as one kernel: " + reason + "\n// Generated in " +
-              std::to_string(parts.size()) + " part(s)" +
+    prefix += "// Not generated as one kernel: " + k.reason + "\n// Generated in " +
+              std::to_string(k.parts.size()) + " part(s)" +
               (rest.empty() ? std::string(".\n")
-                            : "; these members run through runtime kernels:\n" + rest);
+                            : "; these members run through runtime kernels:\n" + rest) +
+              "// " + std::to_string(k.kernels.size()) + " kernel launches where the members ran " +
+              std::to_string(nodes.size()) + ".\n";
     return prefix + emit_cpp_prelude() + body;
   } catch (const Error& e) {
     return prefix + "// Not generated: " + e.what() + "\n";

@@ -2,7 +2,10 @@
 #include "drawing/hierarchical_layout.h"
 
 #include <algorithm>
+#include <cmath>
+#include <unordered_map>
 
+#include "drawing/edge_router.h"
 #include "util/stopwatch.h"
 
 namespace fx::drawing {
@@ -24,18 +27,103 @@ std::size_t utf8_length(const std::string& s) {
   return std::size_t(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
 }
 
+// "conv1.weight" -> "weight", "/layer1/Constant_3_output_0" -> "Constant_3_output_0":
+// the last part of a value's name, cut to a box-friendly length.
+std::string short_value_name(const std::string& name) {
+  const std::size_t cut = name.find_last_of("./");
+  std::string s = cut == std::string::npos || cut + 1 >= name.size() ? name : name.substr(cut + 1);
+  if (utf8_length(s) > 16) s = s.substr(0, 15) + "…";
+  return s.empty() ? "const" : s;
+}
+
+// The ONNX schema's name of input `index` of the most common ops, as Netron labels a
+// weight ("W", "B", "scale"); empty when not listed (the value's own name is used).
+std::string schema_input_name(const Node& n, std::size_t index) {
+  static const std::unordered_map<std::string, std::vector<std::string>> names = {
+      {"Conv", {"X", "W", "B"}},
+      {"ConvTranspose", {"X", "W", "B"}},
+      {"BatchNormalization", {"X", "scale", "B", "mean", "var"}},
+      {"InstanceNormalization", {"input", "scale", "B"}},
+      {"LayerNormalization", {"X", "scale", "B"}},
+      {"Gemm", {"A", "B", "C"}},
+      {"MatMul", {"A", "B"}},
+      {"Add", {"A", "B"}},
+      {"Sub", {"A", "B"}},
+      {"Mul", {"A", "B"}},
+      {"Div", {"A", "B"}},
+      {"Pow", {"X", "Y"}},
+      {"PRelu", {"X", "slope"}},
+      {"Gather", {"data", "indices"}},
+      {"Reshape", {"data", "shape"}},
+      {"Expand", {"input", "shape"}},
+      {"Resize", {"X", "roi", "scales", "sizes"}},
+      {"Slice", {"data", "starts", "ends", "axes", "steps"}},
+      {"Clip", {"input", "min", "max"}},
+      {"Pad", {"data", "pads", "constant_value"}},
+      {"Unsqueeze", {"data", "axes"}},
+      {"Squeeze", {"data", "axes"}},
+      {"ReduceMean", {"data", "axes"}},
+      {"Where", {"condition", "X", "Y"}},
+  };
+  if (!n.domain.empty()) return {};
+  auto it = names.find(n.op_type);
+  return it != names.end() && index < it->second.size() ? it->second[index] : std::string();
+}
+
+std::string dims_text(const Shape& shape) {
+  if (!shape.rank_known()) return "?";
+  if (shape.rank() == 0) return "scalar";
+  std::string s;
+  for (std::size_t i = 0; i < shape.rank(); ++i) {
+    if (i) s += "×";
+    const Dim& d = shape.dims()[i];
+    s += d.is_static() ? std::to_string(d.value) : d.symbol.empty() ? "?" : d.symbol;
+  }
+  return s;
+}
+
 }  // namespace
 
 std::vector<std::string> box_lines(const Graph& graph, const ScopeTree& tree, const Item& item) {
-  if (item.kind == Item::Node) return {graph.node(item.id).op_type};
-  return {tree.group(item.id).name, tree.summary(item.id)};
+  if (item.kind == Item::Group) return {tree.group(item.id).name, tree.summary(item.id)};
+  // An op, then its constant inputs (weights, folded Constant ops) as Netron lists them:
+  // "W ⟨64×3×7×7⟩". The most shown is bounded so that a Concat of many
+  // constants stays a box.
+  constexpr std::size_t kMostConstants = 4;
+  const Node& n = graph.node(item.id);
+  std::vector<std::string> lines{n.op_type};
+  std::size_t constants = 0;
+  for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+    const ValueId v = n.inputs[i];
+    if (v == kNoValue) continue;
+    const Value& val = graph.value(v);
+    const bool folded = val.producer != kNoNode && tree.folded(val.producer);
+    if (!(val.is_constant() && val.producer == kNoNode) && !folded) continue;
+    if (++constants > kMostConstants) continue;
+    std::string name = schema_input_name(n, i);
+    if (name.empty()) name = short_value_name(val.name);
+    lines.push_back(name + " ⟨" + dims_text(val.shape) + "⟩");
+  }
+  if (constants > kMostConstants)
+    lines.push_back("+" + std::to_string(constants - kMostConstants) + " constants");
+  return lines;
 }
 
-Size box_size(const std::vector<std::string>& lines, const LabelMetrics& m) {
-  std::size_t longest = 0;
-  for (const auto& l : lines) longest = std::max(longest, utf8_length(l));
-  return {std::max(60.0, double(longest) * m.char_width + 2 * m.padding),
+double LabelMetrics::width_of(const std::string& line, bool bold) const {
+  return text_width ? text_width(line, bold) : double(utf8_length(line)) * char_width;
+}
+
+Size box_size(const std::vector<std::string>& lines, const LabelMetrics& m, bool bold) {
+  double longest = 0;
+  for (const auto& l : lines) longest = std::max(longest, m.width_of(l, bold));
+  return {std::max(60.0, std::ceil(longest) + 2 * m.padding),
           double(lines.size()) * m.line_height + m.padding};
+}
+
+std::string frame_title(const std::vector<std::string>& lines) {
+  std::string title;
+  for (const auto& l : lines) title += (title.empty() ? "" : "  ·  ") + l;
+  return title;
 }
 
 HierarchicalLayout::HierarchicalLayout(const Graph& graph, const ScopeTree& tree,
@@ -45,7 +133,7 @@ HierarchicalLayout::HierarchicalLayout(const Graph& graph, const ScopeTree& tree
 Size HierarchicalLayout::closed_size(const Item& item) {
   if (item.kind == Item::Node) return box_size(box_lines(graph_, tree_, item), metrics_);
   Size& s = closed_sizes_[std::size_t(item.id)];
-  if (s.width == 0) s = box_size(box_lines(graph_, tree_, item), metrics_);
+  if (s.width == 0) s = box_size(box_lines(graph_, tree_, item), metrics_, true);
   return s;
 }
 
@@ -64,11 +152,9 @@ Size HierarchicalLayout::content_size(GroupId g, const Expansion& expansion, int
       Size inner = content_size(child.id, expansion, laid_out);
       // An open frame writes its lines on one title bar ("name  ·  summary"): it is at
       // least that wide, so that the title is never clipped.
-      const auto lines = box_lines(graph_, tree_, child);
-      std::size_t title = 0;
-      for (const auto& l : lines) title += utf8_length(l);
-      title += 5 * (lines.size() - 1);  // the separators
-      const double title_width = double(title) * metrics_.char_width + 16 + metrics_.char_width;
+      const double title_width =
+          std::ceil(metrics_.width_of(frame_title(box_lines(graph_, tree_, child)), false)) + 16 +
+          metrics_.char_width;
       sizes.push_back(
           {std::max({inner.width + 2 * frame_margin(), closed_size(child).width, title_width}),
            inner.height + frame_header() + frame_margin()});
@@ -136,6 +222,12 @@ SceneLayout HierarchicalLayout::compute(const Expansion& expansion) {
   for (std::size_t n = 0; n < graph_.node_count(); ++n)
     if (vg.box_of_node[n] >= 0)
       scene.box_of_node[n] = scene_index(vg.boxes[std::size_t(vg.box_of_node[n])]);
+  // What a connector must not run under or across: closed boxes, and open frames'
+  // title bars.
+  std::vector<Rect> obstacles;
+  obstacles.reserve(scene.boxes.size());
+  for (const SceneBox& b : scene.boxes)
+    obstacles.push_back({b.x, b.y, b.width, b.open ? frame_header() : b.height});
   for (const AggregatedEdge& e : vg.edges) {
     const VisibleBox& a = vg.boxes[std::size_t(e.from)];
     const VisibleBox& b = vg.boxes[std::size_t(e.to)];
@@ -171,7 +263,9 @@ SceneLayout HierarchicalLayout::compute(const Expansion& expansion) {
       const Point p0{sa.x + sa.width / 2, sa.y + sa.height};
       const Point p3{sb.x + sb.width / 2, sb.y};
       const double bend = std::max(20.0, std::abs(p3.y - p0.y) / 3);
-      se.points = {p0, {p0.x, p0.y + bend}, {p3.x, p3.y - bend}, p3};
+      se.points =
+          route_connector({sa.x, sa.y, sa.width, sa.height}, {sb.x, sb.y, sb.width, sb.height},
+                          {p0, {p0.x, p0.y + bend}, {p3.x, p3.y - bend}, p3}, obstacles);
       se.has_arrow = false;
     }
     scene.edges.push_back(std::move(se));

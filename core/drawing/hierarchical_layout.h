@@ -26,16 +26,24 @@
 namespace fx::drawing {
 
 // Font measures the caller supplies (the views measure their QFont) so that boxes fit
-// their labels without this layer knowing about fonts.
+// their labels without this layer knowing about fonts. `text_width`, when set, measures
+// a line exactly (bold: a group's lines); else a line is its characters times
+// char_width, which clips lines of wide glyphs ("106-op block").
 struct LabelMetrics {
   double char_width = 7;
   double line_height = 15;
   double padding = 10;
+  std::function<double(const std::string& line, bool bold)> text_width;
+  double width_of(const std::string& line, bool bold) const;
 };
 
 // The text lines a closed box shows; the sizer and the painter both use them.
 std::vector<std::string> box_lines(const Graph& graph, const ScopeTree& tree, const Item& item);
-Size box_size(const std::vector<std::string>& lines, const LabelMetrics& metrics);
+// Box sizes fit their lines; a group's lines are bold.
+Size box_size(const std::vector<std::string>& lines, const LabelMetrics& metrics,
+              bool bold = false);
+// An open group's title bar: its lines joined on one line, as the frame paints them.
+std::string frame_title(const std::vector<std::string>& lines);
 
 struct SceneBox {
   Item item;
@@ -72,7 +80,8 @@ class HierarchicalLayout {
 
   SceneLayout compute(const Expansion& expansion);
 
-  // Frame around an open group's children: title bar above, margin around.
+  // Frame around an open group's children: title bar above, margin around. Edges are
+  // routed clear of title bars (drawing/edge_router.h).
   double frame_header() const { return metrics_.line_height + 10; }
   double frame_margin() const { return 12; }
 

@@ -85,7 +85,20 @@ Placement effective_scopes(const Graph& graph, const std::vector<NodeId>& order)
 
 }  // namespace
 
-ScopeTree::ScopeTree(const Graph& graph, ScopeTreeOptions options) {
+bool is_foldable_constant(const Graph& graph, NodeId id) {
+  const Node& n = graph.node(id);
+  if (n.op_type != "Constant" || !n.domain.empty() || !n.inputs.empty() || n.outputs.size() != 1 ||
+      n.outputs[0] == kNoValue)
+    return false;
+  const Value& v = graph.value(n.outputs[0]);
+  // A constant that is a graph output is shown: nothing else would show it.
+  for (ValueId out : graph.outputs())
+    if (out == n.outputs[0]) return false;
+  return !v.consumers.empty();
+}
+
+ScopeTree::ScopeTree(const Graph& graph, ScopeTreeOptions options)
+    : fold_constants_(options.fold_constants) {
   const std::size_t n = graph.node_count();
   node_group_.assign(n, kRootGroup);
   node_index_.assign(n, -1);
@@ -104,6 +117,10 @@ ScopeTree::ScopeTree(const Graph& graph, ScopeTreeOptions options) {
   std::unordered_map<std::string, GroupId> by_path;
   const std::vector<std::string>& scopes = placement.scopes;
   for (NodeId id : order) {
+    if (fold_constants_ && is_foldable_constant(graph, id)) {
+      node_group_[static_cast<std::size_t>(id)] = kNoGroup;
+      continue;
+    }
     const std::string& scope = scopes[std::size_t(id)];
     GroupId g = kRootGroup;
     if (!scope.empty()) {

@@ -8,6 +8,11 @@
 //   repeat groups      a run of >= min_repeats consecutive sibling groups with the same
 //                      op signature ("h.0" … "h.11") becomes one box "×12 h.N"; when the
 //                      run is all of its parent, the parent itself carries the summary
+//   folded constants   a Constant op (no inputs) is no box of its own by default: the
+//                      node that consumes it lists it among its constant inputs, as
+//                      Netron does with weights (box_lines); it belongs to no group
+//                      (group_of is kNoGroup) and is never on screen. fold_constants
+//                      false draws them as nodes ("View > Constants as Nodes")
 //   structure groups   a level with more than max_children children (a model exported
 //                      without scopes, most often) is grouped by its structure: it is
 //                      cut where a single tensor crosses (cut points), runs of regions
@@ -60,7 +65,11 @@ struct ScopeTreeOptions {
   // (docs/benchmarks.md, "Flat graphs"); Model Explorer caps a level at 400-1,000.
   int max_children = 1500;
   int min_repeats = 2;  // shortest run of identical blocks that is summarized
+  bool fold_constants = true;
 };
+
+// A Constant op with no inputs that something consumes: folded into its consumers.
+bool is_foldable_constant(const Graph& graph, NodeId n);
 
 class ScopeTree {
  public:
@@ -69,8 +78,10 @@ class ScopeTree {
   const Group& group(GroupId id) const { return groups_[static_cast<std::size_t>(id)]; }
   std::size_t group_count() const { return groups_.size(); }
   const std::vector<Group>& groups() const { return groups_; }
-  // The group that holds the node as a direct child.
+  // The group that holds the node as a direct child; kNoGroup for a folded constant.
   GroupId group_of(NodeId n) const { return node_group_[static_cast<std::size_t>(n)]; }
+  bool folded(NodeId n) const { return group_of(n) == kNoGroup; }
+  bool constants_folded() const { return fold_constants_; }
   int32_t index_in_group(NodeId n) const { return node_index_[static_cast<std::size_t>(n)]; }
   // Position in a topological order where weight-only ops sit just before their first user.
   int32_t topo_position(NodeId n) const { return topo_pos_[static_cast<std::size_t>(n)]; }
@@ -106,6 +117,7 @@ class ScopeTree {
   std::vector<uint64_t> node_sig_;
   std::vector<bool> control_flow_;  // NodeId -> the node has subgraphs (If/Loop/Scan)
   int depth_ = 0;
+  bool fold_constants_ = true;
 };
 
 }  // namespace fx::drawing

@@ -36,6 +36,28 @@ inline Graph repeated_blocks(int blocks, int extra_ops_per_block = 0) {
   return b.build();
 }
 
+// A ResNet-like stem and `blocks` basic blocks "layer1/i" (Conv, BatchNorm, Relu, Conv,
+// BatchNorm, Add, Relu) whose Add takes the block's input: the identity skip comes
+// from outside the block, past the whole main chain of the block.
+inline Graph residual_blocks(int blocks) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {1, 8, 16, 16});
+  x = scoped_op(b, "Conv", {x}, "conv1");
+  x = scoped_op(b, "Relu", {x}, "relu");
+  for (int i = 0; i < blocks; ++i) {
+    const std::string s = "layer1/" + std::to_string(i);
+    ValueId h = scoped_op(b, "Conv", {x}, s + "/conv1");
+    h = scoped_op(b, "BatchNormalization", {h}, s + "/bn1");
+    h = scoped_op(b, "Relu", {h}, s + "/relu");
+    h = scoped_op(b, "Conv", {h}, s + "/conv2");
+    h = scoped_op(b, "BatchNormalization", {h}, s + "/bn2");
+    h = scoped_op(b, "Add", {h, x}, s);
+    x = scoped_op(b, "Relu", {h}, s + "/relu_1");
+  }
+  b.output(scoped_op(b, "GlobalAveragePool", {x}, "avgpool"));
+  return b.build();
+}
+
 // A chain of n ops with no scope at all, as an exporter that names nothing gives.
 inline Graph flat_chain(int n) {
   GraphBuilder b;

@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <set>
 
 #include "views/op_style.h"
 #include "views/time_axis.h"
@@ -162,6 +163,37 @@ class TestTimeline : public QObject {
     QVERIFY(tip.contains(format_seconds(10e-6)));
     QCOMPARE(group_color(1), group_color(1));
     QVERIFY(group_color(0) != group_color(1));
+  }
+
+  // Flow arrows: each before kernel that became part of a fused after kernel is linked
+  // to it, from the bottom of its bar to the top of the fused bar; unchanged kernels
+  // are not linked; one lane alone has no flows.
+  void flows_link_before_kernels_to_the_fused_kernel() {
+    TimelineView v;
+    v.resize(900, 260);
+    v.set_lane(QStringLiteral("before"),
+               make_timeline({{"conv", 30}, {"bn", 10}, {"relu", 10}, {"pool", 20}}));
+    QVERIFY(v.flows().empty());
+    Timeline after = make_timeline({{"conv+bn+relu", 35}, {"pool", 20}});
+    after.events[0].nodes = {"conv", "bn", "relu"};
+    after.events[0].group_id = 0;
+    v.set_lane(QStringLiteral("after"), after);
+    std::set<std::pair<std::size_t, std::size_t>> got;
+    for (const KernelFlow& f : v.flows()) got.insert({f.before, f.after});
+    const std::set<std::pair<std::size_t, std::size_t>> want = {{0, 0}, {1, 0}, {2, 0}};
+    QCOMPARE(got, want);
+    // The lanes leave room for the arrows, which start on the before bar and end on the
+    // fused one.
+    QVERIFY(v.lane_top(1) - (v.lane_top(0) + 34) >= 20);
+    for (const KernelFlow& f : v.flows()) {
+      const QLineF line = v.flow_line(f);
+      const QPoint on_before = QPointF(line.p1().x(), line.p1().y() - 2).toPoint();
+      const QPoint on_after = QPointF(line.p2().x(), line.p2().y() + 2).toPoint();
+      QCOMPARE(v.event_at(on_before), &v.lane(0).events[f.before]);
+      QCOMPARE(v.event_at(on_after), &v.lane(1).events[0]);
+    }
+    v.clear();
+    QVERIFY(v.flows().empty());
   }
 };
 

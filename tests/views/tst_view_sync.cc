@@ -4,6 +4,9 @@
 // unlinked, or not ready, nothing follows.
 #include <QtTest>
 
+#include <QScrollBar>
+#include <QWheelEvent>
+
 #include "document_fixture.h"
 #include "views/graph_scene.h"
 #include "views/graph_view.h"
@@ -89,6 +92,53 @@ class TestViewSync : public QObject {
     const QTransform before = b.transform();
     QVERIFY(!ViewSync::map_view(a, b, [](fx::NodeId) { return std::vector<fx::NodeId>{}; }));
     QCOMPARE(b.transform(), before);
+  }
+
+  // Scrolling with the scroll bars (no zoom, no centring call) and zooming with the wheel
+  // move the other view too: the box nearest the leader's centre is at the same place in
+  // both, at the same zoom.
+  void scroll_bars_and_wheel_keep_both_in_step() {
+    auto doc = t::analysed_document();
+    const auto layout = doc->layout->compute(fx::drawing::initial_expansion(*doc->tree));
+    GraphScene a_scene, b_scene;
+    for (GraphScene* s : {&a_scene, &b_scene}) {
+      s->set_document(doc);
+      s->show_layout(layout);
+    }
+    GraphView a(&a_scene), b(&b_scene);
+    for (GraphView* v : {&a, &b}) {
+      v->resize(300, 220);
+      v->show();
+    }
+    QVERIFY(QTest::qWaitForWindowExposed(&a));
+    ViewSync sync(&a, &b);
+    sync.set_mappings(same, same);
+    a.zoom_by(2.0);  // the scene no longer fits: both scroll bars have a range
+    QVERIFY(a.verticalScrollBar()->maximum() > 0);
+    auto lead_node = [&] {
+      const int box = a_scene.closed_box_near(a.mapToScene(a.viewport()->rect().center()));
+      return a_scene.node_of_box(box);
+    };
+    auto in_step = [&] {
+      const fx::NodeId n = lead_node();
+      return n != fx::kNoNode && b.transform() == a.transform() &&
+             (on_screen(a, a_scene, n) - on_screen(b, b_scene, n)).manhattanLength() <= 3;
+    };
+    QVERIFY(in_step());
+    for (int step = 1; step <= 3; ++step) {
+      a.verticalScrollBar()->setValue(a.verticalScrollBar()->maximum() * step / 3);
+      QVERIFY2(in_step(), qPrintable(QStringLiteral("after vertical scroll %1").arg(step)));
+    }
+    a.horizontalScrollBar()->setValue(a.horizontalScrollBar()->minimum());
+    QVERIFY(in_step());
+    // The wheel over b: b leads, a follows at b's new zoom.
+    const QTransform zoom_before = b.transform();
+    const QPoint at = b.viewport()->rect().center();
+    QWheelEvent wheel(at, b.viewport()->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton,
+                      Qt::ControlModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(b.viewport(), &wheel);
+    QVERIFY(b.transform() != zoom_before);
+    QCOMPARE(a.transform(), b.transform());
   }
 };
 
