@@ -131,8 +131,19 @@ nlohmann::json times_json(const fx::RunTimes& t, bool steps) {
   return j;
 }
 
+nlohmann::json autotune_json(const AutotuneUse& u) {
+  nlohmann::json j = {{"enabled", u.enabled}};
+  if (!u.enabled) return j;
+  j.update({{"path", u.path},
+            {"entries", u.entries},
+            {"consulted", u.consulted},
+            {"rejected", u.rejected}});
+  if (!u.error.empty()) j["error"] = u.error;
+  return j;
+}
+
 int run_bench(const CodegenCmd& o, const fx::Graph& graph,
-              const std::vector<const fx::FusionGroup*>& accepted) {
+              const std::vector<const fx::FusionGroup*>& accepted, const AutotuneUse& autotune) {
   fx::CodegenBenchOptions bo;
   bo.runs = o.bench;
   bo.threads = o.threads;
@@ -185,7 +196,8 @@ int run_bench(const CodegenCmd& o, const fx::Graph& graph,
         {"equivalent", agree.match},
         {"mismatch", agree.where},
         {"tolerance", {{"rtol", tol.rtol}, {"atol", tol.atol}, {"mode", tol.mode()}}},
-        {"note", p.note}};
+        {"note", p.note},
+        {"autotune_cache", autotune_json(autotune)}};
     fmt::print("{}\n", j.dump(1));
     return agree.match ? 0 : 3;
   }
@@ -213,7 +225,13 @@ int run_codegen(const CodegenCmd& o) {
   if (o.model.empty()) throw fx::Error("MODEL is required");
   fx::LoadedModel m = load_model(o.model, o.mo);
   print_model_header(m, stderr);
-  fx::FusionPlan plan = plan_for({o.plan, o.opt_level, o.threshold, o.device, o.model}, m.graph);
+  PlanChoice choice{o.plan, o.opt_level, o.threshold, o.device, o.model};
+  choice.threads = o.threads;
+  AutotuneUse autotune;
+  fx::FusionPlan plan = plan_for(choice, m.graph, &autotune);
+  if (autotune.rejected > 0)
+    fmt::print(stderr, "fxc: autotune cache {}: {} group(s) measured slower on this CPU left out\n",
+               autotune.path, autotune.rejected);
   auto accepted = plan.accepted();
   if (!o.group.empty()) {
     const fx::FusionGroup* g = plan.find(o.group);
@@ -236,7 +254,7 @@ int run_codegen(const CodegenCmd& o) {
     fmt::print("{}: CUDA for {} generated group(s)\n", o.cuda_out, n);
     return 0;
   }
-  if (o.bench > 0) return run_bench(o, m.graph, accepted);
+  if (o.bench > 0) return run_bench(o, m.graph, accepted, autotune);
   if (!o.out_dir.empty()) std::filesystem::create_directories(o.out_dir);
   for (const fx::FusionGroup* g : accepted) {
     std::string src = fx::generate_group_source(m.graph, *g);

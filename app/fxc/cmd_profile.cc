@@ -17,12 +17,14 @@
 #include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
 #include "calibration/host_device.h"
+#include "calibration/machine_facts.h"
 #include "commands.h"
 #include "cuda_device_cli.h"
 #include "cuda_plan/device_spec.h"
 #include "model_options.h"
 #include "onnx/model_loader.h"
 #include "plan_choice.h"
+#include "profile/autotune_cache.h"
 #include "profile/before_after.h"
 #include "profile/before_after_child.h"
 #include "profile/before_after_document.h"
@@ -62,7 +64,16 @@ struct ProfileCliOptions {
   std::string write_plan;            // the plan less the groups measured slower
   std::vector<std::string> exclude;  // internal: "ID=why", from a parent after a crash
   fx::Tolerance tolerance;           // ONNX's: rtol 1e-3, atol 1e-5
+  // --autotune: measure every group the estimate proposes (the autotune cache not
+  // consulted) and record them; implies --opt-level 2 without --plan or --opt-level.
+  bool autotune = false;
   bool before_after() const { return !plan.empty() || opt_level >= 0; }
+  PlanChoice plan_choice(bool name_the_plan) const {
+    PlanChoice c{plan, opt_level, threshold, estimate_device, model, name_the_plan};
+    c.autotune_cache = !autotune;
+    c.threads = profile.threads;
+    return c;
+  }
 };
 
 int64_t default_opset(const fx::ModelInfo& info) {
@@ -185,13 +196,46 @@ void print_before_after(const ProfileCliOptions& o, const fx::BeforeAfterDocumen
 void write_corrected_plan(const ProfileCliOptions& o, const fx::LoadOptions& lo,
                           const std::vector<fx::MeasuredRejection>& slower) {
   auto m = fx::load_onnx(o.model, lo);
-  fx::FusionPlan plan = plan_for(
-      {o.plan, o.opt_level, o.threshold, o.estimate_device, o.model, /*name_the_plan=*/false},
-      m.graph);
+  fx::FusionPlan plan = plan_for(o.plan_choice(/*name_the_plan=*/false), m.graph);
   const int n = fx::reject_measured_slower(plan, slower);
   plan.save(o.write_plan);
   fmt::print(o.json ? stderr : stdout,
              "Plan         {} written, {} group(s) rejected after measurement\n", o.write_plan, n);
+}
+
+// Each group measured fused, into the autotune cache of this CPU (FX_AUTOTUNE_CACHE=off:
+// not recorded). A cache that cannot be read or written is said and skipped: the
+// measurement itself stands.
+void record_autotune(const ProfileCliOptions& o, const fx::BeforeAfterDocument& d,
+                     const fx::LoadOptions& lo) {
+  // A child profiling for a parent leaves the recording to the parent.
+  if (o.parent_pid > 0 || !fx::AutotuneCache::enabled()) return;
+  const std::string path = fx::AutotuneCache::default_path(fx::host_machine_facts().cpu_model);
+  std::FILE* out = o.json ? stderr : stdout;
+  try {
+    auto m = fx::load_onnx(o.model, lo);
+    PlanChoice c = o.plan_choice(/*name_the_plan=*/false);
+    c.autotune_cache = false;  // only the groups' shapes are wanted here
+    const fx::FusionPlan plan = plan_for(c, m.graph);
+    fx::AutotuneCache cache = fx::AutotuneCache::open(path);
+    const int threads = resolved_threads(o.profile.threads);
+    const std::string model = std::filesystem::path(o.model).stem().string();
+    int n = 0;
+    for (const auto& g : d.groups) {
+      const fx::FusionGroup* group = plan.find(g.id);
+      if (!group || g.status != "fused" || !std::isfinite(g.before_us) ||
+          !std::isfinite(g.after_us))
+        continue;
+      cache.record(fx::group_signature(m.graph, *group, threads), g.before_us, g.after_us,
+                   g.pattern, model);
+      ++n;
+    }
+    if (n == 0) return;
+    cache.save();
+    fmt::print(out, "Autotune     {} group(s) recorded in {}\n", n, path);
+  } catch (const fx::FileError& e) {
+    fmt::print(stderr, "fxc: autotune cache not updated: {}\n", e.what());
+  }
 }
 
 void emit_before_after(const ProfileCliOptions& o, nlohmann::json doc, const fx::LoadOptions& lo) {
@@ -211,6 +255,7 @@ void emit_before_after(const ProfileCliOptions& o, nlohmann::json doc, const fx:
     for (const auto& r : slower) fmt::print("{}\n", r.line());
   }
   if (!o.write_plan.empty()) write_corrected_plan(o, lo, slower);
+  record_autotune(o, d, lo);
 }
 
 std::vector<std::string> before_after_child_args(const ProfileCliOptions& o,
@@ -242,6 +287,7 @@ std::vector<std::string> before_after_child_args(const ProfileCliOptions& o,
                                    fmt::format("{}", o.tolerance.steps)};
   if (!o.plan.empty()) argv.insert(argv.end(), {"--plan", o.plan});
   if (o.opt_level >= 0) argv.insert(argv.end(), {"--opt-level", std::to_string(o.opt_level)});
+  if (o.autotune) argv.push_back("--autotune");
   for (const auto& [name, value] : lo.dims)
     argv.insert(argv.end(), {"--dim", name + "=" + std::to_string(value)});
   for (const auto& a : o.mo.child_args()) argv.push_back(a);
@@ -260,9 +306,7 @@ int run_before_after_cli(const ProfileCliOptions& o, const fx::LoadOptions& lo) 
   }
   if (o.parent_pid > 0) fx::die_with_parent(o.parent_pid);
   auto m = fx::load_onnx(o.model, lo);
-  fx::FusionPlan plan = plan_for(
-      {o.plan, o.opt_level, o.threshold, o.estimate_device, o.model, /*name_the_plan=*/true},
-      m.graph);
+  fx::FusionPlan plan = plan_for(o.plan_choice(/*name_the_plan=*/true), m.graph);
   fx::BeforeAfterOptions bo;
   bo.profile = o.profile;
   bo.tolerance = o.tolerance;
@@ -319,7 +363,9 @@ int run_cuda_profile(const ProfileCliOptions& o, const fx::LoadOptions& lo,
   return 0;
 }
 
-int run_profile(const ProfileCliOptions& o) {
+int run_profile(const ProfileCliOptions& given) {
+  ProfileCliOptions o = given;
+  if (o.autotune && o.plan.empty() && o.opt_level < 0) o.opt_level = 2;
   const fx::LoadOptions lo = o.mo.load_options();
   if (const auto spec = fx::cuda::parse_device_spec(o.device); spec.cuda)
     return run_cuda_profile(o, lo, spec);
@@ -450,6 +496,9 @@ void register_profile(CLI::App& app, Runner& run) {
   cmd->add_option("--write-plan", o->write_plan,
                   "Before/after: write the plan less the groups measured slower fused than "
                   "apart (each rejected with the measurement as its reason)");
+  cmd->add_flag("--autotune", o->autotune,
+                "Before/after: measure every group the estimate proposes (ignoring what the "
+                "autotune cache says) and record each in it; --opt-level 2 unless given");
   cmd->add_option("--exclude-group", o->exclude)->group("");  // internal: ID=why, from a parent
   cmd->footer(
       "Examples:\n"
@@ -460,6 +509,8 @@ void register_profile(CLI::App& app, Runner& run) {
       "  fxc profile resources/models/tiny_cnn.onnx --opt-level 2 --threads 2   # unfused vs "
       "fused\n"
       "  fxc profile resnet18.onnx --opt-level 2 --runs 20 --json > before_after.json\n"
+      "  fxc profile resources/models/tiny_cnn.onnx --autotune --threads 2   # fill the "
+      "autotune cache\n"
       "  fxc profile gpt2.onnx --dim batch=1 --dim seq=128 --plan plan.json "
       "--trace-before b.json --trace-after a.json");
   cmd->callback([o, &run] { run = [o] { return run_profile(*o); }; });

@@ -19,10 +19,26 @@ struct PlanChoice {
   // How a plan node missing from the model is reported on stderr: with the plan's path
   // and "its group is dropped" (profile), or briefly (codegen, export).
   bool name_the_plan = false;
+  // --opt-level only: leave out groups the autotune cache measured slower fused on this
+  // CPU at `threads` (profile/autotune_cache.h; FX_AUTOTUNE_CACHE=off turns it off).
+  bool autotune_cache = true;
+  int threads = 0;  // 0: all hardware threads
 };
+
+// What the autotune cache did for an analysed plan (said in fxc's JSON and text output).
+struct AutotuneUse {
+  bool enabled = false;     // consulted: --opt-level, not switched off
+  std::string path, error;  // error: the cache could not be read (the plan ignores it)
+  std::size_t entries = 0;
+  int consulted = 0, rejected = 0;
+};
+
+// Hardware threads for a --threads of 0.
+int resolved_threads(int threads);
 
 // Loads and binds the plan (a node missing from `g` drops its group, with a line on
 // stderr), or analyses `g`. Throws fx::Error with neither a plan nor a level.
-fx::FusionPlan plan_for(const PlanChoice& c, const fx::Graph& g);
+// With `use`, says what the autotune cache did.
+fx::FusionPlan plan_for(const PlanChoice& c, const fx::Graph& g, AutotuneUse* use = nullptr);
 
 }  // namespace fxc

@@ -31,7 +31,7 @@ meta = {"cpu": a.cpu, "isa_flags": a.flags.split(), "caches": a.caches,
         "onnxruntime": a.onnxruntime, "load_before": a.load_before, "load_after": a.load_after,
         "fast": a.fast == "1"}
 
-def med(files, key):
+def values(files, key):
     v = []
     for f in files:
         try:
@@ -41,7 +41,23 @@ def med(files, key):
             v.append(float(j))
         except (OSError, ValueError, KeyError, TypeError):
             pass
+    return v
+
+def med(files, key):
+    v = values(files, key)
     return statistics.median(v) if v else None
+
+def noise_verdict(unfused, fused):
+    """Fused against unfused from the rounds' medians (paired by round): the relative
+    spread of the repeated rounds (the larger of the two programs' range over their
+    median) and whether fused is slower beyond it (every round slower, and the ratio of
+    the medians above 1 + spread). With one round nothing can be told apart: spread None."""
+    if len(unfused) != len(fused) or len(unfused) < 2 or min(unfused + fused) <= 0:
+        return None, None
+    spread = max((max(x) - min(x)) / statistics.median(x) for x in (unfused, fused))
+    ratio = statistics.median(fused) / statistics.median(unfused)
+    every_round = all(f > u for u, f in zip(unfused, fused))
+    return spread, every_round and ratio > 1.0 + spread
 
 rows = []
 for name in open(os.path.join(d, "models.txt")).read().split():
@@ -54,9 +70,13 @@ for name in open(os.path.join(d, "models.txt")).read().split():
          "fused_ms": med(g("fxc.*.json"), "fused.median_ms"),
          "load": open(os.path.join(md, "load")).read().strip() if os.path.exists(os.path.join(md, "load")) else ""}
     fx = g("fxc.*.json")
+    r["unfused_round_ms"] = values(fx, "unfused.median_ms")
+    r["fused_round_ms"] = values(fx, "fused.median_ms")
+    r["round_spread"], r["fused_slower_beyond_noise"] = noise_verdict(r["unfused_round_ms"], r["fused_round_ms"])
     try:
         j = json.load(open(fx[0]))
         r["groups"] = j["groups"]
+        r["autotune_cache"] = j.get("autotune_cache")  # absent: an fxc before the cache
         r["fused_agrees"] = bool(j["equivalent"])
         pk = j.get("peak_activation_bytes", {})
         r["peak_unfused_bytes"], r["peak_fused_bytes"] = pk.get("unfused"), pk.get("fused")
@@ -91,6 +111,15 @@ keys = {"unfused_vs_ort_disabled": "fxc unfused / ORT disabled",
         "peak_fused_vs_unfused": "peak activations fused / unfused (target: every model <= 1.0)"}
 summ = {k: summary(k) for k in keys}
 summ["fused_slower_than_unfused"] = [r["model"] for r in rows if (r.get("fused_vs_unfused") or 0) > 1.0]
+summ["fused_slower_beyond_noise"] = [r["model"] for r in rows if r.get("fused_slower_beyond_noise")]
+summ["noise_unknown"] = [r["model"] for r in rows if r.get("fused_vs_unfused") and r.get("round_spread") is None]
+tuned = [r["autotune_cache"] for r in rows if r.get("autotune_cache")]
+summ["autotune_cache"] = {
+    "reported": len(tuned), "enabled": sum(1 for t in tuned if t.get("enabled")),
+    "entries": max([t.get("entries", 0) for t in tuned] or [0]),
+    "rejected_groups": sum(t.get("rejected", 0) for t in tuned),
+    "models_with_rejections": [r["model"] for r in rows if (r.get("autotune_cache") or {}).get("rejected")],
+    "paths": sorted({t["path"] for t in tuned if t.get("path")})}
 summ["fused_larger_peak"] = [r["model"] for r in rows if (r.get("peak_fused_vs_unfused") or 0) > 1.0]
 json.dump({"machine": meta, "summary": summ, "models": rows}, open(os.path.join(d, "summary.json"), "w"), indent=1)
 
@@ -112,16 +141,33 @@ with open(out, "a") as o:
         s = summ[k]
         if s:
             w(f"- {label}: geomean {s['geomean']:.3f} over {s['models']} models, worst {s['worst']:.2f} ({s['worst_model']})")
-    w(f"- fused slower than unfused: {', '.join(summ['fused_slower_than_unfused']) or 'none'}")
+    w(f"- fused slower than unfused (any amount): {', '.join(summ['fused_slower_than_unfused']) or 'none'}")
+    w(f"- fused slower than unfused beyond the spread of the rounds (every round slower and the ratio above"
+      f" 1 + the larger round-to-round range of the two): {', '.join(summ['fused_slower_beyond_noise']) or 'none'}"
+      + (f" (one round only, spread unknown: {len(summ['noise_unknown'])} models)" if summ["noise_unknown"] else ""))
+    at = summ["autotune_cache"]
+    if not at["reported"]:
+        w("- autotune cache: not reported (an fxc without it)")
+    elif not at["enabled"]:
+        w("- autotune cache: off (FX_AUTOTUNE_CACHE=off): the plan is the estimate's alone")
+    else:
+        w(f"- autotune cache: on for {at['enabled']} of {at['reported']} models ({', '.join(at['paths'])},"
+          f" {at['entries']} measured groups); groups it left out as measured slower on this CPU:"
+          f" {at['rejected_groups']}" + (f" ({', '.join(at['models_with_rejections'])})" if at["models_with_rejections"] else "")
+          + (" (the cache is empty: nothing measured on this CPU yet)" if at["entries"] == 0 else ""))
     w(f"- fused peak activations larger than unfused: {', '.join(summ['fused_larger_peak']) or 'none'}")
     w()
-    w("| model | ORT disabled ms | ORT all ms | fxc unfused ms | fxc fused ms | unfused / ORT dis | fused / ORT all | fused / unfused | groups | peak MiB unfused / fused | fused = unfused | fused = ORT | load | errors |")
-    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|")
+    w("| model | ORT disabled ms | ORT all ms | fxc unfused ms | fxc fused ms | unfused / ORT dis | fused / ORT all | fused / unfused | round spread | slower beyond noise | groups | peak MiB unfused / fused | fused = unfused | fused = ORT | load | errors |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---|---|---|")
     mib = lambda b: "" if b is None else f"{b / 1048576:.1f}"
     yn = lambda b: "" if b is None else ("yes" if b else "NO")
+    pm = lambda x: "" if x is None else f"±{100 * x:.0f}%"
+    tuned_note = lambda r: (f" (-{r['autotune_cache']['rejected']} autotune)"
+                            if (r.get("autotune_cache") or {}).get("rejected") else "")
+    slow = lambda b: "" if b is None else ("yes" if b else "no")
     for r in rows:
         w(f"| {r['model']} | {f(r['ort_disabled_ms'])} | {f(r['ort_all_ms'])} | {f(r['unfused_ms'])} | {f(r['fused_ms'])} | "
-          f"{f(r['unfused_vs_ort_disabled'])} | {f(r['fused_vs_ort_all'])} | {f(r['fused_vs_unfused'])} | {r.get('groups', '')} | "
+          f"{f(r['unfused_vs_ort_disabled'])} | {f(r['fused_vs_ort_all'])} | {f(r['fused_vs_unfused'])} | {pm(r.get('round_spread'))} | {slow(r.get('fused_slower_beyond_noise'))} | {r.get('groups', '')}{tuned_note(r)} | "
           f"{mib(r.get('peak_unfused_bytes'))} / {mib(r.get('peak_fused_bytes'))} | {yn(r.get('fused_agrees'))} | {yn(r.get('vs_ort_ok'))} | "
           f"{r['load']} | {'; '.join(r.get('errors', []))[:160].replace('|', '/')} |")
 for k in keys:

@@ -26,6 +26,17 @@ GeneratedKernel::GeneratedKernel(const LoweredGroup& g, std::shared_ptr<Compiled
     outs_.push_back({g.vars[static_cast<std::size_t>(o.var)].row, o.drop_row_axes});
 }
 
+int GeneratedKernel::overwritable_input() const {
+  if (has_reduction_ || outs_.size() != 1 || !outs_[0].row || outs_[0].drop_row_axes) return -1;
+  for (std::size_t i = 0; i < ins_.size(); ++i) {
+    const In& in = ins_[i];
+    if (in.mask || in.rank != rank_) continue;
+    if (std::none_of(in.bcast.begin(), in.bcast.end(), [](bool b) { return b; }))
+      return static_cast<int>(i);
+  }
+  return -1;
+}
+
 void GeneratedKernel::run(KernelContext& ctx) {
   bind(ctx);
   if (numel_ == 0) return;

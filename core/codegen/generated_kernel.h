@@ -12,6 +12,7 @@
 
 #include "codegen/kernel_ir.h"
 #include "runtime/kernel.h"
+#include "runtime/overwrite_input.h"
 
 namespace fx {
 
@@ -19,7 +20,7 @@ class CompiledLibrary;
 
 using RowKernelFn = void (*)(const float* const*, float* const*, const int64_t*, int);
 
-class GeneratedKernel final : public Kernel {
+class GeneratedKernel final : public Kernel, public OverwritesInput {
  public:
   // Keeps `lib` loaded while the kernel lives. Step inputs/outputs are in the order of
   // g.inputs / g.outputs.
@@ -37,6 +38,14 @@ class GeneratedKernel final : public Kernel {
   int64_t cut_length() const { return cut_ < 0 ? 1 : dims_[static_cast<std::size_t>(cut_)]; }
   const std::vector<int64_t>& dims() const { return dims_; }  // the reference shape, bound
   void run_slice(int64_t begin, int64_t end);
+  // An elementwise group (no reduction) with one output over the whole reference shape
+  // may write it over an input of that shape (not broadcast, float32): each element of
+  // the output is stored after the elements of the inputs it is computed from are read,
+  // at the same index. So the memory plan may give the output that input's slot when
+  // the input dies here, as an unfused unary op's output takes its input's: without it
+  // a fused step holds a large input and a large output together that the unfused
+  // chain, through smaller intermediates, never held at once.
+  int overwritable_input() const override;
 
  private:
   struct In {

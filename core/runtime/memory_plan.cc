@@ -12,8 +12,10 @@ namespace {
 // the order values appear: removing values (fusion) can make it grow. Greedy by size
 // (TFLite's arena planner): the largest values first, each into the smallest slot
 // whose values' lifetimes it does not overlap, so a slot never grows past its first
-// value. The plan keeps whichever total is smaller; only when every slotted value has
-// a static size (otherwise the runs decide the sizes and the totals say nothing).
+// value. The plan keeps whichever total is smaller. Values without a static size
+// (shape arithmetic the canonical passes could not fold) count 0 in both totals and
+// go last here; a few such values used to keep a whole model in step order, and then
+// a fused program's fewer values could pack worse than the unfused ones.
 template <class Estimate>
 void by_size_if_smaller(MemoryPlan& plan, const std::vector<int>& def_step,
                         const std::vector<int>& last_use, const std::vector<ValueId>& unit, int n,
@@ -30,8 +32,10 @@ void by_size_if_smaller(MemoryPlan& plan, const std::vector<int>& def_step,
   for (std::size_t v = 0; v < unit.size(); ++v) {
     if (plan.slot_of_value[v] < 0) continue;
     const auto id = static_cast<ValueId>(v);
-    const int64_t b = estimate(id);
-    if (b <= 0) return;
+    // A value without a static size counts 0 here: it goes last, into the smallest
+    // slot free over its lifetime, and that slot grows to it at run time (as in the
+    // step-order plan, where such a value also takes whatever slot is free).
+    const int64_t b = std::max<int64_t>(estimate(id), 0);
     int& k = index[static_cast<std::size_t>(unit[v])];
     if (k < 0) {
       k = static_cast<int>(units.size());

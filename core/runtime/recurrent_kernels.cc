@@ -3,14 +3,15 @@
 // sequence_lens, initial states, peepholes, clip, input_forget, both layouts and
 // the activation functions of the spec.
 //
-// oneDNN's RNN primitives (runtime/recurrent_dnnl.h) run the nodes they fit when the
-// run has several threads. They lack per-batch sequence lengths, clip, input_forget
-// and other activations, so this kernel runs those, and every node on one thread.
 // The cost of a recurrent layer is in two products, and both go to tuned code: the
 // input projection of every time step at once (one sgemm, [seq*batch, I] x W^T),
 // and the recurrent product of each step (a gemv for batch 1, the usual case in
 // streaming speech models, else an sgemm). What is left per step is
-// O(gates * hidden) of elementwise work.
+// O(gates * hidden) of elementwise work. With several threads, each owns a slice of
+// the hidden units for the whole sequence and the steps go in lockstep
+// (runtime/lockstep.h). oneDNN's RNN primitives did this before: their OpenMP team
+// meets at a barrier inside every step, and under OMP_WAIT_POLICY=passive (or a loaded
+// machine) each such barrier is a sleep and a wake-up, which cost more than the step.
 
 #include <oneapi/dnnl/dnnl.h>
 
@@ -24,7 +25,7 @@
 #include "runtime/gemv.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/kernel_util.h"
-#include "runtime/recurrent_dnnl.h"
+#include "runtime/lockstep.h"
 
 namespace fx {
 namespace {
@@ -221,7 +222,23 @@ void expect_dims(const Tensor& t, const std::vector<int64_t>& dims, const char* 
     throw Error(std::string(what) + ": only float32 is supported, got " + t.str());
 }
 
-void run_recurrent(KernelContext& ctx, const Spec& s, DnnlRnn* dnnl_rnn) {
+// The recurrence split over threads (runtime/lockstep.h): each takes a slice of the
+// hidden units (of every gate) for every step, so its rows of R stay in its own cache,
+// and the slices of a step finish before the next step, which reads the whole new
+// state (GRU's reset-first form: twice a step, since its last product reads all of
+// r * h). A thread takes a slice only when a step's recurrent product in it is at least
+// kMinStepWork multiply-adds: handing a step over costs about as much as that much
+// work. Slices are whole vectors of kSliceLanes floats.
+constexpr int64_t kMinStepWork = 16384;
+constexpr int64_t kSliceLanes = 16;
+
+int recurrent_slices(int threads, int64_t batch, int64_t gh, int64_t hs) {
+  const int64_t by_work = batch * gh * hs / kMinStepWork;
+  const int64_t by_lanes = (hs + kSliceLanes - 1) / kSliceLanes;
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({threads, by_work, by_lanes})));
+}
+
+void run_recurrent(KernelContext& ctx, const Spec& s) {
   const Tensor& x = ctx.in(0);
   const Tensor& w = ctx.in(1);
   const Tensor& r = ctx.in(2);
@@ -271,16 +288,6 @@ void run_recurrent(KernelContext& ctx, const Spec& s, DnnlRnn* dnnl_rnn) {
   if (s.has_out[2] && s.cell != Cell::Lstm)
     throw Error(std::string(cell_name(s.cell)) + " has two outputs");
 
-  // oneDNN's primitive keeps its OpenMP team across the time steps; this kernel runs
-  // each step's small product on one thread (the pool's wake-up would cost more than
-  // the split saves), so with one thread it is the better of the two.
-  if (dnnl_rnn && ctx.threads() > 1 && s.layout == 0 && seq * batch > 0 &&
-      std::all_of(lens.begin(), lens.end(), [&](int64_t l) { return l == seq; })) {
-    dnnl_rnn->run(seq, batch, x.data<float>(), h0 ? h0->data<float>() : nullptr,
-                  c0 ? c0->data<float>() : nullptr, y, yh, yc);
-    return;
-  }
-
   auto x_row = [&](int64_t t, int64_t b) { return s.layout == 0 ? t * batch + b : b * seq + t; };
   auto y_at = [&](int64_t t, int64_t d, int64_t b) {
     return s.layout == 0 ? ((t * dirs + d) * batch + b) * hs : ((b * seq + t) * dirs + d) * hs;
@@ -301,7 +308,16 @@ void run_recurrent(KernelContext& ctx, const Spec& s, DnnlRnn* dnnl_rnn) {
   std::vector<float> xw(static_cast<std::size_t>(seq * batch * gh));
   std::vector<float> hr(static_cast<std::size_t>(batch * gh));
   std::vector<float> g(static_cast<std::size_t>(batch * gh));
-  std::vector<float> h(static_cast<std::size_t>(batch * hs)), c(h.size()), rh(h.size());
+  // h of the step before and of this step (each step reads the whole previous h and
+  // writes its own hidden units of the next), c, and GRU's r * h.
+  std::vector<float> hbuf[2] = {std::vector<float>(static_cast<std::size_t>(batch * hs)),
+                                std::vector<float>(static_cast<std::size_t>(batch * hs))};
+  std::vector<float> c(hbuf[0].size()), rh(hbuf[0].size());
+  const int slices = recurrent_slices(ctx.threads(), batch, gh, hs);
+  const int64_t per_slice =
+      ((hs + slices - 1) / slices + kSliceLanes - 1) / kSliceLanes * kSliceLanes;
+  // GRU's reset-first form hands over twice a step (see recurrent_slices).
+  const int phases = gru_reset_first ? 2 : 1;
 
   for (int64_t d = 0; d < dirs; ++d) {
     const bool backward = s.reverse || d == 1;
@@ -327,7 +343,7 @@ void run_recurrent(KernelContext& ctx, const Spec& s, DnnlRnn* dnnl_rnn) {
       }
     }
     for (int64_t b = 0; b < batch; ++b) {
-      float* hb = h.data() + b * hs;
+      float* hb = hbuf[0].data() + b * hs;
       float* cb = c.data() + b * hs;
       if (h0)
         std::memcpy(hb, h0->data<float>() + state_at(d, b), sizeof(float) * hs);
@@ -339,140 +355,133 @@ void run_recurrent(KernelContext& ctx, const Spec& s, DnnlRnn* dnnl_rnn) {
         std::fill(cb, cb + hs, 0.0f);
     }
 
-    for (int64_t step = 0; step < seq; ++step) {
-      rows_times(h.data(), rd, batch, first_rows, hs, hr.data(), gh);
-      // Pre-activations of the gates from the projection of each batch's own time step.
-      for (int64_t b = 0; b < batch; ++b) {
-        if (step >= lens[b]) continue;
-        const int64_t t = backward ? lens[b] - 1 - step : step;
-        const float* xr = xw.data() + x_row(t, b) * gh;
-        float* gb = g.data() + b * gh;
-        const float* hb = hr.data() + b * gh;
-        for (int64_t j = 0; j < summed_rows; ++j) gb[j] = xr[j] + hb[j];
-        for (int64_t j = summed_rows; j < gh; ++j) gb[j] = xr[j];
-      }
-      if (gru_reset_first) {
+    // Phase `phase` of step `step` for hidden units [k0, k1) of every gate: the
+    // recurrent products, pre-activations (and GRU's r * h) first, the cell update
+    // second; one phase does both unless GRU's reset-first form splits them.
+    auto recur = [&](int64_t step, int phase, int64_t k0, int64_t k1) {
+      const int64_t nk = k1 - k0;
+      if (nk <= 0) return;
+      // R's rows of gate q for these hidden units, times the rows of `in` ([batch, hs]).
+      auto product = [&](const float* in, int64_t q) {
+        rows_times(in, rd + (q * hs + k0) * hs, batch, nk, hs, hr.data() + q * hs + k0, gh);
+      };
+      const float* hp = hbuf[step & 1].data();
+      float* hn = hbuf[(step + 1) & 1].data();
+      if (phase == 0) {
+        for (int64_t q = 0; q < first_rows / hs; ++q) product(hp, q);
+        // Pre-activations of the gates from the projection of each batch's own time step.
         for (int64_t b = 0; b < batch; ++b) {
-          float* rg = g.data() + b * gh + hs;
-          if (step < lens[b]) {
-            clip_to(rg, hs, s.clip);
-            act[0].apply(rg, hs);
-            for (int64_t k = 0; k < hs; ++k) rh[b * hs + k] = rg[k] * h[b * hs + k];
-          } else {
-            std::fill(rh.data() + b * hs, rh.data() + (b + 1) * hs, 0.0f);
-          }
+          if (step >= lens[b]) continue;
+          const int64_t t = backward ? lens[b] - 1 - step : step;
+          const float* xr = xw.data() + x_row(t, b) * gh;
+          float* gb = g.data() + b * gh;
+          const float* hb = hr.data() + b * gh;
+          for (int64_t q = 0; q < gates; ++q)
+            for (int64_t j = q * hs + k0; j < q * hs + k1; ++j)
+              gb[j] = q * hs < summed_rows ? xr[j] + hb[j] : xr[j];
         }
-        rows_times(rh.data(), rd + 2 * hs * hs, batch, hs, hs, hr.data() + 2 * hs, gh);
-      }
-      for (int64_t b = 0; b < batch; ++b) {
-        if (step >= lens[b]) continue;
-        const int64_t t = backward ? lens[b] - 1 - step : step;
-        float* gb = g.data() + b * gh;
-        float* hb = h.data() + b * hs;
-        float* cb = c.data() + b * hs;
-        const float* hrb = hr.data() + b * gh;
-        if (s.cell == Cell::Rnn) {
-          clip_to(gb, hs, s.clip);
-          act[0].apply(gb, hs);
-          std::memcpy(hb, gb, sizeof(float) * hs);
-        } else if (s.cell == Cell::Gru) {
-          float* z = gb;
-          float* rg = gb + hs;
-          float* n = gb + 2 * hs;
-          clip_to(z, hs, s.clip);
-          act[0].apply(z, hs);
-          if (gru_reset_first) {
-            for (int64_t k = 0; k < hs; ++k) n[k] += hrb[2 * hs + k];
-          } else {
-            clip_to(rg, hs, s.clip);
-            act[0].apply(rg, hs);
-            const float* rbh = rb ? rb + 2 * hs : nullptr;
-            for (int64_t k = 0; k < hs; ++k)
-              n[k] += rg[k] * (hrb[2 * hs + k] + (rbh ? rbh[k] : 0.0f));
-          }
-          clip_to(n, hs, s.clip);
-          act[1].apply(n, hs);
-          for (int64_t k = 0; k < hs; ++k) hb[k] = (1.0f - z[k]) * n[k] + z[k] * hb[k];
-        } else {
-          // ONNX gate order: i, o, f, c; peepholes: i, o, f.
-          float* ig = gb;
-          float* og = gb + hs;
-          float* fg = gb + 2 * hs;
-          float* cg = gb + 3 * hs;
-          if (pd)
-            for (int64_t k = 0; k < hs; ++k) {
-              ig[k] += pd[k] * cb[k];
-              fg[k] += pd[2 * hs + k] * cb[k];
+        if (gru_reset_first) {
+          for (int64_t b = 0; b < batch; ++b) {
+            float* rg = g.data() + b * gh + hs + k0;
+            float* rhb = rh.data() + b * hs + k0;
+            if (step < lens[b]) {
+              clip_to(rg, nk, s.clip);
+              act[0].apply(rg, nk);
+              for (int64_t k = 0; k < nk; ++k) rhb[k] = rg[k] * hp[b * hs + k0 + k];
+            } else {
+              std::fill(rhb, rhb + nk, 0.0f);
             }
-          clip_to(ig, hs, s.clip);
-          act[0].apply(ig, hs);
-          if (s.input_forget) {
-            for (int64_t k = 0; k < hs; ++k) fg[k] = 1.0f - ig[k];
-          } else {
-            clip_to(fg, hs, s.clip);
-            act[0].apply(fg, hs);
           }
-          clip_to(cg, hs, s.clip);
-          act[1].apply(cg, hs);
-          for (int64_t k = 0; k < hs; ++k) cb[k] = fg[k] * cb[k] + ig[k] * cg[k];
-          if (pd)
-            for (int64_t k = 0; k < hs; ++k) og[k] += pd[hs + k] * cb[k];
-          clip_to(og, hs, s.clip);
-          act[0].apply(og, hs);
-          // h(C) goes through the spare gate row so that C keeps its value.
-          std::memcpy(cg, cb, sizeof(float) * hs);
-          act[2].apply(cg, hs);
-          for (int64_t k = 0; k < hs; ++k) hb[k] = og[k] * cg[k];
         }
-        if (y) std::memcpy(y + y_at(t, d, b), hb, sizeof(float) * hs);
+        if (phases == 2) return;
       }
-    }
+      if (gru_reset_first) product(rh.data(), 2);
+      {
+        for (int64_t b = 0; b < batch; ++b) {
+          const float* hold = hp + b * hs + k0;
+          float* hb = hn + b * hs + k0;
+          if (step >= lens[b]) {
+            std::memcpy(hb, hold, sizeof(float) * nk);
+            continue;
+          }
+          const int64_t t = backward ? lens[b] - 1 - step : step;
+          float* gb = g.data() + b * gh + k0;
+          float* cb = c.data() + b * hs + k0;
+          const float* hrb = hr.data() + b * gh + k0;
+          if (s.cell == Cell::Rnn) {
+            clip_to(gb, nk, s.clip);
+            act[0].apply(gb, nk);
+            std::memcpy(hb, gb, sizeof(float) * nk);
+          } else if (s.cell == Cell::Gru) {
+            float* z = gb;
+            float* rg = gb + hs;
+            float* n = gb + 2 * hs;
+            clip_to(z, nk, s.clip);
+            act[0].apply(z, nk);
+            if (gru_reset_first) {
+              for (int64_t k = 0; k < nk; ++k) n[k] += hrb[2 * hs + k];
+            } else {
+              clip_to(rg, nk, s.clip);
+              act[0].apply(rg, nk);
+              const float* rbh = rb ? rb + 2 * hs + k0 : nullptr;
+              for (int64_t k = 0; k < nk; ++k)
+                n[k] += rg[k] * (hrb[2 * hs + k] + (rbh ? rbh[k] : 0.0f));
+            }
+            clip_to(n, nk, s.clip);
+            act[1].apply(n, nk);
+            for (int64_t k = 0; k < nk; ++k) hb[k] = (1.0f - z[k]) * n[k] + z[k] * hold[k];
+          } else {
+            // ONNX gate order: i, o, f, c; peepholes: i, o, f.
+            float* ig = gb;
+            float* og = gb + hs;
+            float* fg = gb + 2 * hs;
+            float* cg = gb + 3 * hs;
+            const float* pk = pd ? pd + k0 : nullptr;
+            if (pk)
+              for (int64_t k = 0; k < nk; ++k) {
+                ig[k] += pk[k] * cb[k];
+                fg[k] += pk[2 * hs + k] * cb[k];
+              }
+            clip_to(ig, nk, s.clip);
+            act[0].apply(ig, nk);
+            if (s.input_forget) {
+              for (int64_t k = 0; k < nk; ++k) fg[k] = 1.0f - ig[k];
+            } else {
+              clip_to(fg, nk, s.clip);
+              act[0].apply(fg, nk);
+            }
+            clip_to(cg, nk, s.clip);
+            act[1].apply(cg, nk);
+            for (int64_t k = 0; k < nk; ++k) cb[k] = fg[k] * cb[k] + ig[k] * cg[k];
+            if (pk)
+              for (int64_t k = 0; k < nk; ++k) og[k] += pk[hs + k] * cb[k];
+            clip_to(og, nk, s.clip);
+            act[0].apply(og, nk);
+            // h(C) goes through the spare gate row so that C keeps its value.
+            std::memcpy(cg, cb, sizeof(float) * nk);
+            act[2].apply(cg, nk);
+            for (int64_t k = 0; k < nk; ++k) hb[k] = og[k] * cg[k];
+          }
+          if (y) std::memcpy(y + y_at(t, d, b) + k0, hb, sizeof(float) * nk);
+        }
+      }
+    };
+    run_lockstep(seq * phases, slices, slices, [&](int64_t round, int slice) {
+      const int64_t k0 = std::min<int64_t>(slice * per_slice, hs);
+      recur(round / phases, static_cast<int>(round % phases), k0, std::min(k0 + per_slice, hs));
+    });
+    const float* h_last = hbuf[seq & 1].data();
     for (int64_t b = 0; b < batch; ++b) {
-      if (yh) std::memcpy(yh + state_at(d, b), h.data() + b * hs, sizeof(float) * hs);
+      if (yh) std::memcpy(yh + state_at(d, b), h_last + b * hs, sizeof(float) * hs);
       if (yc) std::memcpy(yc + state_at(d, b), c.data() + b * hs, sizeof(float) * hs);
     }
   }
 }
 
-bool default_activations(const Spec& s) {
-  for (std::size_t i = 0; i < s.acts.size(); ++i) {
-    const Act want = i % activation_count(s.cell) == 0 ? Act::Sigmoid : Act::Tanh;
-    if (s.acts[i].kind != want) return false;
-  }
-  return true;
-}
-
-// The oneDNN form of the node when it has one: LSTM or GRU with constant weights and
-// nothing oneDNN's cells lack (see recurrent_dnnl.h).
-std::shared_ptr<DnnlRnn> dnnl_form(const Graph& g, const Node& n, const Spec& s) {
-  if (s.cell == Cell::Rnn || s.clip > 0 || s.input_forget || s.layout != 0 || s.hidden <= 0 ||
-      !default_activations(s))
-    return nullptr;
-  const auto w = constant_input(g, n, 1), r = constant_input(g, n, 2);
-  const bool has_b = n.inputs.size() > 3 && n.inputs[3] != kNoValue;
-  const bool has_p = s.cell == Cell::Lstm && n.inputs.size() > 7 && n.inputs[7] != kNoValue;
-  const auto b = has_b ? constant_input(g, n, 3) : std::nullopt;
-  const auto p = has_p ? constant_input(g, n, 7) : std::nullopt;
-  if (!w || !r || (has_b && !b) || (has_p && !p)) return nullptr;
-  const int64_t gh = gate_count(s.cell) * s.hidden;
-  auto fits = [](const Tensor& t, std::vector<int64_t> dims) {
-    return t.dtype() == DType::Float32 && t.dims() == dims;
-  };
-  if (w->rank() != 3 || !fits(*w, {s.dirs, gh, w->dims()[2]}) ||
-      !fits(*r, {s.dirs, gh, s.hidden}) || (b && !fits(*b, {s.dirs, 2 * gh})) ||
-      (p && !fits(*p, {s.dirs, 3 * s.hidden})))
-    return nullptr;
-  DnnlRnnConfig cfg{s.cell == Cell::Gru, s.linear_before_reset, s.dirs, s.reverse, s.hidden,
-                    w->dims()[2]};
-  return std::make_shared<DnnlRnn>(cfg, w->data<float>(), r->data<float>(),
-                                   b ? b->data<float>() : nullptr, p ? p->data<float>() : nullptr);
-}
-
 KernelFactory factory(Cell cell) {
-  return [cell](const Graph& g, const Node& n) {
+  return [cell](const Graph&, const Node& n) {
     Spec s = parse_spec(cell, n);
-    std::shared_ptr<DnnlRnn> fast = dnnl_form(g, n, s);
-    return fn_kernel([s, fast](KernelContext& c) { run_recurrent(c, s, fast.get()); });
+    return fn_kernel([s](KernelContext& c) { run_recurrent(c, s); });
   };
 }
 

@@ -147,6 +147,40 @@ TEST(GeneratedKernels, MatchTheUnfusedRuntimeAndAreCached) {
   EXPECT_LT(testing::compare(expected, third).max_rel, 1e-5);
 }
 
+// An elementwise group writes its output over an input of its shape that dies there
+// (as an unfused unary op does): x -> Exp -> e; group {Mul(e, s), Add(., b), Relu} reads
+// e for the last time, so its output takes e's slot, and the outputs still match.
+TEST(GeneratedKernels, ElementwiseGroupWritesOverItsDyingInput) {
+  GraphBuilder b;
+  const ValueId x = b.input("x", {4, 300});
+  const ValueId e = b.op("Exp", {x}, {}, "exp");
+  const ValueId s = testing::random_constant(b, "s", {300}, 5);
+  const ValueId c = testing::random_constant(b, "c", {1}, 6);
+  const ValueId m = b.op("Mul", {e, s}, {}, "mul");
+  const ValueId a = b.op("Add", {m, c}, {}, "add");
+  const ValueId y = b.op("Relu", {a}, {}, "relu");
+  b.output(y);
+  Graph g = b.build();
+  std::vector<FusionGroup> groups{testing::make_group("fg-ew", {"mul", "add", "relu"})};
+  CodegenOptions opt;
+  opt.compiler.cache_dir = testing::test_cache_dir("over_input");
+  opt.stem = "over_input_test";
+  opt.dnnl_post_ops = false;
+  FusedProgram p = build_fused_program(g, testing::ptrs(groups), opt);
+  ASSERT_TRUE(p.note.empty()) << p.note;
+  ASSERT_EQ(p.find("fg-ew")->outcome, GroupOutcome::Compiled) << p.find("fg-ew")->detail;
+  const std::map<std::string, Tensor> in{
+      {"x", Tensor::from_floats({4, 300}, testing::random_floats(1200, 7))}};
+  for (int threads : {1, 2}) {
+    Executor fused(g, p.steps, ExecutorOptions{threads});
+    EXPECT_GE(fused.slot_of(e), 0);
+    EXPECT_EQ(fused.slot_of(y), fused.slot_of(e));
+    const auto expected = Executor(g, ExecutorOptions{threads}).run(in);
+    const auto actual = fused.run(in);
+    EXPECT_LT(testing::compare(expected, actual).max_rel, 1e-5) << "threads " << threads;
+  }
+}
+
 TEST(GeneratedKernels, WithoutACompilerGroupsRunThroughRuntimeKernels) {
   Graph g = kernels_graph();
   auto groups = kernel_groups();

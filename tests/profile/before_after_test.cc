@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "analysis/fusion_finder.h"
@@ -192,6 +193,60 @@ TEST(BeforeAfterCli, GroupMeasuredSlowerIsRejectedAndTheCorrectedPlanWritten) {
   ASSERT_FALSE(d["rejected_after_measurement"].empty());
   EXPECT_EQ(d["rejected_after_measurement"][0]["id"], id);
   EXPECT_GT(d["rejected_after_measurement"][0]["slower_us"].get<double>(), 1000);
+}
+
+// Sets an environment variable for the scope and puts back what was there before.
+struct RestoringEnv {
+  std::string name;
+  std::optional<std::string> old;
+  RestoringEnv(const char* n, const std::string& v) : name(n) {
+    if (const char* o = std::getenv(n)) old = o;
+    ::setenv(n, v.c_str(), 1);
+  }
+  ~RestoringEnv() {
+    if (old)
+      ::setenv(name.c_str(), old->c_str(), 1);
+    else
+      ::unsetenv(name.c_str());
+  }
+};
+
+// The autotune cache through the CLI (the suites run with it off): a profile that
+// measures a group slower (+5 ms injected) records it, and the next default plan leaves
+// it out and says so; with the cache off the same plan keeps it.
+TEST(BeforeAfterCli, AGroupMeasuredSlowerIsLeftOutOfTheNextDefaultPlan) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("fx_autotune_cli_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  RestoringEnv xdg("XDG_CACHE_HOME", dir.string());
+  const std::vector<std::string> codegen = {"codegen",   kCnn,          "--opt-level", "2",
+                                            "--device",  "nvidia-h100", "--bench",     "1",
+                                            "--threads", "2",           "--json"};
+  {
+    RestoringEnv on("FX_AUTOTUNE_CACHE", "on");
+    {
+      RestoringEnv slow("FXC_TEST_BREAK_GROUP", "#0:slow");
+      auto r = fxc({"profile", kCnn, "--autotune", "--estimate-device", "nvidia-h100", "--runs",
+                    "3", "--warmup", "1", "--threads", "2"});
+      ASSERT_TRUE(r.ok()) << r.describe() << "\n" << r.err;
+      EXPECT_NE(r.out.find("Autotune "), std::string::npos) << r.out;
+    }
+    auto c = fxc(codegen);
+    ASSERT_TRUE(c.ok()) << c.describe() << "\n" << c.err;
+    const json on_doc = json::parse(c.out);
+    ASSERT_TRUE(on_doc["autotune_cache"]["enabled"].get<bool>()) << c.out;
+    const int rejected = on_doc["autotune_cache"]["rejected"].get<int>();
+    EXPECT_GE(rejected, 1) << c.out;
+    EXPECT_NE(c.err.find("measured slower on this CPU left out"), std::string::npos) << c.err;
+
+    RestoringEnv off("FX_AUTOTUNE_CACHE", "off");
+    auto o = fxc(codegen);
+    ASSERT_TRUE(o.ok()) << o.describe() << "\n" << o.err;
+    const json off_doc = json::parse(o.out);
+    EXPECT_FALSE(off_doc["autotune_cache"]["enabled"].get<bool>());
+    EXPECT_EQ(off_doc["groups"].get<int>(), on_doc["groups"].get<int>() + rejected);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(BeforeAfterCli, CudaWithoutGpuIsAClearErrorAndNonZeroExit) {

@@ -162,6 +162,65 @@ TEST(MemoryPlan, NeverLargerThanPlacingTheLargestValuesFirst) {
     EXPECT_GE(p.slot_estimate[static_cast<std::size_t>(p.slot_of_value[v[i]])], units[i] * 4096);
 }
 
+// The chain above with one small value of no static size beside it (shape arithmetic an
+// exporter left unfolded): the plan still places the largest values first, rather
+// than falling back to step order for the whole graph.
+TEST(MemoryPlan, AValueWithoutAStaticSizeDoesNotStopLargestFirst) {
+  const std::vector<int64_t> units = {4, 1, 2, 4, 1};
+  GraphBuilder b;
+  std::vector<ValueId> v;
+  for (std::size_t i = 0; i < units.size(); ++i)
+    v.push_back(b.op("Relu", {b.input("x" + std::to_string(i), {units[i] * 1024})}));
+  const ValueId unknown =
+      b.op("Relu", {b.input("s", {8})}, {}, "shape_math", Shape({Dim::named("n")}));
+  b.output(v.back());
+  b.output(unknown);
+  Graph g = b.build();
+  ASSERT_FALSE(g.value(unknown).byte_size());
+  std::vector<PlanStep> steps{{{}, {unknown}}};
+  for (std::size_t i = 0; i < v.size(); ++i)
+    steps.push_back({i == 0 ? std::vector<ValueId>{} : std::vector<ValueId>{v[i - 1]}, {v[i]}});
+  MemoryPlan p = MemoryPlan::build(g, steps);
+  int64_t total = 0;
+  for (int64_t bytes : p.slot_estimate) total += bytes;
+  EXPECT_EQ(total, 7 * 4096);  // step order: 8 units, as in the test above
+  // The unknown value lives through every step (a graph output): a slot of its own.
+  for (ValueId x : v) EXPECT_NE(p.slot_of_value[x], p.slot_of_value[unknown]);
+}
+
+// Fusion removes values, and the plan of the fused program can still come out larger:
+// x -> A(4) -> B(1) -> C(2) -> D(4) -> E(1) needs 4 + 2 + 1 units unfused, but with B
+// and C fused away the fused step reads A while it writes D (4 + 4). Unless the fused
+// step may write over its input (an elementwise group whose output has its input's
+// shape): then A's slot serves D and the fused program needs less.
+TEST(MemoryPlan, FusedStepThatWritesOverItsInputIsNoLargerThanUnfused) {
+  const std::vector<int64_t> units = {4, 1, 2, 4, 1};
+  GraphBuilder b;
+  std::vector<ValueId> v;
+  for (std::size_t i = 0; i < units.size(); ++i)
+    v.push_back(b.op("Relu", {b.input("x" + std::to_string(i), {units[i] * 1024})}));
+  b.output(v.back());
+  Graph g = b.build();
+  auto total_of = [&](const std::vector<std::size_t>& kept, bool over_input) {
+    std::vector<PlanStep> steps;
+    for (std::size_t k = 0; k < kept.size(); ++k) {
+      PlanStep st{k == 0 ? std::vector<ValueId>{} : std::vector<ValueId>{v[kept[k - 1]]},
+                  {v[kept[k]]}};
+      st.over_input = over_input && k > 0 && units[kept[k]] == units[kept[k - 1]];
+      steps.push_back(st);
+    }
+    MemoryPlan p = MemoryPlan::build(g, steps);
+    int64_t total = 0;
+    for (int64_t bytes : p.slot_estimate) total += bytes;
+    return total;
+  };
+  const int64_t unfused = total_of({0, 1, 2, 3, 4}, false);
+  EXPECT_EQ(unfused, 7 * 4096);
+  EXPECT_EQ(total_of({0, 3, 4}, false), 8 * 4096);  // A and D alive together
+  EXPECT_EQ(total_of({0, 3, 4}, true), 5 * 4096);   // D written over A
+  EXPECT_LE(total_of({0, 3, 4}, true), unfused);
+}
+
 TEST(MemoryPlan, EstimatesFromStaticShapesBeforeTheFirstRun) {
   Graph g = add_chain(4);
   Executor ex(g, ExecutorOptions{1});

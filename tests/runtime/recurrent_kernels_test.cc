@@ -154,8 +154,7 @@ std::vector<Tensor> run_case(const Case& k, const Data& v, const std::vector<int
   return run_op(k.op, in, attrs, k.op == "LSTM" ? 3 : 2, constant, threads);
 }
 
-// `constant`: inputs given as initializers (constant weights let the kernel take
-// oneDNN's RNN primitive when the node fits it and the run has several threads).
+// `constant`: inputs given as initializers (as exporters write the weights).
 void expect_matches_reference(const Case& k, const std::vector<int>& constant = {},
                               int threads = 2) {
   const Data v = make_data(k);
@@ -233,9 +232,8 @@ TEST(RecurrentKernels, ReluActivationAndAlphaTakenInOrder) {
   EXPECT_THAT(out[1], FloatsNear(std::vector<float>{0.0f, -0.5f}));
 }
 
-// Constant weights on two threads: oneDNN's LSTM / GRU cells, with the gate orders,
-// biases and output layouts converted; on one thread the kernel's own loop.
-TEST(RecurrentKernels, ConstantWeightsThroughOneDnnMatchTheEquations) {
+// Constant weights, one and two threads (small layers: one slice, whatever the threads).
+TEST(RecurrentKernels, ConstantWeightsMatchTheEquations) {
   const std::vector<int> lstm_weights = {1, 2, 3, 7}, gru_weights = {1, 2, 3};
   for (int threads : {1, 2}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
@@ -295,6 +293,38 @@ TEST(RecurrentKernels, BadShapesAreErrorsNamingTheInput) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("R must be [1,8,2]"));
+  }
+}
+
+// Layers large enough to split the hidden units over threads (runtime/lockstep.h):
+// two and three slices, an uneven last slice, GRU's two-phase step, sequence lengths
+// that end batch entries early; each against the equations and the one-thread run.
+TEST(RecurrentKernels, HiddenUnitsSplitOverThreadsMatchTheEquations) {
+  const std::vector<Case> cases = {
+      {.op = "LSTM", .seq = 6, .batch = 1, .input = 11, .hidden = 96, .h0 = true, .c0 = true},
+      {.op = "LSTM",
+       .seq = 5,
+       .batch = 3,
+       .input = 8,
+       .hidden = 100,
+       .direction = "bidirectional",
+       .lens = true,
+       .peep = true},
+      {.op = "GRU", .seq = 6, .batch = 2, .input = 9, .hidden = 112, .lens = true, .h0 = true},
+      {.op = "GRU", .seq = 4, .batch = 1, .input = 5, .hidden = 96, .linear_before_reset = 1},
+      {.op = "RNN", .seq = 5, .batch = 4, .input = 7, .hidden = 96, .direction = "reverse"},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.op + " hidden " + std::to_string(k.hidden));
+    const Data v = make_data(k);
+    const auto one = run_case(k, v, {1, 2, 3}, 1);
+    for (int threads : {2, 3}) {
+      SCOPED_TRACE("threads " + std::to_string(threads));
+      expect_matches_reference(k, {1, 2, 3}, threads);
+      const auto many = run_case(k, v, {1, 2, 3}, threads);
+      for (std::size_t i = 0; i < many.size(); ++i)
+        EXPECT_THAT(many[i], FloatsNear(one[i].to_floats())) << "output " << i;
+    }
   }
 }
 

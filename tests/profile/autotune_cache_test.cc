@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+// The autotune cache: group keys follow structure and shapes (not node names), the
+// file round-trips, a bad file is an error naming it, FX_AUTOTUNE_CACHE=off turns it
+// off, and the default plan loses exactly the groups measured slower fused.
+
+#include "profile/autotune_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "ir/graph_builder.h"
+#include "util/error.h"
+
+namespace fx {
+namespace {
+
+// x -> Relu -> Neg -> out, with names prefixed by `prefix`; the group is both nodes.
+struct Chain {
+  Graph graph;
+  FusionGroup group;
+};
+Chain chain(const std::string& prefix, const std::vector<int64_t>& dims, const std::string& id) {
+  GraphBuilder b;
+  const ValueId x = b.input(prefix + "x", dims);
+  const ValueId r = b.op("Relu", {x}, {}, prefix + "relu");
+  b.output(b.op("Neg", {r}, {}, prefix + "neg"));
+  Chain c{b.build(), {}};
+  c.group.id = id;
+  c.group.pattern = "auto_vertical";
+  c.group.nodes = {prefix + "relu", prefix + "neg"};
+  c.group.ops = {"Relu", "Neg"};
+  c.group.status = GroupStatus::Accepted;
+  return c;
+}
+
+std::string temp_path(const std::string& name) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("fx_autotune_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+TEST(AutotuneCache, KeysFollowStructureAndShapesNotNames) {
+  const Chain a = chain("a_", {1, 64}, "fg-a"), b = chain("other_", {1, 64}, "fg-b");
+  const Chain wide = chain("a_", {1, 128}, "fg-a");
+  EXPECT_EQ(group_signature(a.graph, a.group, 2), group_signature(b.graph, b.group, 2));
+  EXPECT_NE(group_signature(a.graph, a.group, 2), group_signature(wide.graph, wide.group, 2));
+  EXPECT_NE(group_signature(a.graph, a.group, 2), group_signature(a.graph, a.group, 4));
+  EXPECT_EQ(group_signature(a.graph, a.group, 2).rfind("auto_vertical:", 0), 0u);
+}
+
+TEST(AutotuneCache, RoundTripsAndAveragesMeasurements) {
+  const std::string path = temp_path("round_trip/cache.json");  // folder made by save()
+  std::filesystem::remove(path);
+  AutotuneCache c = AutotuneCache::open(path);
+  EXPECT_EQ(c.size(), 0u);
+  c.record("auto_vertical:1", 10.0, 14.0, "auto_vertical", "m1");
+  c.record("auto_vertical:1", 12.0, 16.0, "auto_vertical", "m2");
+  c.record("conv_bias_act:2", 30.0, 20.0, "conv_bias_act", "m1");
+  c.save();
+  const AutotuneCache back = AutotuneCache::open(path);
+  ASSERT_EQ(back.size(), 2u);
+  const AutotuneEntry* e = back.find("auto_vertical:1");
+  ASSERT_NE(e, nullptr);
+  EXPECT_DOUBLE_EQ(e->unfused_us, 11.0);
+  EXPECT_DOUBLE_EQ(e->fused_us, 15.0);
+  EXPECT_EQ(e->measurements, 2);
+  EXPECT_EQ(e->model, "m2");
+  EXPECT_TRUE(e->fused_slower());
+  EXPECT_FALSE(back.find("conv_bias_act:2")->fused_slower());
+  EXPECT_EQ(back.find("missing"), nullptr);
+}
+
+TEST(AutotuneCache, ABadFileIsAnErrorNamingIt) {
+  const std::string path = temp_path("bad.json");
+  std::ofstream(path) << "{\"schema\": \"something else\", \"groups\": {}}";
+  try {
+    AutotuneCache::open(path);
+    FAIL() << "no error";
+  } catch (const FileError& e) {
+    EXPECT_EQ(e.path(), path);
+    EXPECT_NE(std::string(e.what()).find("not an autotune cache"), std::string::npos) << e.what();
+  }
+  std::ofstream(path) << "not json";
+  EXPECT_THROW(AutotuneCache::open(path), FileError);
+}
+
+TEST(AutotuneCache, OffSwitchAndPathPerCpuAndVersion) {
+  ::setenv("FX_AUTOTUNE_CACHE", "off", 1);
+  EXPECT_FALSE(AutotuneCache::enabled());
+  ::setenv("FX_AUTOTUNE_CACHE", "0", 1);
+  EXPECT_FALSE(AutotuneCache::enabled());
+  ::unsetenv("FX_AUTOTUNE_CACHE");
+  EXPECT_TRUE(AutotuneCache::enabled());
+  const std::string p = AutotuneCache::default_path("AMD EPYC 9R14 96-Core Processor");
+  EXPECT_NE(p.find("/autotune/AMD_EPYC_9R14_96-Core_Processor-fxc-"), std::string::npos) << p;
+  EXPECT_NE(p, AutotuneCache::default_path("Intel(R) Xeon(R) Platinum 8488C"));
+}
+
+TEST(AutotuneCache, TheDefaultPlanLosesGroupsMeasuredSlowerOnThisCpu) {
+  const Chain slow = chain("s_", {1, 64}, "fg-slow");
+  AnalysisResult a;
+  a.device = "test-device";
+  a.groups.push_back(slow.group);
+  FusionGroup fast = slow.group;  // same graph, another group: one node, its own key
+  fast.id = "fg-fast";
+  fast.nodes = {"s_relu"};
+  fast.ops = {"Relu"};
+  a.groups.push_back(fast);
+  FusionGroup unmeasured = fast;
+  unmeasured.id = "fg-unmeasured";
+  unmeasured.nodes = {"s_neg"};
+  unmeasured.ops = {"Neg"};
+  a.groups.push_back(unmeasured);
+  FusionPlan plan(a, "m.onnx");
+
+  AutotuneCache c = AutotuneCache::open(temp_path("never_written.json"));
+  c.record(group_signature(slow.graph, slow.group, 2), 8.0, 9.5, "auto_vertical", "m");
+  c.record(group_signature(slow.graph, fast, 2), 8.0, 5.0, "auto_vertical", "m");
+  // Measured at 4 threads only: says nothing about 2.
+  c.record(group_signature(slow.graph, unmeasured, 4), 1.0, 9.0, "auto_vertical", "m");
+
+  const AutotuneVerdict v = reject_autotuned_slower(plan, slow.graph, 2, c);
+  EXPECT_EQ(v.consulted, 2);
+  EXPECT_EQ(v.rejected, 1);
+  EXPECT_EQ(plan.find("fg-slow")->status, GroupStatus::Rejected);
+  EXPECT_NE(plan.find("fg-slow")->reason.find("measured slower on this CPU (autotune cache)"),
+            std::string::npos)
+      << plan.find("fg-slow")->reason;
+  EXPECT_EQ(plan.find("fg-fast")->status, GroupStatus::Accepted);
+  EXPECT_EQ(plan.find("fg-unmeasured")->status, GroupStatus::Accepted);
+}
+
+}  // namespace
+}  // namespace fx
