@@ -78,6 +78,9 @@ std::shared_ptr<AnalysisOutput> run_analysis(const Graph& graph, const QString& 
     use_generated_kernels(options, graph);  // launches as Generate shows the groups
     out->analysis = analyze_fusion(graph, profile, options);
     out->plan = FusionPlan(*out->analysis, model_path.toStdString());
+    // So that fxc, given this plan, reads the model as the explorer did.
+    const auto disabled = explorer_load_options(settings).canonical.disabled;
+    out->plan.set_disabled_passes({disabled.begin(), disabled.end()});
     out->node_group = node_groups(graph, out->plan);  // here, not on the UI thread
   } catch (const Error& e) {
     // The graph is still worth looking at: keep it and say why candidates are missing.

@@ -202,6 +202,7 @@ int run_analyze(const AnalyzeOptions& o) {
   if (!o.plan_out.empty()) {
     fx::FusionPlan plan(r, o.model);
     plan.set_dims(plan_dims(m, o.mo));
+    plan.set_disabled_passes(plan_disabled_passes(o.mo));
     if (o.accept_all) plan.accept_all_above(o.threshold);
     plan.save(o.plan_out);
     r.groups = plan.groups();  // statuses as saved

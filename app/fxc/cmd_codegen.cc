@@ -223,7 +223,7 @@ int run_bench(const CodegenCmd& o, const fx::Graph& graph,
 int run_codegen(const CodegenCmd& o) {
   if (o.bandwidth_mb > 0) return run_bandwidth(o);
   if (o.model.empty()) throw fx::Error("MODEL is required");
-  fx::LoadedModel m = load_model(o.model, o.mo);
+  fx::LoadedModel m = load_model(o.model, with_plan_passes(o.mo, o.plan));
   print_model_header(m, stderr);
   PlanChoice choice{o.plan, o.opt_level, o.threshold, o.device, o.model};
   choice.threads = o.threads;

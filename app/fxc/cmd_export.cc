@@ -38,7 +38,7 @@ nlohmann::json write_kernels(const ExportCmd& o, const fx::Graph& g,
 }
 
 int run_export(const ExportCmd& o) {
-  fx::LoadedModel m = load_model(o.model, o.mo);
+  fx::LoadedModel m = load_model(o.model, with_plan_passes(o.mo, o.plan));
   print_model_header(m, o.json ? stderr : stdout);
   fx::FusionPlan plan = plan_for({o.plan, o.opt_level, o.threshold, o.device, o.model}, m.graph);
   std::vector<fx::ExportGroup> groups;

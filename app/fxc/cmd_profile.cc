@@ -365,6 +365,7 @@ int run_cuda_profile(const ProfileCliOptions& o, const fx::LoadOptions& lo,
 
 int run_profile(const ProfileCliOptions& given) {
   ProfileCliOptions o = given;
+  o.mo = with_plan_passes(o.mo, o.plan);
   if (o.autotune && o.plan.empty() && o.opt_level < 0) o.opt_level = 2;
   const fx::LoadOptions lo = o.mo.load_options();
   if (const auto spec = fx::cuda::parse_device_spec(o.device); spec.cuda)

@@ -36,7 +36,7 @@ int run_report(const ReportCmd& o) {
   } else {
     format = fx::report_format_from_path(o.out);
   }
-  fx::LoadedModel m = load_model(o.model, o.mo);
+  fx::LoadedModel m = load_model(o.model, with_plan_passes(o.mo, o.plan));
   print_model_header(m);
   fx::FusionPlan plan = fx::FusionPlan::load(o.plan);
   for (const auto& missing : plan.bind(m.graph))

@@ -2,6 +2,9 @@
 #include "model_options.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 namespace fxc {
 
@@ -37,6 +40,37 @@ void add_model_options(CLI::App* cmd, ModelOptions& o) {
                   "default)");
   cmd->add_flag("--no-canonicalize", o.no_canonicalize,
                 "Use the graph exactly as imported (no Identity/Constant folding)");
+}
+
+std::vector<std::string> plan_disabled_passes(const ModelOptions& o) {
+  std::vector<std::string> out;
+  for (const auto& pass : o.disabled_passes)
+    if (std::find(o.enabled_passes.begin(), o.enabled_passes.end(), pass) ==
+            o.enabled_passes.end() &&
+        std::find(out.begin(), out.end(), pass) == out.end())
+      out.push_back(pass);
+  return out;
+}
+
+ModelOptions with_plan_passes(const ModelOptions& o, const std::string& plan) {
+  ModelOptions out = o;
+  if (plan.empty()) return out;
+  std::vector<std::string> added;
+  const fx::FusionPlan made = fx::FusionPlan::load(plan);  // outlives the loop
+  for (const auto& pass : made.disabled_passes()) {
+    const auto named = [&](const std::vector<std::string>& v) {
+      return std::find(v.begin(), v.end(), pass) != v.end();
+    };
+    if (named(o.enabled_passes) || named(out.disabled_passes)) continue;
+    out.disabled_passes.push_back(pass);
+    added.push_back(pass);
+  }
+  if (!added.empty())
+    fmt::print(stderr,
+               "fxc: {} was made with the model read without {}; reading it the same way "
+               "(--enable-pass NAME overrides)\n",
+               plan, fmt::join(added, ", "));
+  return out;
 }
 
 fx::LoadedModel load_model(const std::string& path, const ModelOptions& o) {

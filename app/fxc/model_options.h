@@ -36,6 +36,14 @@ struct ModelOptions {
 
 void add_model_options(CLI::App* cmd, ModelOptions& o);
 
+// The options with the canonical passes a fusion plan was made without (its
+// disabled_passes) disabled too, unless --enable-pass names one; says so on stderr when
+// that adds a pass. `plan` empty: the options unchanged. Throws as FusionPlan::load.
+ModelOptions with_plan_passes(const ModelOptions& o, const std::string& plan);
+
+// The passes these options disable (--disable-pass less --enable-pass), for a plan.
+std::vector<std::string> plan_disabled_passes(const ModelOptions& o);
+
 // load_onnx with the options.
 fx::LoadedModel load_model(const std::string& path, const ModelOptions& o);
 

@@ -116,6 +116,7 @@ nlohmann::json FusionPlan::to_json() const {
       dims.push_back({{"name", d.name}, {"value", d.value}, {"assumed", d.assumed}});
     j["dims"] = dims;
   }
+  if (!disabled_passes_.empty()) j["disabled_passes"] = disabled_passes_;
   return j;
 }
 
@@ -148,6 +149,8 @@ FusionPlan FusionPlan::from_json(const nlohmann::json& j) {
       for (const auto& d : j.at("dims"))
         p.dims_.push_back({d.at("name").get<std::string>(), d.at("value").get<int64_t>(),
                            d.value("assumed", false)});
+    if (j.contains("disabled_passes"))
+      p.disabled_passes_ = j.at("disabled_passes").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("fusion plan: ") + e.what());
   }

@@ -9,7 +9,12 @@
 //     "groups": [ { "id": "fg-1a2b3c4d", "pattern": "conv_bn_act",
 //                   "nodes": ["conv1", "bn1", "relu1"], "ops": [...],
 //                   "status": "accepted", "reason": "..." , "estimate": {...} } ],
-//     "dims": [ { "name": "batch", "value": 1, "assumed": true } ] }   (when any)
+//     "dims": [ { "name": "batch", "value": 1, "assumed": true } ],     (when any)
+//     "disabled_passes": ["conv-bn-folding"] }                             (when any)
+//
+// disabled_passes: the canonical passes the model was read without when the plan was
+// made (the explorer keeps BatchNormalization nodes in view); a command reading the plan
+// reads the model the same way, or the plan's node names would not be found.
 //
 // Loading against a model that changed keeps the groups whose nodes all exist and reports
 // the rest (unknown_nodes), without failing.
@@ -47,6 +52,10 @@ class FusionPlan {
   double threshold() const { return threshold_; }
   const std::vector<PlanDim>& dims() const { return dims_; }
   void set_dims(std::vector<PlanDim> dims) { dims_ = std::move(dims); }
+  const std::vector<std::string>& disabled_passes() const { return disabled_passes_; }
+  void set_disabled_passes(std::vector<std::string> passes) {
+    disabled_passes_ = std::move(passes);
+  }
 
   // Decisions. Each returns false (and records nothing) for an unknown id or a no-op.
   bool accept(const std::string& id, const std::string& reason = {});
@@ -87,6 +96,7 @@ class FusionPlan {
   double threshold_ = 0.30;
   std::vector<FusionGroup> groups_;
   std::vector<PlanDim> dims_;
+  std::vector<std::string> disabled_passes_;
   std::vector<Change> undo_, redo_;
   std::vector<std::string> dropped_;
 };

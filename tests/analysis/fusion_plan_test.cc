@@ -78,9 +78,12 @@ TEST(FusionPlan, JsonRoundTrip) {
   FusionPlan p = plan_for(g);
   p.accept(p.groups()[0].id, "ok");
   p.reject(p.groups()[1].id, "no");
+  EXPECT_FALSE(p.to_json().contains("disabled_passes"));  // none: no key
+  p.set_disabled_passes({"conv-bn-folding", "shape-folding"});
   nlohmann::json j = p.to_json();
   EXPECT_EQ(j["schema_version"], FusionPlan::kSchemaVersion);
   FusionPlan q = FusionPlan::from_json(j);
+  EXPECT_EQ(q.disabled_passes(), (std::vector<std::string>{"conv-bn-folding", "shape-folding"}));
   ASSERT_EQ(q.groups().size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {
     EXPECT_EQ(q.groups()[i].id, p.groups()[i].id);

@@ -134,6 +134,28 @@ TEST_F(FxcAnalyze, JsonHasTheDocumentedKeys) {
   EXPECT_EQ(pj["groups"][0]["id"], g["id"]);
 }
 
+// A plan made with BN kept records it, and a command given that plan reads the model the
+// same way: the plan's BN node is found and its group kept (it was dropped before).
+TEST_F(FxcAnalyze, PlanCarriesItsDisabledPassesToTheCommandsThatReadIt) {
+  std::string plan = (dir_ / "plan_bn.json").string();
+  auto a = run_fxc({"analyze", model_, "--opt-level", "1", "--accept-all", "--plan-out", plan,
+                    kKeepBn[0], kKeepBn[1]});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  std::ifstream pf(plan);
+  auto pj = nlohmann::json::parse(pf);
+  EXPECT_EQ(pj["disabled_passes"], nlohmann::json({"conv-bn-folding"}));
+  ASSERT_EQ(pj["groups"][0]["nodes"], nlohmann::json({"conv", "bn", "relu"}));
+
+  auto c = run_fxc({"codegen", model_, "--plan", plan});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_NE(c.err.find("reading it the same way"), std::string::npos) << c.err;
+  EXPECT_EQ(c.err.find("is not in the model"), std::string::npos) << c.err;
+
+  // --enable-pass wins: BN folded, the plan's bn node is missing and reported.
+  auto e = run_fxc({"codegen", model_, "--plan", plan, "--enable-pass", "conv-bn-folding"});
+  EXPECT_NE(e.err.find("'bn' is not in the model"), std::string::npos) << e.err;
+}
+
 TEST_F(FxcAnalyze, TableNamesDeviceAndSource) {
   auto r = run_fxc({"analyze", model_, "--device", "ascend-910b", kKeepBn[0], kKeepBn[1]});
   ASSERT_EQ(r.exit_code, 0) << r.err;

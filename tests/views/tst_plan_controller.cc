@@ -77,6 +77,17 @@ class TestPlanController : public QObject {
     QVERIFY(!plan.is_modified());
     QCOMPARE(plan.plan_path(), file);
     QCOMPARE(accepted_in_file(file), QStringList{ids[0]});
+    {
+      // The explorer keeps BN nodes (conv-bn-folding disabled): the plan says so, and fxc
+      // given it reads the model the same way.
+      QFile f(file);
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      const QJsonArray passes = QJsonDocument::fromJson(f.readAll())
+                                    .object()
+                                    .value(QStringLiteral("disabled_passes"))
+                                    .toArray();
+      QVERIFY(passes.contains(QStringLiteral("conv-bn-folding")));
+    }
 
     QVERIFY(plan.undo());  // the reset
     QVERIFY(plan.undo());  // the reject
