@@ -50,25 +50,6 @@ ProfileResult finish(const Graph& g, CudaExecutor& e, std::vector<GpuRunTimes> r
   return r;
 }
 
-// The kernels made of `members` only (NaN when one also covers other nodes), summed.
-double kernels_covering(const std::vector<KernelStats>& kernels,
-                        const std::set<std::string>& members) {
-  double us = 0;
-  for (const auto& k : kernels) {
-    bool inside = true, touches = false;
-    for (const auto& n : k.nodes) {
-      if (members.count(n))
-        touches = true;
-      else
-        inside = false;
-    }
-    if (!touches) continue;
-    if (!inside) return NAN;
-    us += k.median_us;
-  }
-  return us;
-}
-
 }  // namespace
 
 ProfileResult cuda_profile(const Graph& graph, const CudaProfileOptions& o) {
@@ -138,23 +119,14 @@ BeforeAfterResult cuda_before_after(const Graph& graph,
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const FusionGroup& fg = *groups[i];
     const GroupPlacement& gp = placements.at(i);
-    GroupMeasurement m;
-    m.id = fg.id;
-    m.pattern = fg.pattern;
-    m.nodes = fg.nodes;
+    GroupMeasurement m = planned_measurement(fg);
     m.status = gp.status;
     m.backend = gp.backend;
     m.reason = gp.reason;
-    const GroupEstimate& e = fg.estimate;
-    if (e.known) m.predicted_saved_us = e.time_saved_s() * 1e6;
-    m.estimate_profile = e.profile;
-    m.predicted_by = e.saving_label();
-    m.bytes_saved = e.bytes_saved();
-    m.launches_saved = e.launches_saved();
     if (gp.status == "fused") {
       const std::set<std::string> members(fg.nodes.begin(), fg.nodes.end());
-      m.before_us = kernels_covering(r.before.kernels, members);
-      m.after_us = kernels_covering(r.after.kernels, members);
+      m.before_us = kernels_covering(r.before.kernels, members, /*every_member=*/false);
+      m.after_us = kernels_covering(r.after.kernels, members, /*every_member=*/false);
       m.measured_saved_us = m.before_us - m.after_us;
     }
     r.groups.push_back(std::move(m));

@@ -90,28 +90,6 @@ std::vector<Tensor> check_groups(const Graph& g, const FusedProgram& p, const Be
   return std::move(run.outputs);
 }
 
-// Time of the kernels that compute exactly `members` (fused steps, generated parts and
-// members left unfused); NaN when some member is not covered or a kernel reaches outside.
-double kernels_covering(const std::vector<KernelStats>& kernels,
-                        const std::set<std::string>& members) {
-  std::set<std::string> covered;
-  double us = 0;
-  for (const auto& k : kernels) {
-    bool inside = true, touches = false;
-    for (const auto& n : k.nodes) {
-      if (members.count(n))
-        touches = true;
-      else
-        inside = false;
-    }
-    if (!touches) continue;
-    if (!inside) return NAN;
-    us += k.median_us;
-    covered.insert(k.nodes.begin(), k.nodes.end());
-  }
-  return covered == members ? us : NAN;
-}
-
 // A profile for terms only (times on it are never used).
 DeviceProfile terms_profile() {
   DeviceProfile p;
@@ -159,20 +137,7 @@ void measure_groups(const std::vector<const FusionGroup*>& groups, const FusedPr
                     const BeforeAfterResult& r, const std::map<std::string, TensorDiff>& diffs,
                     std::vector<GroupMeasurement>& out) {
   for (const FusionGroup* fg : groups) {
-    GroupMeasurement m;
-    m.id = fg->id;
-    m.pattern = fg->pattern;
-    m.nodes = fg->nodes;
-    const GroupEstimate& e = fg->estimate;
-    if (e.known) m.predicted_saved_us = e.time_saved_s() * 1e6;
-    if (e.known && e.interval_known()) {
-      m.predicted_low_us = e.saved_low_s * 1e6;
-      m.predicted_high_us = e.saved_high_s * 1e6;
-    }
-    m.estimate_profile = e.profile;
-    m.predicted_by = e.saving_label();
-    m.bytes_saved = e.bytes_saved();
-    m.launches_saved = e.launches_saved();
+    GroupMeasurement m = planned_measurement(*fg);
     const GroupBuild* b = p.find(fg->id);
     if (!b) {
       m.status = "excluded";
@@ -212,8 +177,8 @@ void measure_groups(const std::vector<const FusionGroup*>& groups, const FusedPr
     }
     if (live) {
       std::set<std::string> members(fg->nodes.begin(), fg->nodes.end());
-      m.before_us = kernels_covering(r.before.kernels, members);
-      m.after_us = kernels_covering(r.after.kernels, members);
+      m.before_us = kernels_covering(r.before.kernels, members, /*every_member=*/true);
+      m.after_us = kernels_covering(r.after.kernels, members, /*every_member=*/true);
       m.measured_saved_us = m.before_us - m.after_us;
     }
     out.push_back(std::move(m));
@@ -221,6 +186,44 @@ void measure_groups(const std::vector<const FusionGroup*>& groups, const FusedPr
 }
 
 }  // namespace
+
+GroupMeasurement planned_measurement(const FusionGroup& group) {
+  GroupMeasurement m;
+  m.id = group.id;
+  m.pattern = group.pattern;
+  m.nodes = group.nodes;
+  const GroupEstimate& e = group.estimate;
+  if (e.known) m.predicted_saved_us = e.time_saved_s() * 1e6;
+  if (e.known && e.interval_known()) {
+    m.predicted_low_us = e.saved_low_s * 1e6;
+    m.predicted_high_us = e.saved_high_s * 1e6;
+  }
+  m.estimate_profile = e.profile;
+  m.predicted_by = e.saving_label();
+  m.bytes_saved = e.bytes_saved();
+  m.launches_saved = e.launches_saved();
+  return m;
+}
+
+double kernels_covering(const std::vector<KernelStats>& kernels,
+                        const std::set<std::string>& members, bool every_member) {
+  std::set<std::string> covered;
+  double us = 0;
+  for (const auto& k : kernels) {
+    bool inside = true, touches = false;
+    for (const auto& n : k.nodes) {
+      if (members.count(n))
+        touches = true;
+      else
+        inside = false;
+    }
+    if (!touches) continue;
+    if (!inside) return NAN;
+    us += k.median_us;
+    covered.insert(k.nodes.begin(), k.nodes.end());
+  }
+  return !every_member || covered == members ? us : NAN;
+}
 
 BeforeAfterResult run_before_after(const Graph& g, const std::vector<const FusionGroup*>& groups,
                                    const BeforeAfterOptions& o) {

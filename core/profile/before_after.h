@@ -28,6 +28,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,17 @@ struct BeforeAfterResult {
   std::vector<std::optional<KernelTerms>> before_terms, after_terms;
   std::string codegen_note;  // e.g. no compiler
 };
+
+// A group's record before it runs: its identity and the plan's estimate (prediction and
+// interval, the model behind it, bytes and launches saved). The CPU and GPU before/after
+// both start from it.
+GroupMeasurement planned_measurement(const FusionGroup& group);
+
+// Time of the kernels made only of `members`, summed; NaN when one of them also covers a
+// node outside. With every_member, NaN too when some member has no kernel (the CPU: every
+// node runs one; the GPU runs views such as Reshape without a kernel).
+double kernels_covering(const std::vector<KernelStats>& kernels,
+                        const std::set<std::string>& members, bool every_member);
 
 // Throws fx::Error when the model cannot run at all (unsupported op, bad shapes).
 BeforeAfterResult run_before_after(const Graph& graph,
