@@ -35,6 +35,17 @@ dnnl::memory::dims to_dnnl(const std::vector<int64_t>& dims) {
   return dnnl::memory::dims(dims.begin(), dims.end());
 }
 
+dnnl::memory::data_type integer_kernel_type(DType t, const char* what) {
+  using dt = dnnl::memory::data_type;
+  switch (t) {
+    case DType::UInt8: return dt::u8;
+    case DType::Int8: return dt::s8;
+    case DType::Int32: return dt::s32;
+    case DType::Float32: return dt::f32;
+    default: throw Error(std::string(what) + ": unsupported type " + std::string(dtype_name(t)));
+  }
+}
+
 dnnl::memory::desc plain_f32_desc(const std::vector<int64_t>& dims) {
   auto strides = contiguous_strides(dims);
   return dnnl::memory::desc(to_dnnl(dims), dnnl::memory::data_type::f32, to_dnnl(strides));

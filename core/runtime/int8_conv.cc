@@ -14,16 +14,6 @@ namespace {
 
 using dt = dnnl::memory::data_type;
 
-dt dnnl_type(DType t) {
-  switch (t) {
-    case DType::UInt8: return dt::u8;
-    case DType::Int8: return dt::s8;
-    case DType::Int32: return dt::s32;
-    case DType::Float32: return dt::f32;
-    default: throw Error("int8 convolution: unsupported type " + std::string(dtype_name(t)));
-  }
-}
-
 int64_t at(const std::vector<int64_t>& v, std::size_t i, int64_t def) {
   return i < v.size() ? v[i] : def;
 }
@@ -123,7 +113,7 @@ Int8Conv::Int8Conv(Int8ConvSpec spec, int threads) : s_(std::move(spec)) {
     throw Error("int8 convolution: " + std::to_string(s_.scales.size()) + " scales for " +
                 std::to_string(w[0]) + " output channels");
   }
-  dnnl_type(s_.y_type);  // validates
+  integer_kernel_type(s_.y_type, "int8 convolution");  // validates
   y_dims_ = conv_output_dims(s_);
   const bool fits = std::all_of(s_.weights.begin(), s_.weights.end(),
                                 [](int32_t v) { return v >= -128 && v <= 127; });
@@ -134,7 +124,8 @@ void Int8Conv::build_onednn(int threads) {
   const auto& x = s_.x_dims;
   const int64_t n = x[0], ic = x[1], ih = x[2], iw = x[3];
   const int64_t oc = y_dims_[1], oh = y_dims_[2], ow = y_dims_[3];
-  const dt src_t = dnnl_type(s_.x_type), dst_t = dnnl_type(s_.y_type);
+  const dt src_t = integer_kernel_type(s_.x_type, "int8 convolution"),
+           dst_t = integer_kernel_type(s_.y_type, "int8 convolution");
   const int64_t dst_es = static_cast<int64_t>(dnnl::memory::data_type_size(dst_t));
   dnnl::memory::dims strides{at(s_.strides, 0, 1), at(s_.strides, 1, 1)};
   dnnl::memory::dims dil{at(s_.dilations, 0, 1) - 1, at(s_.dilations, 1, 1) - 1};

@@ -11,15 +11,6 @@ namespace fx {
 
 namespace {
 using dt = dnnl::memory::data_type;
-dt dnnl_type(DType t) {
-  switch (t) {
-    case DType::UInt8: return dt::u8;
-    case DType::Int8: return dt::s8;
-    case DType::Int32: return dt::s32;
-    case DType::Float32: return dt::f32;
-    default: throw Error("int8 matmul: unsupported type " + std::string(dtype_name(t)));
-  }
-}
 }  // namespace
 
 Int8MatMul::Int8MatMul(Int8MatMulSpec spec, int threads) : s_(std::move(spec)) {
@@ -37,7 +28,8 @@ Int8MatMul::Int8MatMul(Int8MatMulSpec spec, int threads) : s_(std::move(spec)) {
     throw Error("int8 matmul: " + std::to_string(s_.scales.size()) + " scales for " +
                 std::to_string(s_.n) + " columns");
   }
-  const dt a_t = dnnl_type(s_.a_type), y_t = dnnl_type(s_.y_type);
+  const dt a_t = integer_kernel_type(s_.a_type, "int8 matmul"),
+           y_t = integer_kernel_type(s_.y_type, "int8 matmul");
   const bool fits =
       std::all_of(s_.b.begin(), s_.b.end(), [](int32_t v) { return v >= -128 && v <= 127; });
   if (!fits || s_.m == 0 || s_.k == 0 || s_.n == 0) return;
