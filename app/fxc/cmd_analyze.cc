@@ -249,6 +249,7 @@ struct CalibrateOptions {
   bool quick = false;  // the sub-second measurement only (no grid, no intervals)
   bool force = false;  // save a calibration the sanity checks found fault with
   int repeats = 3, runs = 7;
+  int threads = 0;  // grid: intra-op threads of its timings (0: all hardware threads)
   std::string work_dir;
   std::vector<std::string> learn;  // before/after results folded into the cached grid fit
 };
@@ -411,6 +412,7 @@ int run_calibrate_grid(const CalibrateOptions& o, const std::string& path) {
   fx::GridCalibrationOptions go;
   go.repeats = o.repeats;
   go.runs = o.runs;
+  go.threads = o.threads;
   go.work_dir = o.work_dir;
   if (go.work_dir.empty()) {
     go.work_dir = grid_results_dir();
@@ -632,6 +634,11 @@ void register_analyze(CLI::App& app, Runner& run) {
       ->capture_default_str();
   cal->add_option("--runs", co->runs, "Grid: timed runs per measurement")
       ->check(CLI::Range(3, 100))
+      ->capture_default_str();
+  cal->add_option("--threads", co->threads,
+                  "Grid: intra-op threads of its timings (0: all hardware threads); estimates "
+                  "then hold for fxc profile/run at the same --threads")
+      ->check(CLI::Range(0, 1024))
       ->capture_default_str();
   cal->add_option("--learn", co->learn,
                   "Fold these before/after results (fxc profile MODEL --opt-level N --json) into "

@@ -12,6 +12,9 @@
 #    coverage, predicted vs measured whole-model speed-up (within +-10%).
 # Models: VALIDATE_MODELS (names from corpus.json; default a mixed subset), all with
 # VALIDATE_MODELS=all. Runs under flock /tmp/bench.lock (the machine is shared).
+# VALIDATE_LOMO=1: leave one model out instead (bench/validate_lomo.py): each model
+# measured once, then per model a fold fitted on the grid and every OTHER model's
+# measurement predicts it; both the grid-only and the per-fold tables are written.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 out=$RESULTS/55_validate.md
@@ -27,7 +30,7 @@ force=()
 lock() { flock /tmp/bench.lock "$@"; }
 if [ "${VALIDATE_REUSE_PROFILE:-0}" != 1 ] || [ ! -f "$profile" ]; then
   load_before=$(cut -d' ' -f1 /proc/loadavg)
-  lock "$FXC" calibrate --out "$profile" "${force[@]}" --work-dir "$dir/grid" \
+  lock "$FXC" calibrate --out "$profile" "${force[@]}" --work-dir "$dir/grid" --threads "$threads" \
     > "$dir/calibrate.txt" 2> "$dir/calibrate.log" || true
 fi
 [ -f "$profile" ] || { echo "## Validation: calibration refused" > "$out"; cat "$dir/calibrate.txt" >> "$out"; exit 0; }
@@ -51,6 +54,21 @@ while IFS=$'\t' read -r name path dims _; do
 done < <(corpus_models)
 
 load=$(cut -d' ' -f1 /proc/loadavg)
+if [ "${VALIDATE_LOMO:-0}" = 1 ]; then
+  lock "$PY" "$FX_ROOT/bench/validate_lomo.py" "$FXC" "$dir" "${specs[@]}" --runs "$runs" \
+    --threads "$threads" --profile "$profile" --skip-folds > /dev/null
+  # The folds measure nothing: outside the lock.
+  {
+    echo "## Validation: leave one model out over the corpus"
+    echo
+    echo "Load at start $load; lscpu: $(lscpu | grep 'Model name' | tr -s ' ')"
+    echo
+    "$PY" "$FX_ROOT/bench/validate_lomo.py" "$FXC" "$dir" "${specs[@]}" --runs "$runs" \
+      --threads "$threads" --profile "$profile" --skip-measure
+  } > "$out"
+  cat "$out"
+  exit 0
+fi
 lock "$PY" "$FX_ROOT/bench/validate_estimates.py" "$FXC" "$dir" "${specs[@]}" \
   --runs "$runs" --threads "$threads" --device "$profile" > "$dir/summary.json"
 "$PY" "$FX_ROOT/bench/validate_breakdown.py" "$dir" "$profile" > "$dir/breakdown.md"

@@ -47,26 +47,45 @@ bool solve_small(std::vector<double> a, std::vector<double> b, std::vector<doubl
   return true;
 }
 
+// The weighted normal equations of the fit over a set of groups (X'WX, X'Wy, y'Wy and
+// how many): the equations of a union of sets are the sum of theirs, so that every
+// leave-one-out fit of a class comes from prefix and suffix sums, never from summing
+// the other groups again.
+struct NormalEquations {
+  static constexpr int n = kSavingTerms;
+  std::array<double, n * n> h{};
+  std::array<double, n> r{};
+  double yy = 0, count = 0;
+
+  void add(const SavingFeatures& x, double y, double w) {
+    yy += w * y * y;
+    count += 1;
+    for (int i = 0; i < n; ++i) {
+      r[i] += w * x.us[i] * y;
+      for (int j = 0; j < n; ++j) h[i * n + j] += w * x.us[i] * x.us[j];
+    }
+  }
+  NormalEquations operator+(const NormalEquations& o) const {
+    NormalEquations s = *this;
+    for (int i = 0; i < n * n; ++i) s.h[i] += o.h[i];
+    for (int i = 0; i < n; ++i) s.r[i] += o.r[i];
+    s.yy += o.yy;
+    s.count += o.count;
+    return s;
+  }
+};
+
 // min (y - X c)' W (y - X c) + sum_i d_i (c_i - prior_i)^2 with the non-negative
 // coefficients >= 0: each subset of them held at 0 is solved exactly (32 systems of at
 // most 9 unknowns) and the best feasible one kept.
-std::array<double, kSavingTerms> constrained_fit(const std::vector<SavingFeatures>& x,
-                                                 const std::vector<double>& y,
-                                                 const std::vector<double>& w, double ridge) {
+std::array<double, kSavingTerms> constrained_solve(NormalEquations e, double ridge) {
   constexpr int n = kSavingTerms;
-  std::array<double, n * n> h{};
-  std::array<double, n> r{};
-  double yy = 0;
-  for (std::size_t g = 0; g < x.size(); ++g) {
-    yy += w[g] * y[g] * y[g];
-    for (int i = 0; i < n; ++i) {
-      r[i] += w[g] * x[g].us[i] * y[g];
-      for (int j = 0; j < n; ++j) h[i * n + j] += w[g] * x[g].us[i] * x[g].us[j];
-    }
-  }
+  auto& h = e.h;
+  auto& r = e.r;
+  double yy = e.yy;
   // Ridge per coefficient in units of an average group's information on it, so that it
   // weighs the same whatever the term's scale; a term no group has stays at its prior.
-  const double groups = std::max<double>(1, double(x.size()));
+  const double groups = std::max<double>(1, e.count);
   for (int i = 0; i < n; ++i) {
     const double d = h[i * n + i] > 0 ? ridge * h[i * n + i] / groups : 1.0;
     h[i * n + i] += d;
@@ -103,6 +122,40 @@ std::array<double, kSavingTerms> constrained_fit(const std::vector<SavingFeature
     if (obj < best_obj) best_obj = obj, best = c;
   }
   return best;
+}
+
+std::array<double, kSavingTerms> constrained_fit(const std::vector<SavingFeatures>& x,
+                                                 const std::vector<double>& y,
+                                                 const std::vector<double>& w, double ridge) {
+  NormalEquations e;
+  for (std::size_t g = 0; g < x.size(); ++g) e.add(x[g], y[g], w[g]);
+  return constrained_solve(e, ridge);
+}
+
+double combine(const std::array<double, kSavingTerms>& c, const SavingFeatures& f) {
+  double us = 0;
+  for (int t = 0; t < kSavingTerms; ++t) us += c[t] * f.us[t];
+  return us;
+}
+
+// Each group of a class predicted by the coefficients fitted to the class's other
+// groups: O(groups) solves (prefix and suffix sums of the normal equations).
+std::vector<double> class_leave_one_out(const std::vector<SavingFeatures>& x,
+                                        const std::vector<double>& y, const std::vector<double>& w,
+                                        double ridge) {
+  const std::size_t n = x.size();
+  std::vector<NormalEquations> suffix(n + 1);
+  for (std::size_t i = n; i-- > 0;) {
+    suffix[i] = suffix[i + 1];
+    suffix[i].add(x[i], y[i], w[i]);
+  }
+  std::vector<double> out(n);
+  NormalEquations prefix;
+  for (std::size_t i = 0; i < n; ++i) {
+    out[i] = combine(constrained_solve(prefix + suffix[i + 1], ridge), x[i]);
+    prefix.add(x[i], y[i], w[i]);
+  }
+  return out;
 }
 
 }  // namespace
@@ -187,56 +240,88 @@ SavingPrediction predict_saving(const SavingCoefficients& m, const DeviceProfile
   return predict_with(m.classes, p, g);
 }
 
+namespace {
+
+// The groups with a measured saving, per fused-kernel class: features, saving, weight,
+// the difference of kernel times, and each one's place in the caller's groups.
+struct ClassGroups {
+  std::vector<SavingFeatures> x;
+  std::vector<double> y, w, difference;
+  std::vector<std::size_t> index;
+};
+
+std::array<ClassGroups, kKernelClassCount> by_class(const std::vector<GroupTermsSample>& groups,
+                                                    const DeviceProfile& p,
+                                                    const SavingModelOptions& o) {
+  std::array<ClassGroups, kKernelClassCount> out;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const GroupTermsSample& g = groups[i];
+    if (!std::isfinite(g.measured_us)) continue;
+    SavingFeatures f = saving_features(p, g);
+    ClassGroups& d = out[static_cast<std::size_t>(f.fused_class)];
+    const double noise = std::isfinite(g.noise_us) ? g.noise_us : 0.0;
+    const double floor = o.rel_floor * std::fabs(g.measured_us);
+    const double var = noise * noise + floor * floor;
+    d.x.push_back(f);
+    d.difference.push_back(predict_group_us(p, g));
+    d.y.push_back(g.measured_us);
+    d.w.push_back(var > 0 ? 1.0 / var : 1.0);
+    d.index.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace
+
 SavingModel fit_saving_model(const std::vector<GroupTermsSample>& groups, const DeviceProfile& p,
                              const SavingModelOptions& o) {
   SavingModel m;
   m.options = o;
   m.groups = static_cast<int>(groups.size());
-  std::array<std::vector<SavingFeatures>, kKernelClassCount> x;
-  std::array<std::vector<double>, kKernelClassCount> y, w, difference;
-  for (const auto& g : groups) {
-    if (!std::isfinite(g.measured_us)) continue;
-    SavingFeatures f = saving_features(p, g);
-    const auto c = static_cast<std::size_t>(f.fused_class);
-    const double noise = std::isfinite(g.noise_us) ? g.noise_us : 0.0;
-    const double floor = o.rel_floor * std::fabs(g.measured_us);
-    const double var = noise * noise + floor * floor;
-    x[c].push_back(f);
-    difference[c].push_back(predict_group_us(p, g));
-    y[c].push_back(g.measured_us);
-    w[c].push_back(var > 0 ? 1.0 / var : 1.0);
-  }
+  const auto data = by_class(groups, p, o);
   for (int c = 0; c < kKernelClassCount; ++c) {
+    const ClassGroups& d = data[static_cast<std::size_t>(c)];
     SavingClassFit& cf = m.classes[c];
-    cf.groups = static_cast<int>(x[c].size());
+    cf.groups = static_cast<int>(d.x.size());
     if (cf.groups == 0) continue;
     if (cf.groups < o.min_groups_per_class) {
       cf.why = "too few groups";
       continue;
     }
-    cf.coefficients = constrained_fit(x[c], y[c], w[c], o.ridge);
+    cf.coefficients = constrained_fit(d.x, d.y, d.w, o.ridge);
     cf.fitted = true;
     if (!o.select_by_leave_one_out) continue;
-    std::vector<double> loo, diff;
-    for (std::size_t i = 0; i < x[c].size(); ++i) {
-      auto xs = x[c];
-      auto ys = y[c];
-      auto ws = w[c];
-      xs.erase(xs.begin() + i), ys.erase(ys.begin() + i), ws.erase(ws.begin() + i);
-      const auto k = constrained_fit(xs, ys, ws, o.ridge);
-      double us = 0;
-      for (int t = 0; t < kSavingTerms; ++t) us += k[t] * x[c][i].us[t];
-      loo.push_back(us);
-      diff.push_back(difference[c][i]);
-    }
-    cf.leave_one_out_error = prediction_error(loo, y[c]).median_abs_rel_error;
-    cf.difference_error = prediction_error(diff, y[c]).median_abs_rel_error;
+    const std::vector<double> loo = class_leave_one_out(d.x, d.y, d.w, o.ridge);
+    cf.leave_one_out_error = prediction_error(loo, d.y).median_abs_rel_error;
+    cf.difference_error = prediction_error(d.difference, d.y).median_abs_rel_error;
     if (!(cf.leave_one_out_error < cf.difference_error)) {
       cf.fitted = false;
       cf.why = "not better leaving groups out";
     }
   }
   return m;
+}
+
+std::vector<SavingPrediction> leave_one_out_predictions(const std::vector<GroupTermsSample>& groups,
+                                                        const DeviceProfile& p,
+                                                        const SavingModelOptions& o) {
+  const SavingModel full = fit_saving_model(groups, p, o);
+  std::vector<SavingPrediction> out;
+  out.reserve(groups.size());
+  // A group without a measured saving was in no fit: the full model is fitted without it.
+  for (const auto& g : groups) out.push_back(full.predict(p, g));
+  const auto data = by_class(groups, p, o);
+  for (int c = 0; c < kKernelClassCount; ++c) {
+    const ClassGroups& d = data[static_cast<std::size_t>(c)];
+    const auto kc = static_cast<KernelClass>(c);
+    const bool fits = full.classes[c].fitted && int(d.x.size()) - 1 >= o.min_groups_per_class;
+    const std::vector<double> loo =
+        fits ? class_leave_one_out(d.x, d.y, d.w, o.ridge) : std::vector<double>{};
+    for (std::size_t k = 0; k < d.x.size(); ++k)
+      out[d.index[k]] =
+          fits ? SavingPrediction{loo[k], true, kc} : SavingPrediction{d.difference[k], false, kc};
+  }
+  return out;
 }
 
 PredictionError saving_error(const SavingModel& m, const DeviceProfile& p,
@@ -250,16 +335,13 @@ PredictionError saving_error(const SavingModel& m, const DeviceProfile& p,
 PredictionError leave_one_out_error(const std::vector<GroupTermsSample>& groups,
                                     const DeviceProfile& p, const SavingModelOptions& o,
                                     bool resolved_only) {
+  const std::vector<SavingPrediction> loo = leave_one_out_predictions(groups, p, o);
   std::vector<double> pred, meas;
-  std::vector<GroupTermsSample> rest;
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const auto& g = groups[i];
     if (resolved_only && !(std::isfinite(g.noise_us) && std::fabs(g.measured_us) >= 2 * g.noise_us))
       continue;
-    rest.clear();
-    for (std::size_t j = 0; j < groups.size(); ++j)
-      if (j != i) rest.push_back(groups[j]);
-    pred.push_back(fit_saving_model(rest, p, o).predict(p, g).saved_us);
+    pred.push_back(loo[i].saved_us);
     meas.push_back(g.measured_us);
   }
   return prediction_error(pred, meas);

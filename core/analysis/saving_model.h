@@ -122,6 +122,16 @@ SavingPrediction predict_saving(const SavingCoefficients& m, const DeviceProfile
 SavingModel fit_saving_model(const std::vector<GroupTermsSample>& groups, const DeviceProfile& p,
                              const SavingModelOptions& o = {});
 
+// Each group's saving predicted by the model fitted to all the other groups (leave one
+// group out), in O(groups) solves: the fit's normal equations are sums over groups, so
+// each leave-one-out fit comes from prefix and suffix sums. Whether a class keeps its
+// fit or the difference of kernel times (select_by_leave_one_out) is decided once, on
+// all groups: one bit per class that a single group hardly moves, where deciding it
+// again per left-out group cost O(groups^3).
+std::vector<SavingPrediction> leave_one_out_predictions(const std::vector<GroupTermsSample>& groups,
+                                                        const DeviceProfile& p,
+                                                        const SavingModelOptions& o = {});
+
 // Savings of `groups` predicted by `m` on `p`, judged against the measured ones.
 PredictionError saving_error(const SavingModel& m, const DeviceProfile& p,
                              const std::vector<GroupTermsSample>& groups);

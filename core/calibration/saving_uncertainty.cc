@@ -11,17 +11,14 @@ std::array<SavingUncertainty, kKernelClassCount> saving_uncertainty(
     const std::vector<GroupTermsSample>& groups, const DeviceProfile& p,
     const SavingModelOptions& o) {
   std::array<std::vector<double>, kKernelClassCount> residuals;
-  std::vector<GroupTermsSample> rest;
+  const std::vector<SavingPrediction> loo = leave_one_out_predictions(groups, p, o);
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const GroupTermsSample& g = groups[i];
     if (!std::isfinite(g.measured_us)) continue;
     double unfused_us = 0;
     for (const KernelTerms& u : g.unfused) unfused_us += kernel_time(p, u) * 1e6;
     if (!(unfused_us > 0)) continue;
-    rest.clear();
-    for (std::size_t j = 0; j < groups.size(); ++j)
-      if (j != i) rest.push_back(groups[j]);
-    const SavingPrediction pred = fit_saving_model(rest, p, o).predict(p, g);
+    const SavingPrediction& pred = loo[i];
     residuals[std::size_t(pred.fused_class)].push_back((g.measured_us - pred.saved_us) /
                                                        unfused_us);
   }

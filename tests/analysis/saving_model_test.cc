@@ -268,5 +268,47 @@ TEST(SavingModel, TermsNoGroupHasKeepTheirPrior) {
   EXPECT_EQ(c.coefficients[4], 0.0);
 }
 
+// leave_one_out_predictions (prefix and suffix sums of the normal equations) gives what
+// refitting without each group gives, group by group; a class too small to fit without
+// the left-out group falls back to the difference of times, as a refit would.
+TEST(SavingModel, LeaveOneOutPredictionsAreThoseOfRefitsWithoutEachGroup) {
+  const DeviceProfile p = profile();
+  const std::array<double, kSavingTerms> truth = {0.8, 0.5, 3.0, -0.2, 0.1, 1.5, 0.3, -0.4, 0};
+  std::mt19937 rng(17);
+  std::normal_distribution<double> noise(0, 0.1);
+  std::vector<GroupTermsSample> groups;
+  for (int i = 0; i < 40; ++i) {
+    GroupTermsSample g = conv_group(rng, i);
+    g.measured_us = combine(truth, saving_features(p, g)) * (1 + noise(rng));
+    g.noise_us = 0.5 + i % 3;
+    groups.push_back(g);
+  }
+  groups[5].measured_us = NAN;  // in no fit: predicted by the fit to all the others
+  SavingModelOptions o;
+  o.select_by_leave_one_out = false;  // the refits below make no selection either
+  const std::vector<SavingPrediction> fast = leave_one_out_predictions(groups, p, o);
+  ASSERT_EQ(fast.size(), groups.size());
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    std::vector<GroupTermsSample> rest;
+    for (std::size_t j = 0; j < groups.size(); ++j)
+      if (j != i) rest.push_back(groups[j]);
+    const SavingPrediction refit = fit_saving_model(rest, p, o).predict(p, groups[i]);
+    EXPECT_TRUE(fast[i].fitted) << i;
+    EXPECT_NEAR(fast[i].saved_us, refit.saved_us, 1e-9 * std::max(1.0, std::fabs(refit.saved_us)))
+        << i;
+  }
+  // leave_one_out_error judges exactly these predictions.
+  std::vector<double> pred, meas;
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    pred.push_back(fast[i].saved_us), meas.push_back(groups[i].measured_us);
+  EXPECT_DOUBLE_EQ(leave_one_out_error(groups, p, o).median_abs_rel_error,
+                   prediction_error(pred, meas).median_abs_rel_error);
+  // At the class minimum, a left-out group leaves too few: the difference of times.
+  std::vector<GroupTermsSample> few(groups.begin() + 6,
+                                    groups.begin() + 6 + o.min_groups_per_class);
+  for (const auto& f : leave_one_out_predictions(few, p, o)) EXPECT_FALSE(f.fitted);
+  EXPECT_DOUBLE_EQ(leave_one_out_predictions(few, p, o)[0].saved_us, predict_group_us(p, few[0]));
+}
+
 }  // namespace
 }  // namespace fx
