@@ -123,7 +123,12 @@ void CppRowEmitter::emit_thread_loop_head() {
   if (nstream_ > 0)
     o << "  const bool nt = outer * row * (int64_t)sizeof(float) >= fx_stream_bytes;  // "
          "streaming stores\n";
-  o << "#pragma omp parallel num_threads(threads)\n  {\n";
+  // The region's body is a lambda: run by every thread of an OpenMP team when threads > 1
+  // and called directly otherwise, where its orphaned `omp for` runs the whole range. An
+  // OpenMP region of one thread still starts and ends a team, microseconds per call,
+  // more than a small kernel's work, and the runtime calls the function with one thread
+  // on each slice (generated_kernel.cc).
+  o << "  auto region = [&]() {\n";
   if (nslots_ > 0)
     o << "    std::vector<float> scratch(" << nslots_ << " * row);  // row buffers\n";
   if (nstream_ > 0)
@@ -253,7 +258,9 @@ void CppRowEmitter::emit_scalars(int ready) {
 std::string CppRowEmitter::finish() {
   o_ << "    }\n";
   if (nstream_ > 0) o_ << "    if (nt) fx_fence();\n";
-  o_ << "  }\n}\n";
+  o_ << "  };\n";
+  o_ << "  if (threads > 1) {\n#pragma omp parallel num_threads(threads)\n    region();\n"
+        "  } else {\n    region();\n  }\n}\n";
   std::string src = o_.str();
   if (carry_input_ >= 0 && !carried_) {
     const std::string c = "t == carried_t ? carried_max : ";
