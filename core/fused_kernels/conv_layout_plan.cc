@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -186,6 +187,112 @@ std::map<ValueId, bool> nhwc_values(const Graph& g, const std::vector<Step>& ste
   return nhwc;
 }
 
+// A step's tensors that the plan may keep NHWC: a Conv's x, residual and output, a
+// pointwise+depthwise kernel's x and output, a MaxPool's, a Concat's or an elementwise
+// step's joined inputs and output, a GlobalAveragePool's input.
+std::vector<ValueId> layout_tensors(const std::vector<Step>& steps, const Candidates& c,
+                                    std::size_t i) {
+  std::vector<ValueId> t;
+  const auto& in = c.inputs[i];
+  if (c.prep[i]) {
+    t = {in[0], steps[i].outputs[0]};
+    if (c.prep[i]->sum_input >= 0) t.push_back(in[static_cast<std::size_t>(c.prep[i]->sum_input)]);
+  } else if (c.pwdw[i] || c.pool[i]) {
+    t = {in[0], steps[i].outputs[0]};
+  } else if (c.concat[i]) {
+    t = in;
+    t.push_back(steps[i].outputs[0]);
+  } else if (c.transparent[i]) {
+    for (std::size_t k : *c.transparent[i]) t.push_back(in[k]);
+    t.push_back(steps[i].outputs[0]);
+  } else if (c.global_pool[i]) {
+    t = {in[0]};
+  }
+  return t;
+}
+
+// The NHWC values joined through the steps that touch them (a Conv's input and output
+// are one component: changing one's layout moves a conversion into the Conv). A
+// component is kept only where it saves at least as many bytes of conversion as it
+// adds: a spatial or depthwise Conv (or pointwise+depthwise kernel) touching it saves
+// the tensors of it that the kernel reads or writes (on NCHW such a kernel reorders
+// them itself, or runs a slower loop), while a 1x1 Conv touching it, on NCHW one GEMM
+// either way, adds those of its own tensors left NCHW. So an island of NHWC between 1x1
+// Convs whose other sides stay NCHW (RegNet's block outputs between grouped Convs that
+// oneDNN runs blocked) goes back to NCHW instead of converting twice per block. Steps
+// that run on either layout (pools, Concats, elementwise steps) add nothing. A
+// component with a tensor of unknown size is kept. Dropped components take their
+// pools, Concats and elementwise joins with them.
+void drop_unprofitable_components(const Graph& g, const std::vector<Step>& steps, Candidates& c,
+                                  std::map<ValueId, bool>& nhwc) {
+  auto is = [&](ValueId v) {
+    auto it = nhwc.find(v);
+    return it != nhwc.end() && it->second;
+  };
+  std::map<ValueId, ValueId> parent;
+  std::function<ValueId(ValueId)> root = [&](ValueId v) {
+    auto it = parent.find(v);
+    if (it == parent.end() || it->second == v) return v;
+    return it->second = root(it->second);
+  };
+  std::vector<std::vector<ValueId>> tensors(steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    tensors[i] = layout_tensors(steps, c, i);
+    ValueId first = kNoValue;
+    for (ValueId v : tensors[i]) {
+      if (!is(v)) continue;
+      if (first == kNoValue) {
+        first = root(v);
+        parent.emplace(first, first);
+        continue;
+      }
+      const ValueId r = root(v);
+      if (r != first) parent[r] = first;
+    }
+  }
+  std::map<ValueId, int64_t> saved, added;  // bytes, by component root
+  std::set<ValueId> unknown;                // components with a tensor of unknown size
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (!c.prep[i] && !c.pwdw[i]) continue;
+    ValueId comp = kNoValue;
+    int64_t in = 0, out = 0;
+    bool sized = true;
+    for (ValueId v : tensors[i]) {
+      const auto bytes = g.value(v).byte_size();
+      sized = sized && bytes.has_value();
+      const int64_t b = bytes ? static_cast<int64_t>(*bytes) : 0;
+      if (is(v)) {
+        comp = root(v);
+        in += b;
+      } else {
+        out += b;
+      }
+    }
+    if (comp == kNoValue) continue;
+    if (!sized) unknown.insert(comp);
+    const bool native = c.pwdw[i] || c.prep[i]->group > 1 ||
+                        std::any_of(c.prep[i]->w_dims.begin() + 2, c.prep[i]->w_dims.end(),
+                                    [](int64_t k) { return k > 1; });
+    if (native)
+      saved[comp] += in;
+    else
+      added[comp] += out;
+  }
+  for (auto& [v, on] : nhwc) {
+    if (!on) continue;
+    const ValueId r = root(v);
+    if (!unknown.count(r) && added[r] > saved[r]) on = false;
+  }
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (!c.pool[i] && !c.concat[i] && !c.transparent[i]) continue;
+    if (std::all_of(tensors[i].begin(), tensors[i].end(), is)) continue;
+    c.pool[i].reset();
+    c.concat[i] = false;
+    c.transparent[i].reset();
+    c.scale[i].reset();
+  }
+}
+
 // Each candidate step's kernel for the layouts of its tensors (kept where it has them).
 void apply_layouts(const Graph& g, std::vector<Step>& steps, const Candidates& c,
                    const std::map<ValueId, bool>& nhwc) {
@@ -242,7 +349,8 @@ void apply_layouts(const Graph& g, std::vector<Step>& steps, const Candidates& c
 
 int plan_conv_layouts(const Graph& g, std::vector<Step>& steps) {
   Candidates c = find_candidates(g, steps);
-  const std::map<ValueId, bool> nhwc = nhwc_values(g, steps, c);
+  std::map<ValueId, bool> nhwc = nhwc_values(g, steps, c);
+  drop_unprofitable_components(g, steps, c, nhwc);
   int kept = 0;
   for (auto& [v, on] : nhwc) kept += on;
   apply_layouts(g, steps, c, nhwc);

@@ -5,7 +5,8 @@
 // Conv after it keep every tensor between them NHWC, and the fused program matches the
 // unfused runtime. A Concat that something else also reads leaves its tensors NCHW. A
 // squeeze-excitation Mul by a per-channel scale, a same-shape residual Add and a
-// GlobalAveragePool (nhwc_channel_ops.h) keep theirs NHWC too.
+// GlobalAveragePool (nhwc_channel_ops.h) keep theirs NHWC too. An NHWC island that only
+// 1x1 Convs touch goes back to NCHW.
 
 #include <gtest/gtest.h>
 
@@ -97,9 +98,10 @@ TEST(NhwcFire, AConcatAlsoReadElsewhereStaysNchw) {
   FusedProgram p = testing::post_op_program(g, fire_groups());
   std::vector<Step> steps = p.steps;
   // The Concat's output is a graph output: it and its inputs (expand1, expand3) stay
-  // NCHW; stem -> pool -> squeeze -> squeeze_relu and last -> GlobalAveragePool are
-  // still NHWC.
-  EXPECT_EQ(plan_conv_layouts(g, steps), 5);
+  // NCHW; stem -> pool -> squeeze -> squeeze_relu are still NHWC. last (a 1x1 Conv)
+  // would only convert the Concat's output to write NHWC for the GlobalAveragePool: it
+  // stays NCHW.
+  EXPECT_EQ(plan_conv_layouts(g, steps), 4);
   EXPECT_FALSE(is_nhwc_concat_kernel(step_named(steps, "cat").kernel.get()));
   std::map<std::string, Tensor> in{{"x", testing::random_tensor({1, 8, 14, 14}, 4)}};
   auto expected = Executor(g, ExecutorOptions{2}).run(in);
@@ -175,6 +177,42 @@ TEST(NhwcFire, SameShapeAddBetweenConvsKeepsTheirTensorsNhwc) {
   auto expected = Executor(g, ExecutorOptions{2}).run(in);
   Executor fused(g, p.steps, ExecutorOptions{2});
   testing::expect_two_runs_match(fused, in, expected, "add", 1e-3);
+}
+
+// Two RegNet-like blocks whose middle step is no layout candidate (a Softmax over
+// channels stands in for a grouped Conv that oneDNN runs blocked): b_k -> 1x1 a_k +
+// Relu -> Softmax -> 1x1 c_k + b_k + Relu -> b_k+1. b_1 alone could stay NHWC, but only
+// 1x1 Convs touch it, each then converting its other tensors: the island goes back to
+// NCHW (0 kept) instead of paying three conversions to save none.
+TEST(NhwcFire, AnIslandBetween1x1ConvsStaysNchw) {
+  GraphBuilder b;
+  const Shape s4 = Shape::of({1, 16, 10, 10});
+  ValueId v = b.input("x", {1, 16, 10, 10});
+  uint32_t seed = 60;
+  std::vector<FusionGroup> groups;
+  for (int k = 0; k < 2; ++k) {
+    const std::string n = std::to_string(k);
+    auto w = [&](const std::string& name) {
+      return b.constant(name, TensorData::from_floats({16, 16, 1, 1}, random_floats(256, seed++)));
+    };
+    auto a =
+        b.op("Relu", {b.op("Conv", {v, w("wa" + n)}, {}, "a" + n, s4)}, {}, "a" + n + "_relu", s4);
+    auto m = b.op("Softmax", {a}, {{"axis", int64_t{1}}}, "soft" + n, s4);
+    auto sum =
+        b.op("Add", {b.op("Conv", {m, w("wc" + n)}, {}, "c" + n, s4), v}, {}, "c" + n + "_add", s4);
+    v = b.op("Relu", {sum}, {}, "c" + n + "_relu", s4);
+    groups.push_back(testing::make_group("ga" + n, {"a" + n, "a" + n + "_relu"}));
+    groups.push_back(testing::make_group("gc" + n, {"c" + n, "c" + n + "_add", "c" + n + "_relu"}));
+  }
+  b.output(v);
+  const Graph g = b.build();
+  FusedProgram p = testing::post_op_program(g, groups);
+  std::vector<Step> steps = p.steps;
+  EXPECT_EQ(plan_conv_layouts(g, steps), 0);
+  std::map<std::string, Tensor> in{{"x", testing::random_tensor({1, 16, 10, 10}, 9)}};
+  auto expected = Executor(g, ExecutorOptions{2}).run(in);
+  Executor fused(g, p.steps, ExecutorOptions{2});
+  testing::expect_two_runs_match(fused, in, expected, "island", 1e-3);
 }
 
 TEST(NhwcFire, OnlyChannelConcatsOfRank4FloatsAreCandidates) {
