@@ -77,7 +77,10 @@ AutotuneCache AutotuneCache::open(const std::string& path) {
       if (e.contains("noise_us") && e["noise_us"].is_number())
         a.noise_us = e["noise_us"].get<double>();
       a.noise_measurements = e.value("noise_measurements", std::isnan(a.noise_us) ? 0 : 1);
-      a.diff_m2 = e.value("diff_m2", 0.0);
+      // Files written before the spread was kept: its differences' spread is unknown
+      // (NaN, and stays so), not zero.
+      a.diff_m2 =
+          e.contains("diff_m2") && e["diff_m2"].is_number() ? e["diff_m2"].get<double>() : NAN;
       a.pattern = e.value("pattern", "");
       a.model = e.value("model", "");
       entries[key] = a;
@@ -94,7 +97,7 @@ const AutotuneEntry* AutotuneCache::find(const std::string& signature) const {
 
 double AutotuneEntry::margin_us() const {
   double m = noise_us;
-  if (measurements >= 2) {
+  if (measurements >= 2 && !std::isnan(diff_m2)) {
     const double sd = std::sqrt(diff_m2 / (measurements - 1));
     m = std::isnan(m) ? sd : std::max(m, sd);
   }
@@ -128,9 +131,12 @@ void AutotuneCache::record(const std::string& signature, double unfused_us, doub
 void AutotuneCache::save() const {
   nlohmann::json groups = nlohmann::json::object();
   for (const auto& [key, e] : entries_) {
-    groups[key] = {{"unfused_us", e.unfused_us},     {"fused_us", e.fused_us},
-                   {"measurements", e.measurements}, {"diff_m2", e.diff_m2},
-                   {"pattern", e.pattern},           {"model", e.model}};
+    groups[key] = {{"unfused_us", e.unfused_us},
+                   {"fused_us", e.fused_us},
+                   {"measurements", e.measurements},
+                   {"pattern", e.pattern},
+                   {"model", e.model}};
+    if (!std::isnan(e.diff_m2)) groups[key]["diff_m2"] = e.diff_m2;
     if (!std::isnan(e.noise_us)) {
       groups[key]["noise_us"] = e.noise_us;
       groups[key]["noise_measurements"] = e.noise_measurements;
