@@ -227,7 +227,7 @@ void record_autotune(const ProfileCliOptions& o, const fx::BeforeAfterDocument& 
           !std::isfinite(g.after_us))
         continue;
       cache.record(fx::group_signature(m.graph, *group, threads), g.before_us, g.after_us,
-                   g.pattern, model);
+                   fx::measured_noise_us(d, g.nodes), g.pattern, model);
       ++n;
     }
     if (n == 0) return;

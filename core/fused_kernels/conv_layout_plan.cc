@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fused_kernels/conv_layout_plan.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
 
+#include "analysis/op_kind.h"
 #include "fused_kernels/conv_prep.h"
 #include "fused_kernels/fused_conv_kernel.h"
+#include "fused_kernels/nhwc_channel_ops.h"
+#include "fused_kernels/nhwc_concat.h"
 #include "fused_kernels/nhwc_max_pool.h"
 #include "fused_kernels/pointwise_depthwise_kernel.h"
 #include "runtime/kernel_registry.h"
@@ -26,19 +31,70 @@ struct Candidates {
   // Pointwise+depthwise kernels (pointwise_depthwise_kernel.h): NHWC in and out like a
   // fused Conv without a residual.
   std::vector<std::shared_ptr<const PointwiseDepthwisePrep>> pwdw;
+  // Concats over channels (nhwc_concat.h): every input and the output NHWC together.
+  std::vector<bool> concat;
+  // Elementwise steps (layout_transparent): their own kernel on either layout; the
+  // inputs listed and the output NHWC together.
+  std::vector<std::optional<std::vector<std::size_t>>> transparent;
+  // GlobalAveragePools (nhwc_channel_ops.h): read NHWC when their input is; the
+  // [N, C, 1, 1] output is the same memory either way.
+  std::vector<bool> global_pool;
+  // Muls by a per-channel scale (nhwc_channel_ops.h): the full-size input's index; its
+  // NHWC kernel replaces the step's, and `transparent` joins that input and the output.
+  std::vector<std::optional<int>> scale;
   std::vector<std::vector<ValueId>> inputs;
 };
+
+// A step whose nodes are all elementwise (with or without broadcasting, by op type),
+// whose one float32 output has a static shape, and whose inputs each have that shape
+// or hold one element: its kernel computes each output element from the same-index
+// elements (or the scalars), so it runs unchanged on NHWC memory. Returns the indices
+// of its full-shape inputs, which must share the output's layout; nullopt otherwise.
+// A per-channel operand (BatchNormalization's, a [C,1,1] Mul) broadcasts along C and
+// does not qualify.
+std::optional<std::vector<std::size_t>> layout_transparent(const Graph& g, const Step& s) {
+  if (s.outputs.size() != 1 || s.nodes.empty() || s.inputs.empty()) return std::nullopt;
+  for (NodeId id : s.nodes) {
+    const Node& n = g.node(id);
+    const OpClass k = classify_op(n.domain, n.op_type);
+    if (!k.known || (k.kind != OpKind::Elementwise && k.kind != OpKind::Broadcast) ||
+        n.op_type == "BatchNormalization" || n.op_type == "Cast" || n.op_type == "CastLike")
+      return std::nullopt;
+  }
+  const Value& out = g.value(s.outputs[0]);
+  if (out.dtype != DType::Float32 || !out.shape.is_static() || out.shape.rank() != 4)
+    return std::nullopt;
+  std::vector<std::size_t> full;
+  for (std::size_t i = 0; i < s.inputs.size(); ++i) {
+    if (s.inputs[i] == kNoValue) continue;
+    const Value& v = g.value(s.inputs[i]);
+    if (v.shape == out.shape && v.dtype == DType::Float32) {
+      full.push_back(i);
+      continue;
+    }
+    const auto numel = v.shape.numel();
+    if (!numel || *numel != 1) return std::nullopt;
+  }
+  if (full.empty()) return std::nullopt;
+  return full;
+}
 
 // The steps that can exchange NHWC tensors: fused Conv kernels, lone Conv nodes (no
 // epilogue to fuse, e.g. MobileNetV2's projections) adopted as fused Conv kernels
 // without post-ops so that they do not break a chain of NHWC tensors, and MaxPool nodes
-// whose input and output can both stay NHWC.
+// whose input and output can both stay NHWC, channel Concats whose inputs and output
+// can all stay NHWC, elementwise steps (a lone Relu, a generated Add+Relu) and Muls by a
+// per-channel scale whose full-shape inputs and output can, and GlobalAveragePools.
 Candidates find_candidates(const Graph& g, const std::vector<Step>& steps) {
   Candidates c;
   c.prep.resize(steps.size());
   c.pool.resize(steps.size());
   c.pwdw.resize(steps.size());
   c.inputs.resize(steps.size());
+  c.concat.resize(steps.size());
+  c.transparent.resize(steps.size());
+  c.global_pool.resize(steps.size());
+  c.scale.resize(steps.size());
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const Step& s = steps[i];
     c.inputs[i] = s.inputs;
@@ -58,8 +114,19 @@ Candidates find_candidates(const Graph& g, const std::vector<Step>& steps) {
         continue;
       }
       c.inputs[i] = cp->step_inputs;
+    } else if (is_nhwc_concat_candidate(g, s) &&
+               (is_nhwc_concat_kernel(s.kernel.get()) || !std::getenv("FX_CONV_PLAIN"))) {
+      c.concat[i] = true;
     } else if (is_nhwc_max_pool_kernel(s.kernel.get()) || !std::getenv("FX_CONV_PLAIN")) {
       c.pool[i] = nhwc_max_pool_geometry(g, s);
+    }
+    const bool other = !c.prep[i] && !c.pool[i] && !c.concat[i] && !std::getenv("FX_CONV_PLAIN");
+    if (other && is_nhwc_global_pool_candidate(g, s)) {
+      c.global_pool[i] = true;
+    } else if (other && (c.scale[i] = nhwc_channel_scale_input(g, s))) {
+      c.transparent[i] = std::vector<std::size_t>{static_cast<std::size_t>(*c.scale[i])};
+    } else if (other) {
+      c.transparent[i] = layout_transparent(g, s);
     }
     if (c.prep[i] && !c.prep[i]->channels_last) c.prep[i].reset();
   }
@@ -68,13 +135,14 @@ Candidates find_candidates(const Graph& g, const std::vector<Step>& steps) {
 
 // A value may stay NHWC when such a step produces it and every reader is such a step
 // that reads it as its x or its residual (the Sum operand). A MaxPool's input and output
-// are NHWC together or not at all (until nothing changes; a MaxPool left out is dropped
-// from `c`).
+// are NHWC together or not at all, and so are a Concat's inputs and output (until
+// nothing changes; a MaxPool or Concat left out is dropped from `c`).
 std::map<ValueId, bool> nhwc_values(const Graph& g, const std::vector<Step>& steps, Candidates& c) {
   std::set<ValueId> graph_outputs(g.outputs().begin(), g.outputs().end());
   std::map<ValueId, bool> nhwc;
   for (std::size_t i = 0; i < steps.size(); ++i)
-    if ((c.prep[i] || c.pool[i] || c.pwdw[i]) && !graph_outputs.count(steps[i].outputs[0]))
+    if ((c.prep[i] || c.pool[i] || c.pwdw[i] || c.concat[i] || c.transparent[i]) &&
+        !graph_outputs.count(steps[i].outputs[0]))
       nhwc[steps[i].outputs[0]] = true;
   for (std::size_t j = 0; j < steps.size(); ++j) {
     for (std::size_t i = 0; i < c.inputs[j].size(); ++i) {
@@ -82,7 +150,8 @@ std::map<ValueId, bool> nhwc_values(const Graph& g, const std::vector<Step>& ste
       if (it == nhwc.end()) continue;
       const bool layout_input =
           (c.prep[j] && (i == 0 || static_cast<int>(i) == c.prep[j]->sum_input)) ||
-          ((c.pool[j] || c.pwdw[j]) && i == 0);
+          ((c.pool[j] || c.pwdw[j] || c.global_pool[j]) && i == 0) || c.concat[j] ||
+          (c.transparent[j] && std::count(c.transparent[j]->begin(), c.transparent[j]->end(), i));
       if (!layout_input) it->second = false;
     }
   }
@@ -100,8 +169,128 @@ std::map<ValueId, bool> nhwc_values(const Graph& g, const std::vector<Step>& ste
       }
       c.pool[i].reset();
     }
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      if (!c.concat[i] && !c.transparent[i]) continue;
+      std::vector<ValueId> joined{steps[i].outputs[0]};
+      if (c.concat[i]) joined.insert(joined.end(), c.inputs[i].begin(), c.inputs[i].end());
+      if (c.transparent[i])
+        for (std::size_t k : *c.transparent[i]) joined.push_back(c.inputs[i][k]);
+      if (std::all_of(joined.begin(), joined.end(), is)) continue;
+      for (ValueId v : joined)
+        if (auto it = nhwc.find(v); it != nhwc.end()) it->second = false;
+      c.concat[i] = false;
+      c.transparent[i].reset();
+      c.scale[i].reset();
+      changed = true;
+    }
   }
   return nhwc;
+}
+
+// A step's tensors that the plan may keep NHWC: a Conv's x, residual and output, a
+// pointwise+depthwise kernel's x and output, a MaxPool's, a Concat's or an elementwise
+// step's joined inputs and output, a GlobalAveragePool's input.
+std::vector<ValueId> layout_tensors(const std::vector<Step>& steps, const Candidates& c,
+                                    std::size_t i) {
+  std::vector<ValueId> t;
+  const auto& in = c.inputs[i];
+  if (c.prep[i]) {
+    t = {in[0], steps[i].outputs[0]};
+    if (c.prep[i]->sum_input >= 0) t.push_back(in[static_cast<std::size_t>(c.prep[i]->sum_input)]);
+  } else if (c.pwdw[i] || c.pool[i]) {
+    t = {in[0], steps[i].outputs[0]};
+  } else if (c.concat[i]) {
+    t = in;
+    t.push_back(steps[i].outputs[0]);
+  } else if (c.transparent[i]) {
+    for (std::size_t k : *c.transparent[i]) t.push_back(in[k]);
+    t.push_back(steps[i].outputs[0]);
+  } else if (c.global_pool[i]) {
+    t = {in[0]};
+  }
+  return t;
+}
+
+// The NHWC values joined through the steps that touch them (a Conv's input and output
+// are one component: changing one's layout moves a conversion into the Conv). A
+// component is kept only where it saves at least as many bytes of conversion as it
+// adds: a spatial or depthwise Conv (or pointwise+depthwise kernel) touching it saves
+// the tensors of it that the kernel reads or writes (on NCHW such a kernel reorders
+// them itself, or runs a slower loop), while a 1x1 Conv touching it, on NCHW one GEMM
+// either way, adds those of its own tensors left NCHW. So an island of NHWC between 1x1
+// Convs whose other sides stay NCHW (RegNet's block outputs between grouped Convs that
+// oneDNN runs blocked) goes back to NCHW instead of converting twice per block. Steps
+// that run on either layout (pools, Concats, elementwise steps) add nothing. A
+// component with a tensor of unknown size is kept. Dropped components take their
+// pools, Concats and elementwise joins with them.
+void drop_unprofitable_components(const Graph& g, const std::vector<Step>& steps, Candidates& c,
+                                  std::map<ValueId, bool>& nhwc) {
+  auto is = [&](ValueId v) {
+    auto it = nhwc.find(v);
+    return it != nhwc.end() && it->second;
+  };
+  std::map<ValueId, ValueId> parent;
+  std::function<ValueId(ValueId)> root = [&](ValueId v) {
+    auto it = parent.find(v);
+    if (it == parent.end() || it->second == v) return v;
+    return it->second = root(it->second);
+  };
+  std::vector<std::vector<ValueId>> tensors(steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    tensors[i] = layout_tensors(steps, c, i);
+    ValueId first = kNoValue;
+    for (ValueId v : tensors[i]) {
+      if (!is(v)) continue;
+      if (first == kNoValue) {
+        first = root(v);
+        parent.emplace(first, first);
+        continue;
+      }
+      const ValueId r = root(v);
+      if (r != first) parent[r] = first;
+    }
+  }
+  std::map<ValueId, int64_t> saved, added;  // bytes, by component root
+  std::set<ValueId> unknown;                // components with a tensor of unknown size
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (!c.prep[i] && !c.pwdw[i]) continue;
+    ValueId comp = kNoValue;
+    int64_t in = 0, out = 0;
+    bool sized = true;
+    for (ValueId v : tensors[i]) {
+      const auto bytes = g.value(v).byte_size();
+      sized = sized && bytes.has_value();
+      const int64_t b = bytes ? static_cast<int64_t>(*bytes) : 0;
+      if (is(v)) {
+        comp = root(v);
+        in += b;
+      } else {
+        out += b;
+      }
+    }
+    if (comp == kNoValue) continue;
+    if (!sized) unknown.insert(comp);
+    const bool native = c.pwdw[i] || c.prep[i]->group > 1 ||
+                        std::any_of(c.prep[i]->w_dims.begin() + 2, c.prep[i]->w_dims.end(),
+                                    [](int64_t k) { return k > 1; });
+    if (native)
+      saved[comp] += in;
+    else
+      added[comp] += out;
+  }
+  for (auto& [v, on] : nhwc) {
+    if (!on) continue;
+    const ValueId r = root(v);
+    if (!unknown.count(r) && added[r] > saved[r]) on = false;
+  }
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (!c.pool[i] && !c.concat[i] && !c.transparent[i]) continue;
+    if (std::all_of(tensors[i].begin(), tensors[i].end(), is)) continue;
+    c.pool[i].reset();
+    c.concat[i] = false;
+    c.transparent[i].reset();
+    c.scale[i].reset();
+  }
 }
 
 // Each candidate step's kernel for the layouts of its tensors (kept where it has them).
@@ -117,7 +306,22 @@ void apply_layouts(const Graph& g, std::vector<Step>& steps, const Candidates& c
       s.kernel = make_nhwc_max_pool_kernel(*c.pool[i]);
       continue;
     }
-    if (is_nhwc_max_pool_kernel(s.kernel.get()))  // planned before, not now
+    if (c.concat[i]) {
+      if (!is_nhwc_concat_kernel(s.kernel.get())) s.kernel = make_nhwc_concat_kernel();
+      continue;
+    }
+    if (c.scale[i]) {
+      if (!is_nhwc_channel_scale_kernel(s.kernel.get()))
+        s.kernel = make_nhwc_channel_scale_kernel(*c.scale[i]);
+      continue;
+    }
+    if (c.global_pool[i] && is(c.inputs[i][0])) {
+      if (!is_nhwc_global_pool_kernel(s.kernel.get())) s.kernel = make_nhwc_global_pool_kernel();
+      continue;
+    }
+    // Planned before, not now.
+    if (is_nhwc_max_pool_kernel(s.kernel.get()) || is_nhwc_concat_kernel(s.kernel.get()) ||
+        is_nhwc_channel_scale_kernel(s.kernel.get()) || is_nhwc_global_pool_kernel(s.kernel.get()))
       s.kernel = make_kernel(g, g.node(s.nodes[0]));
     if (c.pwdw[i]) {
       bool x_now = false, out_now = false;
@@ -145,7 +349,8 @@ void apply_layouts(const Graph& g, std::vector<Step>& steps, const Candidates& c
 
 int plan_conv_layouts(const Graph& g, std::vector<Step>& steps) {
   Candidates c = find_candidates(g, steps);
-  const std::map<ValueId, bool> nhwc = nhwc_values(g, steps, c);
+  std::map<ValueId, bool> nhwc = nhwc_values(g, steps, c);
+  drop_unprofitable_components(g, steps, c, nhwc);
   int kept = 0;
   for (auto& [v, on] : nhwc) kept += on;
   apply_layouts(g, steps, c, nhwc);

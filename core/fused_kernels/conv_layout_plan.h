@@ -4,8 +4,14 @@
 // their input or residual) stays NHWC between them; it is converted only where
 // something else reads it (Flatten, a generated kernel, a graph output). A MaxPool
 // between such steps runs on NHWC too (nhwc_max_pool.h), and so do pointwise+depthwise
-// kernels (pointwise_depthwise_kernel.h). The tensor keeps its logical NCHW dims; only
-// its memory order differs.
+// kernels (pointwise_depthwise_kernel.h) and channel Concats joining such steps'
+// outputs (nhwc_concat.h: Inception and SqueezeNet blocks). Elementwise steps between
+// them (a Relu left unfused, a generated Add+Relu) pass NHWC through with their own
+// kernels when every input has the output's shape or is a scalar: such a kernel does
+// not see the memory order. Muls by a per-channel scale pass it through with a kernel
+// of their own, and GlobalAveragePools read it (nhwc_channel_ops.h: squeeze-excitation
+// blocks, classifier heads). The tensor keeps its logical NCHW dims; only its memory
+// order differs.
 
 #include <vector>
 

@@ -35,6 +35,16 @@ FX_CONV_CLONES void max_pool_nhwc_row(const float* img, float* out, int64_t C, i
   }
 }
 
+// As the runtime's MaxPool: with ceil_mode a last window that would start past the
+// input and its leading pad is dropped, so every window holds an input element.
+int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, bool ceil) {
+  const int64_t span = in + p0 + p1 - k;
+  if (span < 0) return 0;
+  int64_t out = (ceil ? (span + s - 1) / s : span / s) + 1;
+  if (ceil && (out - 1) * s >= in + p0) --out;
+  return out;
+}
+
 class NhwcMaxPoolKernel final : public Kernel {
  public:
   explicit NhwcMaxPoolKernel(PoolGeometry p) : p_(p) {}
@@ -44,8 +54,8 @@ class NhwcMaxPoolKernel final : public Kernel {
       throw Error("MaxPool step " + ctx.step_name() + ": unsupported input " + x.str());
     const auto& d = x.dims();
     const int64_t n = d[0], c = d[1], h = d[2], w = d[3];
-    const int64_t oh = (h + p_.pt + p_.pb - p_.kh) / p_.sh + 1,
-                  ow = (w + p_.pl + p_.pr - p_.kw) / p_.sw + 1;
+    const int64_t oh = out_size(h, p_.kh, p_.sh, p_.pt, p_.pb, p_.ceil),
+                  ow = out_size(w, p_.kw, p_.sw, p_.pl, p_.pr, p_.ceil);
     if (oh <= 0 || ow <= 0) throw Error("MaxPool step " + ctx.step_name() + ": empty output");
     Tensor& y = ctx.output(0, DType::Float32, {n, c, oh, ow});
     const float* xp = x.data<float>();
@@ -70,7 +80,7 @@ std::optional<PoolGeometry> nhwc_max_pool_geometry(const Graph& g, const Step& s
   auto st = n.attrs.get_ints("strides"), pads = n.attrs.get_ints("pads"),
        dil = n.attrs.get_ints("dilations");
   if (k.size() != 2 || n.attrs.get_string("auto_pad", "NOTSET") != "NOTSET" ||
-      n.attrs.get_int("ceil_mode", 0) != 0 || n.attrs.get_int("storage_order", 0) != 0)
+      n.attrs.get_int("storage_order", 0) != 0)
     return {};
   for (int64_t d : dil)
     if (d != 1) return {};
@@ -78,7 +88,9 @@ std::optional<PoolGeometry> nhwc_max_pool_geometry(const Graph& g, const Step& s
   if (pads.empty()) pads = {0, 0, 0, 0};
   if (st.size() != 2 || pads.size() != 4) return {};
   if (pads[0] >= k[0] || pads[1] >= k[1] || pads[2] >= k[0] || pads[3] >= k[1]) return {};
-  return PoolGeometry{k[0], k[1], st[0], st[1], pads[0], pads[1], pads[2], pads[3]};
+  return PoolGeometry{k[0],    k[1],    st[0],
+                      st[1],   pads[0], pads[1],
+                      pads[2], pads[3], n.attrs.get_int("ceil_mode", 0) != 0};
 }
 
 std::shared_ptr<Kernel> make_nhwc_max_pool_kernel(const PoolGeometry& p) {

@@ -15,10 +15,11 @@ namespace fx {
 
 struct PoolGeometry {
   int64_t kh, kw, sh, sw, pt, pl, pb, pr;
+  bool ceil = false;  // ceil_mode: a last, partial window where the input ends
 };
 
 // The geometry of a step that is a lone 2-D MaxPool this kernel runs (no auto_pad,
-// ceil_mode, storage_order or dilation; pads smaller than the window), or nullopt.
+// storage_order or dilation; pads smaller than the window), or nullopt.
 std::optional<PoolGeometry> nhwc_max_pool_geometry(const Graph& g, const Step& s);
 
 std::shared_ptr<Kernel> make_nhwc_max_pool_kernel(const PoolGeometry& p);

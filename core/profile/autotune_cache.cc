@@ -3,11 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "device/device_presets.h"
 #include "util/error.h"
@@ -72,6 +74,13 @@ AutotuneCache AutotuneCache::open(const std::string& path) {
       a.unfused_us = e.at("unfused_us").get<double>();
       a.fused_us = e.at("fused_us").get<double>();
       a.measurements = e.value("measurements", 1);
+      if (e.contains("noise_us") && e["noise_us"].is_number())
+        a.noise_us = e["noise_us"].get<double>();
+      a.noise_measurements = e.value("noise_measurements", std::isnan(a.noise_us) ? 0 : 1);
+      // Files written before the spread was kept: its differences' spread is unknown
+      // (NaN, and stays so), not zero.
+      a.diff_m2 =
+          e.contains("diff_m2") && e["diff_m2"].is_number() ? e["diff_m2"].get<double>() : NAN;
       a.pattern = e.value("pattern", "");
       a.model = e.value("model", "");
       entries[key] = a;
@@ -86,12 +95,34 @@ const AutotuneEntry* AutotuneCache::find(const std::string& signature) const {
   return it == entries_.end() ? nullptr : &it->second;
 }
 
+double AutotuneEntry::margin_us() const {
+  double m = noise_us;
+  if (measurements >= 2 && !std::isnan(diff_m2)) {
+    const double sd = std::sqrt(diff_m2 / (measurements - 1));
+    m = std::isnan(m) ? sd : std::max(m, sd);
+  }
+  return m;
+}
+
+bool AutotuneEntry::fused_slower() const {
+  const double m = margin_us();
+  return !std::isnan(m) && fused_us - unfused_us > m;
+}
+
 void AutotuneCache::record(const std::string& signature, double unfused_us, double fused_us,
-                           const std::string& pattern, const std::string& model) {
+                           double noise_us, const std::string& pattern, const std::string& model) {
   AutotuneEntry& e = entries_[signature];
   const double n = e.measurements;
+  // Welford's update of the differences' mean and squared deviations.
+  const double old_diff = e.fused_us - e.unfused_us, diff = fused_us - unfused_us;
   e.unfused_us = (e.unfused_us * n + unfused_us) / (n + 1);
   e.fused_us = (e.fused_us * n + fused_us) / (n + 1);
+  if (n > 0) e.diff_m2 += (diff - old_diff) * (diff - (e.fused_us - e.unfused_us));
+  if (!std::isnan(noise_us)) {
+    const double k = e.noise_measurements;
+    e.noise_us = k == 0 ? noise_us : (e.noise_us * k + noise_us) / (k + 1);
+    e.noise_measurements += 1;
+  }
   e.measurements += 1;
   e.pattern = pattern;
   e.model = model;
@@ -99,12 +130,18 @@ void AutotuneCache::record(const std::string& signature, double unfused_us, doub
 
 void AutotuneCache::save() const {
   nlohmann::json groups = nlohmann::json::object();
-  for (const auto& [key, e] : entries_)
+  for (const auto& [key, e] : entries_) {
     groups[key] = {{"unfused_us", e.unfused_us},
                    {"fused_us", e.fused_us},
                    {"measurements", e.measurements},
                    {"pattern", e.pattern},
                    {"model", e.model}};
+    if (!std::isnan(e.diff_m2)) groups[key]["diff_m2"] = e.diff_m2;
+    if (!std::isnan(e.noise_us)) {
+      groups[key]["noise_us"] = e.noise_us;
+      groups[key]["noise_measurements"] = e.noise_measurements;
+    }
+  }
   const nlohmann::json doc = {{"schema", kSchema}, {"fxc_version", kVersion}, {"groups", groups}};
   std::error_code ec;
   const std::filesystem::path p(path_);
@@ -119,6 +156,33 @@ void AutotuneCache::save() const {
   }
   std::filesystem::rename(tmp, path_, ec);
   if (ec) throw FileError(path_, "cannot write the autotune cache: " + ec.message());
+}
+
+namespace {
+
+// Over the kernels that run any of `members`: the sum of (q3 - median) when `upper`,
+// else of (median - q1); NaN when one lacks quartiles or none touches them.
+double half_widths(const std::vector<KernelRow>& kernels, const std::set<std::string>& members,
+                   bool upper) {
+  double sum = 0;
+  bool any = false;
+  for (const KernelRow& k : kernels) {
+    const bool touches = std::any_of(k.nodes.begin(), k.nodes.end(),
+                                     [&](const std::string& n) { return members.count(n) > 0; });
+    if (!touches) continue;
+    if (!k.has_quartiles() || std::isnan(k.median_us)) return NAN;
+    sum += std::max(0.0, upper ? k.q3_us - k.median_us : k.median_us - k.q1_us);
+    any = true;
+  }
+  return any ? sum : NAN;
+}
+
+}  // namespace
+
+double measured_noise_us(const BeforeAfterDocument& d, const std::vector<std::string>& nodes) {
+  const std::set<std::string> members(nodes.begin(), nodes.end());
+  return half_widths(d.before.kernels, members, /*upper=*/true) +
+         half_widths(d.after.kernels, members, /*upper=*/false);
 }
 
 std::string group_signature(const Graph& g, const FusionGroup& group, int threads) {
@@ -176,8 +240,10 @@ AutotuneVerdict reject_autotuned_slower(FusionPlan& plan, const Graph& g, int th
     slower.emplace_back(
         group.id,
         fmt::format("measured slower on this CPU (autotune cache): fused {:.1f} "
-                    "\u00b5s, apart {:.1f} \u00b5s ({} measurement{})",
-                    e->fused_us, e->unfused_us, e->measurements, e->measurements == 1 ? "" : "s"));
+                    "\u00b5s, apart {:.1f} \u00b5s, beyond its noise of {:.1f} \u00b5s ({} "
+                    "measurement{})",
+                    e->fused_us, e->unfused_us, e->margin_us(), e->measurements,
+                    e->measurements == 1 ? "" : "s"));
   }
   for (const auto& [id, reason] : slower)
     if (plan.reject(id, reason)) ++v.rejected;

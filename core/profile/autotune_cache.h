@@ -18,21 +18,40 @@
 // which inputs are constants, and the thread count, so the same block measured in one
 // model (or another export of it) counts in the next. Off switch: FX_AUTOTUNE_CACHE=off
 // (or 0): nothing is read or written.
+//
+// Noise: a group counts as slower fused only when the difference exceeds what the
+// measurements themselves say is noise: the members' and the fused kernel's run-to-run
+// spread (their quartiles' half-widths, measured_noise_us) and, once a group has been
+// measured more than once, the spread of its differences across measurements. A loaded
+// machine widens both, so it no longer turns a tie into "slower". An entry without any
+// spread (an older file) cannot tell, and the estimate decides.
 
+#include <cmath>
 #include <map>
 #include <string>
 
 #include "analysis/fusion_plan.h"
 #include "ir/graph.h"
+#include "profile/before_after_document.h"
 
 namespace fx {
 
 struct AutotuneEntry {
   double unfused_us = 0, fused_us = 0;  // means over the measurements
   int measurements = 0;
+  // The mean run-to-run noise of the measurements that had one (NaN: none had), and
+  // the running sum of squared deviations of (fused - unfused) across measurements.
+  double noise_us = NAN;
+  int noise_measurements = 0;
+  double diff_m2 = 0;
   std::string pattern, model;  // what was measured last (for people reading the file)
 
-  bool fused_slower() const { return fused_us > unfused_us; }
+  // The difference that counts as real: the larger of the run-to-run noise and the
+  // standard deviation of the differences across measurements; NaN when neither is
+  // known (one measurement without quartiles).
+  double margin_us() const;
+  // Fused slower by more than the margin; false when the margin is unknown.
+  bool fused_slower() const;
 };
 
 class AutotuneCache {
@@ -48,7 +67,9 @@ class AutotuneCache {
   const std::string& path() const { return path_; }
   std::size_t size() const { return entries_.size(); }
   const AutotuneEntry* find(const std::string& signature) const;
-  void record(const std::string& signature, double unfused_us, double fused_us,
+  // noise_us: this measurement's run-to-run noise of the difference (measured_noise_us),
+  // NaN when unknown.
+  void record(const std::string& signature, double unfused_us, double fused_us, double noise_us,
               const std::string& pattern, const std::string& model);
   // Writes the file (creating its folder); FileError naming it on failure.
   void save() const;
@@ -57,6 +78,14 @@ class AutotuneCache {
   std::string path_;
   std::map<std::string, AutotuneEntry> entries_;
 };
+
+// The run-to-run noise of a group's measured difference in a before/after result: over
+// the kernels that ran its members before, the upper half-width of their middle half
+// of runs (q3 - median), plus over the kernels that ran it after, the lower half-width
+// (median - q1). A fused median above the members' by more than this has its middle
+// half of runs wholly above theirs. NaN when a kernel lacks quartiles or none covers
+// the group.
+double measured_noise_us(const BeforeAfterDocument& d, const std::vector<std::string>& nodes);
 
 // The group's structural key (a pattern name and a hash of the structure above).
 std::string group_signature(const Graph& g, const FusionGroup& group, int threads);

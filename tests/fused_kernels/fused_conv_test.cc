@@ -352,7 +352,7 @@ TEST(FusedConvPointwise, PixelPartsMatchUnfused) {
 
 // A wide 1x1 convolution on a small map (MobileNetV2's features.18: 320 -> 1280 on 7x7)
 // runs as oneDNN matmuls over output-channel slices, each writing its columns into the
-// NHWC output in place: c0 (1x1 + Clip, NHWC out) -> c1 (1x1 to `oc` channels + Clip,
+// NHWC output in place: c0 (3x3 + Clip, NHWC out) -> c1 (1x1 to `oc` channels + Clip,
 // 512 KiB+ of weights). 1000 channels do not split at a multiple of 16 evenly (496 and
 // 504 columns on two threads; 336, 320, 344 on three), an 8x8 map is the largest this
 // path takes, and 480 -> 320 channels (160 a part, features.17's 960 -> 320 in
@@ -370,10 +370,14 @@ TEST(FusedConvPointwise, WideOutputChannelPartsMatchUnfused) {
     };
     auto lo = b.constant("lo", TensorData::from_floats({}, {0.f}));
     auto hi = b.constant("hi", TensorData::from_floats({}, {6.f}));
-    auto c0 = b.op("Conv", {x, wt("w0", {mid, 96, 1, 1}, 1), wt("b0", {mid}, 2)}, {}, "c0");
+    auto c0 = b.op("Conv", {x, wt("w0", {mid, 96, 3, 3}, 1), wt("b0", {mid}, 2)},
+                   {{"pads", Ints{1, 1, 1, 1}}}, "c0");
     auto a0 = b.op("Clip", {c0, lo, hi}, {}, "c0_clip");
     auto c1 = b.op("Conv", {a0, wt("w1", {oc, mid, 1, 1}, 3), wt("b1", {oc}, 4)}, {}, "c1");
-    b.output(b.op("Clip", {c1, lo, hi}, {}, "c1_clip"));
+    // c0 a 3x3 and c1's output read NHWC by a GlobalAveragePool: two 1x1 Convs
+    // between NCHW tensors would stay NCHW (no spatial Conv gains from conversions).
+    auto a1 = b.op("Clip", {c1, lo, hi}, {}, "c1_clip");
+    b.output(b.op("GlobalAveragePool", {a1}, {}, "gap"));
     Graph g = b.build();
     using testing::make_group;
     std::vector<FusionGroup> groups{make_group("g0", {"c0", "c0_clip"}),
@@ -382,7 +386,7 @@ TEST(FusedConvPointwise, WideOutputChannelPartsMatchUnfused) {
     for (int threads : {2, 3}) {
       FusedProgram p = testing::post_op_program(g, groups);
       std::vector<Step> steps = p.steps;
-      EXPECT_EQ(plan_conv_layouts(g, steps), 1);  // c0 -> c1 is NHWC
+      EXPECT_EQ(plan_conv_layouts(g, steps), 2);  // c0 -> c1 -> gap is NHWC
       auto expected = Executor(g, ExecutorOptions{threads}).run(in);
       Executor fused(g, p.steps, ExecutorOptions{threads});
       testing::expect_two_runs_match(
