@@ -300,29 +300,42 @@ void place_x(Layers& L, double node_sep) {
   for (std::size_t r = 0; r < L.order.size(); ++r) place_rank(L, r, true, true, node_sep);
 }
 
-// Builds cubic Bézier control points: straight runs and vertical S-curves.
+// Builds cubic Bézier control points: straight runs and vertical S-curves. Consecutive
+// vertical runs are one segment, so that an edge down a shared trunk costs a few points,
+// not a few per rank.
 class PathBuilder {
  public:
   explicit PathBuilder(Point start) { points_.push_back(start); }
   void line_to(Point q) {
     const Point p = points_.back();
     if (p.x == q.x && p.y == q.y) return;
-    points_.push_back({p.x + (q.x - p.x) / 3, p.y + (q.y - p.y) / 3});
-    points_.push_back({p.x + 2 * (q.x - p.x) / 3, p.y + 2 * (q.y - p.y) / 3});
-    points_.push_back(q);
+    if (vertical_run_ && p.x == q.x) {
+      points_.resize(points_.size() - 3);  // extend the run from its start
+      line_from(points_.back(), q);
+      return;
+    }
+    line_from(p, q);
+    vertical_run_ = p.x == q.x;
   }
   void curve_to(Point q) {
     const Point p = points_.back();
-    if (p.x == q.x && p.y == q.y) return;
+    if (p.x == q.x) return line_to(q);
     const double half = (q.y - p.y) / 2;
     points_.push_back({p.x, p.y + half});
     points_.push_back({q.x, q.y - half});
     points_.push_back(q);
+    vertical_run_ = false;
   }
   std::vector<Point> take() { return std::move(points_); }
 
  private:
+  void line_from(Point p, Point q) {
+    points_.push_back({p.x + (q.x - p.x) / 3, p.y + (q.y - p.y) / 3});
+    points_.push_back({p.x + 2 * (q.x - p.x) / 3, p.y + 2 * (q.y - p.y) / 3});
+    points_.push_back(q);
+  }
   std::vector<Point> points_;
+  bool vertical_run_ = false;
 };
 
 }  // namespace
@@ -366,45 +379,79 @@ LevelLayout layout_layered(const std::vector<Size>& boxes, const std::vector<Lay
     L.height[i] = std::max(1.0, boxes[i].height);
   }
 
-  // Long edges: one trunk of virtual nodes per source box, from the rank below it to the
-  // rank above its farthest consumer; trunk k sits at rank(source) + 1 + k.
-  std::vector<std::vector<int32_t>> targets(n);
-  for (const auto& [a, b] : dag) targets[std::size_t(a)].push_back(b);
-  std::vector<int32_t> first_virtual(n, -1);
+  // Long edges run through virtual nodes, shared: an edge joins the trunk of its source
+  // (from the rank below it down to its farthest reader) or, when its target gathers
+  // more long edges than its source sends, the trunk of its target (from the rank below
+  // its farthest producer down to it). A value read at every rank, and a Concat of
+  // values made at every rank, each cost one chain, not one per edge (which would be
+  // quadratic in the ranks).
+  std::vector<std::pair<int32_t, int32_t>> pairs = dag;
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  auto span_of = [&](const std::pair<int32_t, int32_t>& e) {
+    return L.rank[std::size_t(e.second)] - L.rank[std::size_t(e.first)];
+  };
+  std::vector<int32_t> long_out(n, 0), long_in(n, 0);
+  for (const auto& e : pairs)
+    if (span_of(e) > 1) ++long_out[std::size_t(e.first)], ++long_in[std::size_t(e.second)];
+  auto via_target = [&](const std::pair<int32_t, int32_t>& e) {
+    return long_in[std::size_t(e.second)] > long_out[std::size_t(e.first)];
+  };
+  // Source trunks reach down to out_reach - 1, target trunks up to in_reach + 1.
+  std::vector<int32_t> out_reach(n), in_reach(n);
+  for (std::size_t v = 0; v < n; ++v) out_reach[v] = in_reach[v] = L.rank[v];
+  for (const auto& e : pairs) {
+    if (span_of(e) <= 1) continue;
+    const auto a = std::size_t(e.first), b = std::size_t(e.second);
+    if (via_target(e))
+      in_reach[b] = std::min(in_reach[b], L.rank[a]);
+    else
+      out_reach[a] = std::max(out_reach[a], L.rank[b]);
+  }
+  std::vector<int32_t> first_out(n, -1), first_in(n, -1);
   L.up.resize(n);
   L.down.resize(n);
-  auto add_node = [&](int32_t rank) {
-    L.rank.push_back(rank);
-    L.width.push_back(0);
-    L.height.push_back(0);
-    L.up.emplace_back();
-    L.down.emplace_back();
-    return int32_t(L.rank.size() - 1);
-  };
   auto link = [&](int32_t a, int32_t b) {
     L.down[std::size_t(a)].push_back(b);
     L.up[std::size_t(b)].push_back(a);
   };
-  for (std::size_t a = 0; a < n; ++a) {
-    auto& t = targets[a];
-    std::sort(t.begin(), t.end());
-    t.erase(std::unique(t.begin(), t.end()), t.end());
-    const int32_t ra = L.rank[a];
-    int32_t farthest = ra;
-    for (int32_t b : t) farthest = std::max(farthest, L.rank[std::size_t(b)]);
-    if (farthest - ra > 1) {
-      first_virtual[a] = int32_t(L.rank.size());
-      int32_t previous = int32_t(a);
-      for (int32_t r = ra + 1; r < farthest; ++r) {
-        const int32_t v = add_node(r);
-        link(previous, v);
-        previous = v;
-      }
+  // A chain of virtual nodes on ranks [from, to), linked top to bottom; its first id.
+  auto add_chain = [&](int32_t from, int32_t to) {
+    const auto first = int32_t(L.rank.size());
+    for (int32_t r = from; r < to; ++r) {
+      L.rank.push_back(r);
+      L.width.push_back(0);
+      L.height.push_back(0);
+      L.up.emplace_back();
+      L.down.emplace_back();
+      if (r > from) link(int32_t(L.rank.size()) - 2, int32_t(L.rank.size()) - 1);
     }
-    for (int32_t b : t) {
-      const int32_t span = L.rank[std::size_t(b)] - ra;
-      link(span == 1 ? int32_t(a) : first_virtual[a] + span - 2, b);
+    return first;
+  };
+  for (std::size_t v = 0; v < n; ++v) {
+    const int32_t r = L.rank[v];
+    if (out_reach[v] - r > 1) {
+      first_out[v] = add_chain(r + 1, out_reach[v]);
+      link(int32_t(v), first_out[v]);
     }
+    if (r - in_reach[v] > 1) {
+      first_in[v] = add_chain(in_reach[v] + 1, r);
+      link(first_in[v] + (r - in_reach[v] - 2), int32_t(v));
+    }
+  }
+  // The virtual node an edge passes at rank r (between its ends).
+  auto virtual_at = [&](const std::pair<int32_t, int32_t>& e, int32_t r) {
+    const auto a = std::size_t(e.first), b = std::size_t(e.second);
+    return via_target(e) ? first_in[b] + (r - in_reach[b] - 1) : first_out[a] + (r - L.rank[a] - 1);
+  };
+  for (const auto& e : pairs) {
+    const int32_t span = span_of(e);
+    if (span == 1)
+      link(e.first, e.second);
+    else if (via_target(e))
+      link(e.first, virtual_at(e, L.rank[std::size_t(e.first)] + 1));
+    else
+      link(virtual_at(e, L.rank[std::size_t(e.second)] - 1), e.second);
   }
 
   int32_t ranks = 0;
@@ -453,26 +500,35 @@ LevelLayout layout_layered(const std::vector<Size>& boxes, const std::vector<Lay
     const double spread = std::min(0.6 * L.width[std::size_t(v)], 16.0 * double(nb.size() - 1));
     return x - spread / 2 + spread * double(k) / double(nb.size() - 1);
   };
+  // Where the straight part of a trunk through virtual node v ends: the last rank below
+  // it that the trunk passes at the same x. Edges jump along it, so that drawing an edge
+  // costs its bends, not its ranks.
+  std::vector<int32_t> run_end(L.size());
+  for (std::size_t v = L.size(); v-- > n;) {
+    const std::size_t next = v + 1;
+    const bool same_run =
+        next < L.size() && L.rank[next] == L.rank[v] + 1 && L.x[next] == L.x[v] &&
+        std::find(L.down[v].begin(), L.down[v].end(), int32_t(next)) != L.down[v].end();
+    run_end[v] = same_run ? run_end[next] : L.rank[v];
+  }
   for (std::size_t i = 0; i < edges.size(); ++i) {
     if (dag_of_edge[i] < 0) continue;
     const auto [a, b] = dag[std::size_t(dag_of_edge[i])];
     const int32_t ra = L.rank[std::size_t(a)], rb = L.rank[std::size_t(b)];
-    std::vector<int32_t> chain{a};
-    for (int32_t r = ra + 1; r < rb; ++r)
-      chain.push_back(first_virtual[std::size_t(a)] + r - ra - 1);
-    chain.push_back(b);
-
     const auto ua = std::size_t(a), ub = std::size_t(b);
-    const double start_x = port_x(a, chain[1], true);
+    const int32_t after_a = rb - ra > 1 ? virtual_at({a, b}, ra + 1) : b;
+    const int32_t before_b = rb - ra > 1 ? virtual_at({a, b}, rb - 1) : a;
+    const double start_x = port_x(a, after_a, true);
     PathBuilder path({start_x, centre_y(ua) + L.height[ua] / 2});
     path.line_to({start_x, rank_top[std::size_t(ra)] + rank_height[std::size_t(ra)]});
-    for (std::size_t k = 1; k + 1 < chain.size(); ++k) {
-      const auto v = std::size_t(chain[k]);
-      const auto r = std::size_t(L.rank[v]);
-      path.curve_to({L.x[v], rank_top[r]});
-      path.line_to({L.x[v], rank_top[r] + rank_height[r]});
+    for (int32_t r = ra + 1; r < rb;) {
+      const auto v = std::size_t(virtual_at({a, b}, r));
+      const auto last = std::size_t(std::min(run_end[v], rb - 1));
+      path.curve_to({L.x[v], rank_top[std::size_t(r)]});
+      path.line_to({L.x[v], rank_top[last] + rank_height[last]});
+      r = int32_t(last) + 1;
     }
-    const double end_x = port_x(b, chain[chain.size() - 2], false);
+    const double end_x = port_x(b, before_b, false);
     path.curve_to({end_x, rank_top[std::size_t(rb)]});
     path.line_to({end_x, centre_y(ub) - L.height[ub] / 2});
     EdgePath& e = out.edges[i];

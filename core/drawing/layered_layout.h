@@ -9,17 +9,21 @@
 //   ranks        longest path from the sources; a source is then moved down next to its
 //                first consumer, so that a constant read deep in the graph is not drawn
 //                at the top with an edge across the whole picture
-//   long edges   an edge over several ranks runs through one virtual node per rank; the
-//                edges that leave one box share their virtual nodes (a trunk), so a value
-//                read at every rank costs one chain, not one per reader
+//   long edges   an edge over several ranks runs through one virtual node per rank,
+//                shared: the edges that leave one box share a trunk, or, where a box
+//                gathers more long edges than their sources send, they share the trunk
+//                into it; a value read at every rank, and a Concat of values made at every
+//                rank, each cost one chain, not one per edge (quadratic in the ranks)
 //   order        barycenter sweeps down and up, a bounded number, keeping the order with
 //                the fewest crossings (counted exactly, n log n per pair of ranks)
-//   x            passes that pull each box to the weighted mean of its neighbours (edges
-//                between virtual nodes weigh most, so long edges run straight), each rank
-//                solved exactly under the order and the spacing (isotonic regression)
+//   x            passes that pull each box toward its neighbours in L1 (a weighted
+//                median; edges between virtual nodes weigh most, so long edges run
+//                straight), each rank solved exactly under the order and the spacing
+//                (isotonic regression)
 //   edges        vertical straight runs through the ranks they cross and S-curves in the
-//                gaps between ranks: no edge crosses a box; the ends of the edges of one
-//                box are spread along its top or bottom in the order of the other ends
+//                gaps between ranks (a straight run is one segment however many ranks it
+//                passes): no edge crosses a box; the ends of the edges of one box are
+//                spread along its top or bottom in the order of the other ends
 //
 // Same contract as layout_with_dot (drawing/graphviz_layout.h): centres, y down, edges as
 // cubic Bézier control points ending on the target box (has_arrow is false: the arrow

@@ -175,6 +175,25 @@ TEST(LayeredLayout, AValueReadAtManyRanksIsOneTrunk) {
   EXPECT_LT(l.size.width, 4 * 60.0);
 }
 
+TEST(LayeredLayout, ValuesMadeAtManyRanksGatheredByOneBoxShareItsTrunk) {
+  // Every box of a long chain also feeds the last one (a Concat of every step's output):
+  // without a shared trunk into the last box the level would be as wide as the chain is
+  // long, and the edges' points quadratic in it.
+  const int32_t n = 300;
+  std::vector<Size> boxes(std::size_t(n), Size{60, 30});
+  std::vector<LayoutEdge> edges;
+  for (int32_t i = 1; i < n; ++i) {
+    edges.push_back({i - 1, i});
+    if (i < n - 1) edges.push_back({i, n - 1});
+  }
+  const LevelLayout l = layout_layered(boxes, edges);
+  expect_invariants(boxes, edges, l, true);
+  expect_edges_clear_of_boxes(edges, l);
+  EXPECT_LT(l.size.width, 4 * 60.0);
+  // Down the straight trunk, an edge is a few segments however many ranks it passes.
+  for (const EdgePath& e : l.edges) EXPECT_LE(e.points.size(), 16u);
+}
+
 TEST(LayeredLayout, IsDeterministic) {
   std::vector<Size> boxes;
   std::vector<LayoutEdge> edges;
