@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "drawing/edge_router.h"
+#include "drawing/layered_layout.h"
 #include "util/stopwatch.h"
 
 namespace fx::drawing {
@@ -166,7 +167,7 @@ Size HierarchicalLayout::content_size(GroupId g, const Expansion& expansion, int
     std::vector<LayoutEdge> edges;
     edges.reserve(level.graph.edges.size());
     for (const auto& e : level.graph.edges) edges.push_back({e.from, e.to});
-    level.layout = layout_with_dot(sizes, edges);
+    level.layout = layout_level(sizes, edges);
     level.sizes = std::move(sizes);
     level.laid_out = true;
     ++laid_out;

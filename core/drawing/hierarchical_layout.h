@@ -2,12 +2,13 @@
 #pragma once
 // Lays out the expanded part of the hierarchy, one level at a time.
 //
-// Each open group's children are laid out by dot on their own (at most
-// ScopeTreeOptions::max_children boxes), an open child counting as one big box of the
+// Each open group's children are laid out on their own (at most
+// ScopeTreeOptions::max_children boxes; by dot, or by the layered layout when the level
+// is wide: drawing/layered_layout.h), an open child counting as one big box of the
 // size of its own layout. Levels are cached with the child sizes they were laid out
 // with, so expanding a group lays out that group and re-lays out only its ancestors
 // (whose child sizes changed); everything else is reused. Boxes are then placed at
-// absolute positions. Edges between two boxes of one level follow dot's splines;
+// absolute positions. Edges between two boxes of one level follow the level's paths;
 // edges into or out of an open group are drawn as direct connectors to the boxes
 // inside it.
 //
@@ -61,7 +62,7 @@ struct SceneEdge {
   std::vector<Point> points;  // cubic Bézier control points
   bool has_arrow = false;
   Point arrow_tip;
-  bool routed = false;  // true: a dot spline; false: a connector across group frames
+  bool routed = false;  // true: the level layout's path; false: a connector across frames
 };
 
 struct SceneLayout {
@@ -70,7 +71,7 @@ struct SceneLayout {
   std::vector<int32_t> box_of_node;   // NodeId -> closed scene box showing it
   std::vector<int32_t> box_of_group;  // GroupId -> scene box, -1 when not on screen
   Size size;
-  int levels_laid_out = 0;  // levels dot actually ran on (the rest came from the cache)
+  int levels_laid_out = 0;  // levels actually laid out (the rest came from the cache)
   double ms = 0;
 };
 

@@ -363,26 +363,23 @@ bool ScopeTree::split_by_structure(const Graph& graph, GroupId id, int max_child
     for (std::size_t i = starts[r]; i < starts[r + 1]; ++i) sig[r] = mix(sig[r], item_sig(kids[i]));
 
   // Units in order: repeated blocks, and plain regions of about sqrt(k) children (a
-  // level of about as many boxes as each box holds).
+  // level of about as many boxes as each box holds). Planned first, as region ranges,
+  // and made into groups only when there are several: wrapping moves the children into
+  // the new group, so a plan of one unit (a few small regions at the start, then one
+  // region without a cut point) must leave the level untouched, or the orphaned wrapper
+  // of every child would be split again, and again.
   const std::size_t target =
       std::clamp<std::size_t>(std::size_t(std::sqrt(double(k))), 2, std::size_t(max_children));
   constexpr std::size_t kMaxPeriod = 8;  // regions per repeated block (a layer's sublayers)
-  std::vector<Item> out;
-  auto span = [&](std::size_t r0, std::size_t r1) {
-    return std::vector<Item>(kids.begin() + long(starts[r0]), kids.begin() + long(starts[r1]));
+  struct Unit {
+    std::size_t r0, r1;      // regions [r0, r1)
+    std::size_t period = 0;  // > 0: repeated blocks of this many regions
   };
-  auto emit_plain = [&](std::size_t r0, std::size_t r1) {
-    if (r0 == r1) return;
-    std::vector<Item> items = span(r0, r1);
-    if (items.size() == 1) {
-      out.push_back(items.front());
-      return;
-    }
-    std::string name = ops_label(graph, items);
-    out.push_back(
-        {Item::Group, wrap(GroupKind::Artificial, std::move(name), id, std::move(items))});
+  std::vector<Unit> plan;
+  auto plan_plain = [&](std::size_t r0, std::size_t r1) {
+    if (r0 != r1) plan.push_back({r0, r1});
   };
-  std::size_t plain = 0;  // first region not yet emitted
+  std::size_t plain = 0;  // first region not yet planned
   for (std::size_t r = 0; r < m;) {
     // The shortest period that repeats is the block (a longer one would be several
     // blocks); a block of one child is not worth a box.
@@ -398,26 +395,46 @@ bool ScopeTree::split_by_structure(const Graph& graph, GroupId id, int max_child
     }
     if (best_c == 0) {
       ++r;
-      if (starts[r] - starts[plain] >= target) emit_plain(plain, r), plain = r;
+      if (starts[r] - starts[plain] >= target) plan_plain(plain, r), plain = r;
       continue;
     }
-    emit_plain(plain, r);
+    plan_plain(plain, r);
+    plan.push_back({r, r + best_p * best_c, best_p});
+    r += best_p * best_c;
+    plain = r;
+  }
+  plan_plain(plain, m);
+  if (plan.size() <= 1) return false;  // one unit is the group again
+
+  auto span = [&](std::size_t r0, std::size_t r1) {
+    return std::vector<Item>(kids.begin() + long(starts[r0]), kids.begin() + long(starts[r1]));
+  };
+  std::vector<Item> out;
+  for (const Unit& u : plan) {
+    if (u.period == 0) {
+      std::vector<Item> items = span(u.r0, u.r1);
+      if (items.size() == 1) {
+        out.push_back(items.front());
+        continue;
+      }
+      std::string name = ops_label(graph, items);
+      out.push_back(
+          {Item::Group, wrap(GroupKind::Artificial, std::move(name), id, std::move(items))});
+      continue;
+    }
     std::vector<Item> blocks;
-    for (std::size_t c = 0; c < best_c; ++c) {
-      std::vector<Item> items = span(r + c * best_p, r + (c + 1) * best_p);
+    for (std::size_t r = u.r0; r < u.r1; r += u.period) {
+      std::vector<Item> items = span(r, r + u.period);
       std::string name = ops_label(graph, items);
       blocks.push_back(
           {Item::Group, wrap(GroupKind::Artificial, std::move(name), kNoGroup, std::move(items))});
     }
+    const auto count = int32_t(blocks.size());
     const std::string name = "blocks of " + groups_[std::size_t(blocks.front().id)].name;
     const GroupId rep = wrap(GroupKind::Repeat, name, id, std::move(blocks));
-    groups_[std::size_t(rep)].repeat_count = int32_t(best_c);
+    groups_[std::size_t(rep)].repeat_count = count;
     out.push_back({Item::Group, rep});
-    r += best_p * best_c;
-    plain = r;
   }
-  emit_plain(plain, m);
-  if (out.size() <= 1) return false;  // one unit is the group again
   groups_[std::size_t(id)].children = std::move(out);
   return true;
 }

@@ -20,7 +20,7 @@
 //                      are regions between cut points; each is named by the ops it holds
 //                      ("Conv ×3 · Relu ×3 · Add"). A stretch without any cut point is
 //                      split into consecutive chunks named by their first and last node.
-//                      No level ever asks Graphviz for more than max_children boxes
+//                      No level is ever laid out with more than max_children boxes
 //
 // Children of every group are kept in topological order of their first node, so
 // chunks and runs follow the data flow. Qt-free; built once per loaded model.
@@ -61,9 +61,10 @@ struct Group {
 
 struct ScopeTreeOptions {
   // The most boxes one level shows flat: a scope-less model up to this size is drawn
-  // as one flat graph. Set from the measured layout and paint time of flat graphs
-  // (docs/benchmarks.md, "Flat graphs"); Model Explorer caps a level at 400-1,000.
-  int max_children = 1500;
+  // as one flat graph, as Netron draws it. Set from the measured layout and paint time
+  // of flat graphs with the layered layout (docs/benchmarks.md, "Flat graphs"); Model
+  // Explorer caps a level at 400-1,000.
+  int max_children = 5000;
   int min_repeats = 2;  // shortest run of identical blocks that is summarized
   bool fold_constants = true;
 };

@@ -81,4 +81,18 @@ inline Graph flat_residual_chain(int n) {
   return b.build();
 }
 
+// A scope-less level whose only cut points are at its start: a stem of `stem` ops, then
+// two branches of `branch` ops side by side (two tensors cross every boundary) merged by
+// an Add, as a detection head's box and score branches run.
+inline Graph stem_then_two_branches(int stem, int branch) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {1, 8});
+  for (int i = 0; i < stem; ++i) x = b.op(i % 2 ? "Sigmoid" : "Conv", {x});
+  ValueId l = x, r = x;
+  for (int i = 0; i < branch; ++i) l = b.op("Relu", {l});
+  for (int i = 0; i < branch; ++i) r = b.op("Tanh", {r});
+  b.output(b.op("Add", {l, r}));
+  return b.build();
+}
+
 }  // namespace fx::testing

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <ctime>
 #include <sstream>
 
 #include "graphs.h"
@@ -144,10 +145,12 @@ TEST(HierarchicalLayout, HundredThousandNodesFirstViewAndExpandAreFast) {
 }
 
 // A model without scopes is drawn flat up to the cap (ScopeTreeOptions::max_children):
-// its one level must lay out as fast as any other view. The figure goes to the log.
+// its one level, with residual skips, must lay out as fast as any other view (dot took
+// over two minutes on 4,000 such boxes). The figure goes to the log.
 TEST(HierarchicalLayout, AFlatScopeLessGraphAsWideAsTheCapLaysOutFast) {
   const int cap = ScopeTreeOptions{}.max_children;
-  Graph g = testing::flat_chain(cap);
+  ASSERT_GE(cap, 4000);  // "a few thousand" flat nodes
+  Graph g = testing::flat_residual_chain(cap);
   ScopeTree t(g);
   ASSERT_EQ(t.group(kRootGroup).children.size(), std::size_t(cap));  // flat
   HierarchicalLayout layout(g, t);
@@ -160,25 +163,44 @@ TEST(HierarchicalLayout, AFlatScopeLessGraphAsWideAsTheCapLaysOutFast) {
   EXPECT_LT(ms, 3000);
 }
 
-// How layout time grows with a flat level (docs/benchmarks.md "Flat graphs"): scope-less
-// chains with residual branches, forced flat at each size. FX_FLAT_SIZES="1000 2000 4000
-// 8000" measures those; by default one small size keeps the test short. Figures go to the log.
+// How layout time grows with a flat level (docs/benchmarks.md "Flat graphs",
+// bench/steps/61_flat_graphs.sh): scope-less chains with residual branches, forced flat
+// at each size. FX_FLAT_SIZES="1000 2000 4000 8000" measures those; by default one small
+// size keeps the test short. FX_FLAT_DOT_UP_TO=N also times Graphviz dot on the same
+// level for sizes up to N, for comparison. Figures (wall and process CPU time, the
+// machine being shared) go to the log.
 TEST(HierarchicalLayout, FlatLevelsOfSeveralSizesLayOutWhole) {
   std::vector<int> sizes;
   std::istringstream in(std::getenv("FX_FLAT_SIZES") ? std::getenv("FX_FLAT_SIZES") : "500");
   for (int n; in >> n;) sizes.push_back(n);
   ASSERT_FALSE(sizes.empty());
+  const int dot_up_to =
+      std::getenv("FX_FLAT_DOT_UP_TO") ? std::atoi(std::getenv("FX_FLAT_DOT_UP_TO")) : 0;
+  auto cpu_ms = [] { return 1000.0 * double(std::clock()) / CLOCKS_PER_SEC; };
   for (int n : sizes) {
     Graph g = testing::flat_residual_chain(n);
     ScopeTree t(g, {.max_children = n});
     ASSERT_EQ(t.group(kRootGroup).children.size(), std::size_t(n));  // flat
     HierarchicalLayout layout(g, t);
     Stopwatch watch;
+    const double cpu0 = cpu_ms();
     SceneLayout flat = layout.compute(Expansion(t.group_count()));
-    const double ms = watch.elapsed_ms();
+    const double ms = watch.elapsed_ms(), cpu = cpu_ms() - cpu0;
     expect_sane(flat);
     EXPECT_EQ(flat.boxes.size(), std::size_t(n));
-    std::printf("flat level with residual branches: %d nodes laid out in %.0f ms\n", n, ms);
+    std::printf("flat level with residual branches: %d nodes laid out in %.0f ms (cpu %.0f ms)\n",
+                n, ms, cpu);
+    if (n > dot_up_to) continue;
+    const LevelGraph level = level_graph(g, t, kRootGroup);
+    std::vector<Size> boxes;
+    for (const Item& item : level.items) boxes.push_back(box_size(box_lines(g, t, item), {}));
+    std::vector<LayoutEdge> edges;
+    for (const auto& e : level.edges) edges.push_back({e.from, e.to});
+    watch.restart();
+    const double dot_cpu0 = cpu_ms();
+    layout_with_dot(boxes, edges);
+    std::printf("flat level with residual branches: %d nodes, Graphviz dot %.0f ms (cpu %.0f ms)\n",
+                n, watch.elapsed_ms(), cpu_ms() - dot_cpu0);
   }
 }
 

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <set>
 
@@ -172,6 +176,37 @@ TEST(ScopeTree, NestsArtificialGroupsWhenChunksAlsoExceedTheCap) {
   expect_partition(g, t);
   for (const Group& grp : t.groups()) EXPECT_LE(grp.children.size(), 10u);
   EXPECT_GE(t.depth(), 3);
+}
+
+// A level whose only cut points are at its start, the rest one region without any (two
+// branches up to their merge): splitting by structure plans a single unit and must leave
+// the level as it was for the chunking. It used to wrap every child into a group that it
+// then dropped, still holding them; that orphan was over the cap, split the same way,
+// and so on without end (the explorer never finished opening
+// ssdlite320_mobilenet_v3_large). In a child process with an alarm, so that the old
+// behaviour fails the test instead of hanging it.
+TEST(ScopeTree, ALevelWithOneRegionWithoutCutPointsIsChunkedOnce) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const Graph g = testing::stem_then_two_branches(2, 150);
+  ASSERT_EXIT(
+      {
+        alarm(20);
+        ScopeTree t(g, {.max_children = 100});
+        std::_Exit(t.group_count() > 0 ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+  ScopeTree t(g, {.max_children = 100});
+  expect_partition(g, t);
+  // Every group hangs in the tree: none was left behind by a split that was undone.
+  for (GroupId id = 1; id < GroupId(t.group_count()); ++id) {
+    const Group& grp = t.group(id);
+    ASSERT_NE(grp.parent, kNoGroup) << grp.name;
+    const auto& siblings = t.group(grp.parent).children;
+    EXPECT_NE(std::find(siblings.begin(), siblings.end(), Item{Item::Group, id}), siblings.end())
+        << grp.name;
+  }
+  for (const Group& grp : t.groups()) EXPECT_LE(grp.children.size(), 100u) << grp.name;
+  EXPECT_LE(t.group_count(), 10u);  // the root and a few chunks
 }
 
 TEST(ScopeTree, MergesAGroupThatHoldsOnlyOneGroup) {
