@@ -45,7 +45,7 @@ constexpr Registration kRegistrations[] = {
     {"control flow", register_control_flow_kernels, false},
     {"math", register_math_kernels, true},
     {"signal", register_signal_kernels, true},
-    {"sampling", register_sampling_kernels, false},
+    {"sampling", register_sampling_kernels, true},
     {"random", register_random_kernels, true},
     {"string", register_string_kernels, true},
     {"einsum", register_einsum_kernels, true},
