@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "ir/dtype.h"
 #include "ir/graph_builder.h"
+#include "op_probes.h"
 #include "runtime/executor.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/kernel_speed.h"
@@ -24,44 +25,25 @@ constexpr fx::DType kProbeTypes[] = {fx::DType::Float32,  fx::DType::Float64, fx
                                      fx::DType::BFloat16, fx::DType::Int8,    fx::DType::UInt8,
                                      fx::DType::Int16,    fx::DType::UInt16,  fx::DType::Int32,
                                      fx::DType::UInt32,   fx::DType::Int64,   fx::DType::UInt64,
-                                     fx::DType::Bool};
-
-// A tensor of ones of type t: a value every op takes (no division by zero, a valid
-// shape, index and count).
-fx::Tensor ones(fx::DType t, const std::vector<int64_t>& dims) {
-  fx::Tensor v(t, dims);
-  const std::size_t es = fx::dtype_size(t);
-  unsigned char one[8] = {};
-  switch (t) {
-    case fx::DType::Float32: {
-      const float f = 1;
-      std::memcpy(one, &f, 4);
-      break;
-    }
-    case fx::DType::Float64: {
-      const double d = 1;
-      std::memcpy(one, &d, 8);
-      break;
-    }
-    case fx::DType::Float16: one[1] = 0x3c; break;
-    case fx::DType::BFloat16:
-      one[1] = 0x3f;
-      one[0] = 0x80;
-      break;
-    default: one[0] = 1; break;  // little-endian integers and bool
-  }
-  for (int64_t i = 0; i < v.numel(); ++i)
-    std::memcpy(static_cast<unsigned char*>(v.raw()) + i * es, one, es);
-  return v;
-}
+                                     fx::DType::Bool,     fx::DType::String};
 
 // Whether `op` runs without attributes on 1 to 3 inputs of ones, all of one shape
 // ([2], [2, 2] or [1, 1, 2, 2]: elementwise, matrix and image ops), whose data input is
 // of type `t`: every input of type t, or the first of type t and the rest int64 (indices,
 // shapes, axes), or the first bool and the rest of type t (a condition). Found by
-// running the kernel; an op that needs more (attributes, inputs of other shapes) is not
-// probed.
+// running the kernel. An op that needs more (attributes, inputs of other shapes, index
+// values, sequences, subgraphs) runs in the small graph op_probes.cc writes for it.
 bool probe(const std::string& op, fx::DType t) {
+  if (const ProbeRecipe* recipe = find_probe_recipe(op)) {
+    try {
+      ProbeCase c = (*recipe)(t);
+      fx::Executor ex(c.graph, fx::ExecutorOptions{1});
+      ex.run(c.feeds);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
   const std::vector<std::vector<int64_t>> shapes = {{2}, {2, 2}, {1, 1, 2, 2}};
   enum Mix { Same, TailInt64, HeadBool };
   for (const auto& dims : shapes)
@@ -78,7 +60,7 @@ bool probe(const std::string& op, fx::DType t) {
             if (mix == HeadBool && i == 0) ti = fx::DType::Bool;
             const std::string name = "x" + std::to_string(i);
             ids.push_back(b.input(name, dims, ti));
-            feeds[name] = ones(ti, dims);
+            feeds[name] = probe_ones(ti, dims);
           }
           b.output(b.op(op, ids));
           fx::Executor ex(b.build(), fx::ExecutorOptions{1});
@@ -116,16 +98,19 @@ int print_ops(bool markdown) {
       "Types are found by running each operator without attributes on one to three\n"
       "inputs of ones of one shape ([2], [2, 2] or [1, 1, 2, 2]) whose data input is of\n"
       "that type (the others of it too, or int64 indices, or a bool condition first); an\n"
-      "operator that needs more (attributes, inputs of other shapes) shows none.\n"
+      "operator that needs more (attributes, inputs of other shapes or values, sequences,\n"
+      "subgraphs) runs in a small graph written for it (app/fxc/op_probes.cc). For Cast the\n"
+      "types are its input's; for the windows and MelWeightMatrix, the output_datatype.\n"
       "float16 and bfloat16 are stored at 2 bytes and computed in float32 by every kernel\n"
       "without a half path (runtime/half_adapter.h).\n\n"
       "## Data types\n\n"
       "| Type | Bytes | Operators that take it (probed) |\n|---|---|---|\n");
   for (fx::DType t : kProbeTypes) {
-    std::printf("| %s | %zu | %d |\n", std::string(fx::dtype_name(t)).c_str(), fx::dtype_size(t),
+    const std::string bytes =
+        t == fx::DType::String ? "its length" : std::to_string(fx::dtype_size(t));
+    std::printf("| %s | %s | %d |\n", std::string(fx::dtype_name(t)).c_str(), bytes.c_str(),
                 per_type[t]);
   }
-  std::printf("| string | - | 0 (not supported by the runtime) |\n");
   int reference = 0;
   for (const auto& s : speeds) reference += s.speed == fx::KernelSpeed::Reference;
   std::printf(

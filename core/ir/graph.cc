@@ -11,6 +11,9 @@
 namespace fx {
 
 std::optional<int64_t> Value::byte_size() const {
+  // A string's size is its length: known only for a constant.
+  if (dtype == DType::String)
+    return data ? std::optional<int64_t>(static_cast<int64_t>(data->byte_size())) : std::nullopt;
   auto n = shape.numel();
   std::size_t es = dtype_size(dtype);
   if (!n || es == 0) return std::nullopt;

@@ -47,6 +47,19 @@ std::shared_ptr<TensorData> TensorData::from_int64s(std::vector<int64_t> dims,
   return owned(DType::Int64, std::move(dims), std::move(b));
 }
 
+std::shared_ptr<TensorData> TensorData::from_strings(std::vector<int64_t> dims,
+                                                     std::vector<std::string> values) {
+  auto t = std::make_shared<TensorData>();
+  t->dtype_ = DType::String;
+  t->dims_ = std::move(dims);
+  if (static_cast<int64_t>(values.size()) != t->numel())
+    throw Error("string tensor of " + std::to_string(t->numel()) + " elements given " +
+                std::to_string(values.size()) + " strings");
+  for (const auto& v : values) t->length_ += v.size();
+  t->strings_ = std::move(values);
+  return t;
+}
+
 int64_t TensorData::numel() const {
   int64_t n = 1;
   for (int64_t d : dims_) n *= d;
@@ -54,6 +67,7 @@ int64_t TensorData::numel() const {
 }
 
 std::span<const std::byte> TensorData::bytes() const {
+  if (dtype_ == DType::String) return {};
   if (file_) return file_->bytes().subspan(offset_, length_);
   return {owned_.data(), owned_.size()};
 }

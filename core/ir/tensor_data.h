@@ -29,6 +29,10 @@ class TensorData {
                                                  const std::vector<float>& values);
   static std::shared_ptr<TensorData> from_int64s(std::vector<int64_t> dims,
                                                  const std::vector<int64_t>& values);
+  // A string tensor (dtype String): its elements are held as strings, not bytes;
+  // byte_size() is their total length.
+  static std::shared_ptr<TensorData> from_strings(std::vector<int64_t> dims,
+                                                  std::vector<std::string> values);
 
   DType dtype() const { return dtype_; }
   const std::vector<int64_t>& dims() const { return dims_; }
@@ -36,7 +40,9 @@ class TensorData {
   std::size_t byte_size() const { return length_; }
   // True when the bytes are still in a file mapping (not copied).
   bool is_file_backed() const { return file_ != nullptr; }
-  // Little-endian raw bytes, numel() * dtype_size() of them.
+  // A string tensor's elements (empty for other types).
+  const std::vector<std::string>& strings() const { return strings_; }
+  // Little-endian raw bytes, numel() * dtype_size() of them (none for strings).
   std::span<const std::byte> bytes() const;
 
   template <class T>
@@ -52,6 +58,7 @@ class TensorData {
   DType dtype_ = DType::Undefined;
   std::vector<int64_t> dims_;
   std::vector<std::byte> owned_;
+  std::vector<std::string> strings_;
   std::shared_ptr<const MappedFile> file_;
   std::size_t offset_ = 0;
   std::size_t length_ = 0;

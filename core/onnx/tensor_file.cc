@@ -19,7 +19,8 @@ std::shared_ptr<TensorData> read_tensor_file(const std::string& path, std::strin
   onnx::TensorProto proto;
   if (!proto.ParseFromString(buf.str())) throw FileError(path, "not a serialized onnx TensorProto");
   if (name) *name = proto.name();
-  if (!dtype_is_valid(proto.data_type()) || dtype_size(static_cast<DType>(proto.data_type())) == 0) {
+  const auto dtype = static_cast<DType>(proto.data_type());
+  if (!dtype_is_valid(proto.data_type()) || (dtype_size(dtype) == 0 && dtype != DType::String)) {
     throw FileError(path, "unsupported tensor data type " + std::to_string(proto.data_type()));
   }
   auto no_external = [&path](const std::string& loc) -> std::shared_ptr<const MappedFile> {

@@ -67,8 +67,15 @@ std::shared_ptr<TensorData> tensor_from_proto(const onnx::TensorProto& t, const 
   std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
   const int64_t numel = checked_numel(dims, where, what);
   if (dtype == DType::String) {
-    // Strings are kept as the count only; no kernel here computes on them.
-    return TensorData::owned(dtype, std::move(dims), {});
+    if (t.data_location() == onnx::TensorProto::EXTERNAL || t.has_raw_data())
+      throw FileError(where, what +
+                                 " is a string tensor stored as raw or external bytes "
+                                 "(ONNX keeps strings in string_data)");
+    if (t.string_data_size() != numel)
+      throw FileError(where, what + " declares " + std::to_string(numel) + " strings but holds " +
+                                 std::to_string(t.string_data_size()));
+    return TensorData::from_strings(std::move(dims),
+                                    {t.string_data().begin(), t.string_data().end()});
   }
   auto check_size = [&](std::size_t bytes) { check_data_size(numel, dtype, bytes, where, what); };
 
@@ -123,6 +130,10 @@ void tensor_to_proto(const TensorData& data, const std::string& name, onnx::Tens
   out.set_name(name);
   out.set_data_type(static_cast<int32_t>(data.dtype()));
   for (int64_t d : data.dims()) out.add_dims(d);
+  if (data.dtype() == DType::String) {
+    for (const auto& v : data.strings()) out.add_string_data(v);
+    return;
+  }
   auto b = data.bytes();
   out.set_raw_data(reinterpret_cast<const char*>(b.data()), b.size());
 }

@@ -105,6 +105,10 @@ class StepContext final : public KernelContext {
   int num_outputs() const override { return static_cast<int>(step_.outputs.size()); }
   Tensor& output(int i, DType dtype, const std::vector<int64_t>& dims) override {
     ValueId v = value_of_output(i);
+    if (dtype == DType::String) {  // strings own their elements: no arena slot
+      values_[static_cast<std::size_t>(v)] = Tensor(dtype, dims);
+      return values_[static_cast<std::size_t>(v)];
+    }
     int64_t n = dims_numel(dims);
     std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(dtype);
     int slot = plan_.slot_of_value[static_cast<std::size_t>(v)];
@@ -125,6 +129,10 @@ class StepContext final : public KernelContext {
     ValueId v = value_of_output(i);
     if (dims_numel(dims) != src.numel()) {
       throw Error("cannot view " + src.str() + " as " + dims_str(dims));
+    }
+    if (src.is_string()) {  // share the elements' owner
+      values_[static_cast<std::size_t>(v)] = src.reshaped(dims);
+      return;
     }
     values_[static_cast<std::size_t>(v)].reset_view(src.dtype(), dims,
                                                     const_cast<void*>(src.raw()));

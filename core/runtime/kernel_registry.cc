@@ -47,6 +47,7 @@ constexpr Registration kRegistrations[] = {
     {"signal", register_signal_kernels, true},
     {"sampling", register_sampling_kernels, true},
     {"random", register_random_kernels, true},
+    {"string", register_string_kernels, true},
     {"einsum", register_einsum_kernels, true},
 };
 
@@ -133,6 +134,12 @@ std::shared_ptr<Kernel> make_kernel(const Graph& graph, const Node& node, int64_
   }
   if (key == "RoiAlign" && opset > 0 && opset < 16) key += kLegacyOpsetSuffix;
   if (key == "PRelu" && opset > 0 && opset < 7) key += kLegacyOpsetSuffix;
+  if (!takes_strings(node.op_type))
+    for (ValueId v : node.inputs)
+      if (v != kNoValue && graph.value(v).kind == ValueKind::Tensor &&
+          graph.value(v).dtype == DType::String)
+        throw Error(node.op_type + " node '" + node.name +
+                    "': string tensors are not supported by " + node.op_type + " here");
   try {
     auto kernel = table().at(key)(graph, node);
     if (touches_half(graph, node))

@@ -64,5 +64,10 @@ void register_sampling_kernels(KernelTable& t);
 void register_random_kernels(KernelTable& t);
 void register_einsum_kernels(KernelTable& t);
 void register_control_flow_kernels(KernelTable& t);
+void register_string_kernels(KernelTable& t);  // after shape's: wraps Cast and CastLike
+
+// Whether op_type's kernel takes string tensors (string_kernels.cc); make_kernel refuses
+// a declared string input to any other op instead of letting it read no bytes.
+bool takes_strings(const std::string& op_type);
 
 }  // namespace fx

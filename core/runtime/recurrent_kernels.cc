@@ -9,9 +9,15 @@
 // streaming speech models, else an sgemm). What is left per step is
 // O(gates * hidden) of elementwise work. With several threads, each owns a slice of
 // the hidden units for the whole sequence and the steps go in lockstep
-// (runtime/lockstep.h). oneDNN's RNN primitives did this before: their OpenMP team
-// meets at a barrier inside every step, and under OMP_WAIT_POLICY=passive (or a loaded
-// machine) each such barrier is a sleep and a wake-up, which cost more than the step.
+// (runtime/lockstep.h).
+//
+// LSTM and GRU layers that oneDNN's RNN primitives fit (runtime/recurrent_dnnl.h:
+// constant weights, default activations, no clip, input_forget or per-batch sequence
+// lengths, layout 0) can run there instead; which of the two runs is measured on the
+// machine (runtime/recurrent_path.h), since oneDNN's per-step OpenMP barrier wins or
+// loses with the machine's wait policy and load. RNN cells always run here: oneDNN's
+// vanilla cell would fit those with one Tanh, Relu or Sigmoid, but no corpus model has
+// an RNN node to measure it on, so it is not wired up.
 
 #include <oneapi/dnnl/dnnl.h>
 
@@ -19,6 +25,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <variant>
 
 #include "runtime/fast_math.h"
@@ -26,6 +33,8 @@
 #include "runtime/kernel_registry.h"
 #include "runtime/kernel_util.h"
 #include "runtime/lockstep.h"
+#include "runtime/recurrent_dnnl.h"
+#include "runtime/recurrent_path.h"
 
 namespace fx {
 namespace {
@@ -238,7 +247,25 @@ int recurrent_slices(int threads, int64_t batch, int64_t gh, int64_t hs) {
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({threads, by_work, by_lanes})));
 }
 
-void run_recurrent(KernelContext& ctx, const Spec& s) {
+void run_plain(KernelContext& ctx, const Spec& s, const std::vector<int64_t>& lens, float* y,
+               float* yh, float* yc);
+
+bool default_activations(const Spec& s) {
+  for (std::size_t i = 0; i < s.acts.size(); ++i) {
+    const Act want = i % activation_count(s.cell) == 0 ? Act::Sigmoid : Act::Tanh;
+    if (s.acts[i].kind != want) return false;
+  }
+  return true;
+}
+
+// Whether oneDNN's cells compute the node: LSTM or GRU (either linear_before_reset)
+// with nothing they lack (see recurrent_dnnl.h); the run adds whole sequences.
+bool onednn_fits(const Spec& s) {
+  return s.cell != Cell::Rnn && s.clip <= 0 && !s.input_forget && s.layout == 0 && s.hidden > 0 &&
+         default_activations(s);
+}
+
+void run_recurrent(KernelContext& ctx, const Spec& s, DnnlRnn* dnnl) {
   const Tensor& x = ctx.in(0);
   const Tensor& w = ctx.in(1);
   const Tensor& r = ctx.in(2);
@@ -287,6 +314,50 @@ void run_recurrent(KernelContext& ctx, const Spec& s) {
                   : nullptr;
   if (s.has_out[2] && s.cell != Cell::Lstm)
     throw Error(std::string(cell_name(s.cell)) + " has two outputs");
+
+  // oneDNN runs whole sequences only (no per-batch lengths). Weights that are not
+  // constants are converted for it on every run, which the measurement then counts.
+  if (onednn_fits(s) && seq * batch > 0 &&
+      std::all_of(lens.begin(), lens.end(), [&](int64_t l) { return l == seq; })) {
+    std::string variant = peep ? "peepholes" : "";
+    if (s.cell == Cell::Gru && s.linear_before_reset) variant = "linear_before_reset";
+    if (!dnnl) variant += " weights-at-run-time";
+    const RecurrentKey key{cell_name(s.cell), dirs,   hs, in_size, seq, batch,
+                           ctx.threads(),     variant};
+    run_measured(
+        key,
+        [&] {
+          std::unique_ptr<DnnlRnn> own;
+          if (!dnnl)
+            own = std::make_unique<DnnlRnn>(
+                DnnlRnnConfig{s.cell == Cell::Gru, s.linear_before_reset, s.dirs, s.reverse, hs,
+                              in_size},
+                w.data<float>(), r.data<float>(), bias ? bias->data<float>() : nullptr,
+                peep ? peep->data<float>() : nullptr);
+          (dnnl ? dnnl : own.get())
+              ->run(seq, batch, x.data<float>(), h0 ? h0->data<float>() : nullptr,
+                    c0 ? c0->data<float>() : nullptr, y, yh, yc);
+        },
+        [&] { run_plain(ctx, s, lens, y, yh, yc); });
+    return;
+  }
+  run_plain(ctx, s, lens, y, yh, yc);
+}
+
+// The runtime's own kernel, on outputs run_recurrent made and inputs it checked.
+void run_plain(KernelContext& ctx, const Spec& s, const std::vector<int64_t>& lens, float* y,
+               float* yh, float* yc) {
+  const Tensor& x = ctx.in(0);
+  const Tensor& w = ctx.in(1);
+  const Tensor& r = ctx.in(2);
+  const Tensor* bias = ctx.input(3);
+  const Tensor* h0 = ctx.input(5);
+  const Tensor* c0 = s.cell == Cell::Lstm ? ctx.input(6) : nullptr;
+  const Tensor* peep = s.cell == Cell::Lstm ? ctx.input(7) : nullptr;
+  const int64_t seq = x.dims()[s.layout == 0 ? 0 : 1], batch = x.dims()[s.layout == 0 ? 1 : 0];
+  const int64_t in_size = x.dims()[2], dirs = s.dirs;
+  const int64_t hs = s.hidden > 0 ? s.hidden : r.dims()[2];
+  const int64_t gates = gate_count(s.cell), gh = gates * hs;
 
   auto x_row = [&](int64_t t, int64_t b) { return s.layout == 0 ? t * batch + b : b * seq + t; };
   auto y_at = [&](int64_t t, int64_t d, int64_t b) {
@@ -478,10 +549,34 @@ void run_recurrent(KernelContext& ctx, const Spec& s) {
   }
 }
 
+// The oneDNN form of the node when its weights are constants (converted once here).
+std::shared_ptr<DnnlRnn> dnnl_form(const Graph& g, const Node& n, const Spec& s) {
+  if (!onednn_fits(s)) return nullptr;
+  const auto w = constant_input(g, n, 1), r = constant_input(g, n, 2);
+  const bool has_b = n.inputs.size() > 3 && n.inputs[3] != kNoValue;
+  const bool has_p = s.cell == Cell::Lstm && n.inputs.size() > 7 && n.inputs[7] != kNoValue;
+  const auto b = has_b ? constant_input(g, n, 3) : std::nullopt;
+  const auto p = has_p ? constant_input(g, n, 7) : std::nullopt;
+  if (!w || !r || (has_b && !b) || (has_p && !p)) return nullptr;
+  const int64_t gh = gate_count(s.cell) * s.hidden;
+  auto fits = [](const Tensor& t, std::vector<int64_t> dims) {
+    return t.dtype() == DType::Float32 && t.dims() == dims;
+  };
+  if (w->rank() != 3 || !fits(*w, {s.dirs, gh, w->dims()[2]}) ||
+      !fits(*r, {s.dirs, gh, s.hidden}) || (b && !fits(*b, {s.dirs, 2 * gh})) ||
+      (p && !fits(*p, {s.dirs, 3 * s.hidden})))
+    return nullptr;
+  DnnlRnnConfig cfg{s.cell == Cell::Gru, s.linear_before_reset, s.dirs, s.reverse, s.hidden,
+                    w->dims()[2]};
+  return std::make_shared<DnnlRnn>(cfg, w->data<float>(), r->data<float>(),
+                                   b ? b->data<float>() : nullptr, p ? p->data<float>() : nullptr);
+}
+
 KernelFactory factory(Cell cell) {
-  return [cell](const Graph&, const Node& n) {
+  return [cell](const Graph& g, const Node& n) {
     Spec s = parse_spec(cell, n);
-    return fn_kernel([s](KernelContext& c) { run_recurrent(c, s); });
+    std::shared_ptr<DnnlRnn> onednn = dnnl_form(g, n, s);
+    return fn_kernel([s, onednn](KernelContext& c) { run_recurrent(c, s, onednn.get()); });
   };
 }
 

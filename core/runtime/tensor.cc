@@ -3,6 +3,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -56,6 +57,12 @@ bool AlignedBuffer::reserve(std::size_t bytes) {
 
 Tensor::Tensor(DType dtype, std::vector<int64_t> dims)
     : dtype_(dtype), dims_(std::move(dims)), numel_(dims_numel(dims_)) {
+  if (dtype_ == DType::String) {
+    auto strings = std::make_shared<std::vector<std::string>>(static_cast<std::size_t>(numel_));
+    data_ = strings->data();
+    storage_ = std::move(strings);
+    return;
+  }
   auto buf = std::make_shared<AlignedBuffer>(byte_size());
   data_ = buf->data();
   storage_ = std::move(buf);
@@ -73,6 +80,7 @@ Tensor Tensor::view(DType dtype, std::vector<int64_t> dims, const void* data,
 }
 
 Tensor Tensor::from_data(const std::shared_ptr<TensorData>& data) {
+  if (data->dtype() == DType::String) return from_strings(data->dims(), data->strings());
   auto bytes = data->bytes();
   std::size_t esize = std::max<std::size_t>(dtype_size(data->dtype()), 1);
   if (reinterpret_cast<uintptr_t>(bytes.data()) % esize == 0) {
@@ -111,6 +119,25 @@ Tensor Tensor::from_bools(std::vector<int64_t> dims, const std::vector<bool>& va
   return t;
 }
 
+Tensor Tensor::from_strings(std::vector<int64_t> dims, const std::vector<std::string>& values) {
+  Tensor t(DType::String, std::move(dims));
+  if (static_cast<int64_t>(values.size()) != t.numel()) throw Error("from_strings: size mismatch");
+  std::copy(values.begin(), values.end(), t.data<std::string>());
+  return t;
+}
+
+std::size_t Tensor::string_bytes() const {
+  std::size_t n = 0;
+  if (is_string())
+    for (int64_t i = 0; i < numel_; ++i) n += data<std::string>()[i].size();
+  return n;
+}
+
+std::vector<std::string> Tensor::to_strings() const {
+  if (!is_string()) throw Error("not a string tensor: " + str());
+  return {data<std::string>(), data<std::string>() + numel_};
+}
+
 int64_t Tensor::dim(int64_t i) const {
   int64_t r = static_cast<int64_t>(dims_.size());
   if (i < 0) i += r;
@@ -128,6 +155,8 @@ Tensor Tensor::reshaped(std::vector<int64_t> dims) const {
 
 Tensor Tensor::clone() const {
   Tensor t(dtype_, dims_);
+  if (is_string())
+    std::copy(data<std::string>(), data<std::string>() + numel_, t.data<std::string>());
   if (byte_size()) std::memcpy(t.raw(), data_, byte_size());
   return t;
 }
@@ -174,6 +203,7 @@ std::vector<int64_t> Tensor::to_int64s() const {
 }
 
 std::shared_ptr<TensorData> Tensor::to_tensor_data() const {
+  if (is_string()) return TensorData::from_strings(dims_, to_strings());
   std::vector<std::byte> bytes(byte_size());
   if (!bytes.empty()) std::memcpy(bytes.data(), data_, bytes.size());
   return TensorData::owned(dtype_, dims_, std::move(bytes));

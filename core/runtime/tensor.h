@@ -10,6 +10,10 @@
 //   Tensor v = t.reshaped({3, 224 * 224});         // view sharing t's storage
 //
 // Copying a Tensor is cheap (it shares storage); clone() makes a deep copy.
+//
+// A string tensor (DType::String) holds std::string elements in an owned array:
+// data<std::string>() reads and writes them; it has no raw bytes (byte_size() is 0,
+// string_bytes() the total length), so byte-copying kernels cannot take it by mistake.
 
 #include <cstddef>
 #include <cstdint>
@@ -64,6 +68,7 @@ class Tensor {
   static Tensor from_int64s(std::vector<int64_t> dims, const std::vector<int64_t>& values);
   static Tensor from_int32s(std::vector<int64_t> dims, const std::vector<int32_t>& values);
   static Tensor from_bools(std::vector<int64_t> dims, const std::vector<bool>& values);
+  static Tensor from_strings(std::vector<int64_t> dims, const std::vector<std::string>& values);
 
   bool defined() const { return dtype_ != DType::Undefined; }
   DType dtype() const { return dtype_; }
@@ -73,6 +78,9 @@ class Tensor {
   int64_t dim(int64_t i) const;
   int64_t numel() const { return numel_; }
   std::size_t byte_size() const { return static_cast<std::size_t>(numel_) * dtype_size(dtype_); }
+  bool is_string() const { return dtype_ == DType::String; }
+  // Total length of a string tensor's elements (0 for other types).
+  std::size_t string_bytes() const;
 
   template <class T>
   T* data() { return static_cast<T*>(data_); }
@@ -86,6 +94,8 @@ class Tensor {
   // Deep copy into owned storage.
   Tensor clone() const;
   // Elements converted (any integer/float/bool dtype); for shapes, scalars, tests.
+  // A string tensor's elements.
+  std::vector<std::string> to_strings() const;
   std::vector<float> to_floats() const;
   std::vector<int64_t> to_int64s() const;
   // An owned TensorData copy (for export to TensorProto files).

@@ -6,7 +6,7 @@
 //
 // For each test directory: load model.onnx, run each test_data_set_* with its
 // input_*.pb, compare with output_*.pb (same dtype and shape; floats within
-// |a - b| <= atol + rtol * |b|, NaN equal to NaN; other types exact). A test is
+// |a - b| <= atol + rtol * |b|, NaN equal to NaN; other types, strings too, exact). A test is
 // skipped only when conformance_skips.cc lists it by name with the reason (it is
 // still run, and the skip is marked stale when it passes), or when
 // one of its ops has no kernel at all ("unsupported op X": ops are being added, and
@@ -66,6 +66,13 @@ std::string compare(const fx::Tensor& got, const fx::Tensor& want) {
     return "got " + got.str() + ", expected " + want.str();
   }
   const fx::DType wt = want.dtype();
+  if (want.is_string()) {
+    for (int64_t i = 0; i < want.numel(); ++i)
+      if (got.data<std::string>()[i] != want.data<std::string>()[i])
+        return "element " + std::to_string(i) + ": '" + got.data<std::string>()[i] + "' vs '" +
+               want.data<std::string>()[i] + "'";
+    return {};
+  }
   bool is_float = wt == fx::DType::Float32 || wt == fx::DType::Float64 ||
                   wt == fx::DType::Float16 || wt == fx::DType::BFloat16;
   const Tolerance tol = tolerance(wt);

@@ -4,7 +4,9 @@
 // functions), over directions, sequence lengths, layouts and optional inputs.
 
 #include <cmath>
+#include <cstdlib>
 
+#include "runtime/recurrent_path.h"
 #include "runtime_test_util.h"
 #include "util/error.h"
 
@@ -254,6 +256,97 @@ TEST(RecurrentKernels, ConstantWeightsMatchTheEquations) {
     expect_matches_reference({.op = "GRU", .batch = 3, .bias = false, .linear_before_reset = 1},
                              {1, 2}, threads);
   }
+}
+
+// FX_RECURRENT_PATH set for one scope.
+class ForcedPath {
+ public:
+  explicit ForcedPath(const char* path) { setenv("FX_RECURRENT_PATH", path, 1); }
+  ~ForcedPath() { unsetenv("FX_RECURRENT_PATH"); }
+};
+
+// The choice recorded for the last layer of cell `op` with this hidden size, if any.
+std::optional<RecurrentChoice> choice_for(const std::string& op, int64_t hidden, int64_t seq) {
+  std::optional<RecurrentChoice> found;
+  for (const auto& c : recurrent_choices())
+    if (c.key.cell == op && c.key.hidden == hidden && c.key.seq == seq) found = c;
+  return found;
+}
+
+// Each layer form oneDNN fits (LSTM with peepholes and states, both directions; GRU
+// both ways of linear_before_reset), run by oneDNN's primitive and by the plain kernel:
+// both match the equations and each other, and the recorded choice shows which ran.
+TEST(RecurrentKernels, OneDnnPrimitiveAndPlainKernelAgree) {
+  const std::vector<Case> cases = {
+      {.op = "LSTM",
+       .seq = 7,
+       .batch = 3,
+       .hidden = 11,
+       .direction = "bidirectional",
+       .h0 = true,
+       .c0 = true,
+       .peep = true},
+      {.op = "LSTM", .seq = 6, .batch = 1, .hidden = 13, .direction = "reverse"},
+      {.op = "GRU", .seq = 5, .batch = 2, .hidden = 17, .direction = "bidirectional", .h0 = true},
+      {.op = "GRU", .seq = 4, .batch = 3, .hidden = 19, .h0 = true, .linear_before_reset = 1},
+      // Weights as graph inputs, not constants: converted for oneDNN on each run.
+      {.op = "LSTM", .seq = 3, .batch = 2, .hidden = 21, .h0 = true, .c0 = true},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& k = cases[i];
+    SCOPED_TRACE(k.op + " hidden " + std::to_string(k.hidden));
+    const std::vector<int> weights = i + 1 == cases.size() ? std::vector<int>{}
+                                     : k.op == "LSTM"      ? std::vector<int>{1, 2, 3, 7}
+                                                           : std::vector<int>{1, 2, 3};
+    const Data v = make_data(k);
+    std::vector<Tensor> by[2];
+    for (RecurrentPath path : {RecurrentPath::OneDnn, RecurrentPath::Plain}) {
+      ForcedPath forced(recurrent_path_name(path));
+      expect_matches_reference(k, weights, 2);
+      by[static_cast<int>(path)] = run_case(k, v, weights, 2);
+      const auto c = choice_for(k.op, k.hidden, k.seq);
+      ASSERT_TRUE(c) << "the layer did not reach the choice (oneDNN does not fit it)";
+      EXPECT_EQ(c->path, path);
+      EXPECT_TRUE(c->forced);
+    }
+    for (std::size_t i = 0; i < by[0].size(); ++i)
+      EXPECT_THAT(by[0][i], FloatsNear(by[1][i].to_floats())) << "output " << i;
+  }
+}
+
+// Unforced, the first run measures both paths and keeps the faster; later runs reuse it.
+TEST(RecurrentKernels, ThePathIsMeasuredOnceOnTheMachine) {
+  const Case k{.op = "LSTM", .seq = 9, .batch = 2, .input = 5, .hidden = 23, .h0 = true};
+  expect_matches_reference(k, {1, 2, 3}, 2);
+  const auto c = choice_for("LSTM", 23, 9);
+  ASSERT_TRUE(c);
+  EXPECT_FALSE(c->forced);
+  EXPECT_GT(c->onednn_us, 0);
+  EXPECT_GT(c->plain_us, 0);
+  EXPECT_EQ(c->path, c->onednn_us < c->plain_us ? RecurrentPath::OneDnn : RecurrentPath::Plain);
+  expect_matches_reference(k, {1, 2, 3}, 2);
+  const auto again = choice_for("LSTM", 23, 9);
+  EXPECT_EQ(again->onednn_us, c->onednn_us);  // not measured again
+}
+
+// What oneDNN lacks stays with the plain kernel, whatever is forced: RNN cells, clip,
+// input_forget, per-batch lengths.
+TEST(RecurrentKernels, FormsOneDnnLacksRunThePlainKernel) {
+  ForcedPath forced("onednn");
+  const std::vector<std::pair<Case, std::vector<int>>> cases = {
+      {{.op = "RNN", .seq = 3, .hidden = 29}, {1, 2, 3}},
+      {{.op = "LSTM", .seq = 3, .hidden = 31, .clip = 0.5f}, {1, 2, 3}},
+      {{.op = "LSTM", .seq = 3, .hidden = 41, .input_forget = true}, {1, 2, 3}},
+      {{.op = "GRU", .seq = 3, .hidden = 43, .lens = true}, {1, 2, 3}},
+  };
+  for (const auto& [k, weights] : cases) {
+    SCOPED_TRACE(k.op + " hidden " + std::to_string(k.hidden));
+    expect_matches_reference(k, weights, 2);
+    EXPECT_FALSE(choice_for(k.op, k.hidden, k.seq));
+  }
+  setenv("FX_RECURRENT_PATH", "fast", 1);
+  EXPECT_THROW(expect_matches_reference({.op = "LSTM", .seq = 2, .hidden = 53}, {1, 2, 3}, 2),
+               Error);
 }
 
 TEST(RecurrentKernels, OmittedYOutputIsNotWritten) {

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+// String tensors: storage, TensorProto round trip, Cast to and from string,
+// StringNormalizer, TfIdfVectorizer, and the refusal of ops that take no strings.
+
+#include <filesystem>
+
+#include "onnx/tensor_file.h"
+#include "runtime_test_util.h"
+#include "util/error.h"
+
+namespace fx {
+namespace {
+
+using test::run_op;
+using Strings = std::vector<std::string>;
+
+TEST(StringTensor, OwnsItsElementsAndClonesDeeply) {
+  Tensor t = Tensor::from_strings({2}, {"ab", "cde"});
+  EXPECT_TRUE(t.is_string());
+  EXPECT_EQ(t.byte_size(), 0u);  // no raw bytes for byte-copying kernels to read
+  EXPECT_EQ(t.string_bytes(), 5u);
+  Tensor c = t.clone();
+  c.data<std::string>()[0] = "changed";
+  EXPECT_EQ(t.to_strings(), (Strings{"ab", "cde"}));
+  EXPECT_EQ(t.reshaped({1, 2}).to_strings(), (Strings{"ab", "cde"}));
+  auto data = t.to_tensor_data();
+  EXPECT_EQ(data->strings(), (Strings{"ab", "cde"}));
+  EXPECT_EQ(data->byte_size(), 5u);
+}
+
+TEST(StringTensor, RoundTripsThroughATensorFile) {
+  const auto path = std::filesystem::temp_directory_path() / "fx_string_tensor.pb";
+  write_tensor_file(path.string(),
+                    *Tensor::from_strings({1, 3}, {"x", "", "long one"}).to_tensor_data(), "s");
+  Tensor back = Tensor::from_data(read_tensor_file(path.string()));
+  EXPECT_EQ(back.dims(), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(back.to_strings(), (Strings{"x", "", "long one"}));
+}
+
+TEST(StringKernels, CastWritesShortestNumbersAndReadsThemBack) {
+  Tensor x = Tensor::from_floats(
+      {5}, {0.039187793f, 1.0f, -2.5f, std::numeric_limits<float>::infinity(), std::nanf("")});
+  auto s = run_op("Cast", {x}, {{"to", static_cast<int64_t>(DType::String)}});
+  EXPECT_EQ(s[0].to_strings(), (Strings{"0.039187793", "1", "-2.5", "INF", "NaN"}));
+  auto back = run_op("Cast", {s[0]}, {{"to", static_cast<int64_t>(DType::Float32)}})[0].to_floats();
+  EXPECT_FLOAT_EQ(back[0], 0.039187793f);
+  EXPECT_EQ(back[3], std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(back[4]));
+  auto ints = run_op("Cast", {Tensor::from_strings({2}, {"-7", "+INF"})},
+                     {{"to", static_cast<int64_t>(DType::Float64)}})[0];
+  EXPECT_EQ(ints.dtype(), DType::Float64);
+  EXPECT_EQ(ints.data<double>()[0], -7.0);
+  EXPECT_EQ(ints.data<double>()[1], std::numeric_limits<double>::infinity());
+  auto i64 = run_op("Cast", {Tensor::from_int64s({1}, {-123456789012})},
+                    {{"to", static_cast<int64_t>(DType::String)}})[0];
+  EXPECT_EQ(i64.to_strings(), (Strings{"-123456789012"}));
+  // CastLike takes its target from a string tensor.
+  auto like = run_op("CastLike", {x, Tensor::from_strings({1}, {"0"})})[0];
+  EXPECT_EQ(like.to_strings()[2], "-2.5");
+  EXPECT_THROW(run_op("Cast", {Tensor::from_strings({1}, {"abc"})},
+                      {{"to", static_cast<int64_t>(DType::Float32)}}),
+               Error);
+}
+
+TEST(StringKernels, StringNormalizerDropsStopwordsThenChangesCase) {
+  Tensor x = Tensor::from_strings({1, 4}, {"Monday", "tuesday", "MONDAY", "Wed"});
+  auto insensitive =
+      run_op("StringNormalizer", {x},
+             {{"case_change_action", std::string("UPPER")}, {"stopwords", Strings{"monday"}}})[0];
+  EXPECT_EQ(insensitive.dims(), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(insensitive.to_strings(), (Strings{"TUESDAY", "WED"}));
+  auto sensitive = run_op("StringNormalizer", {x},
+                          {{"case_change_action", std::string("LOWER")},
+                           {"is_case_sensitive", int64_t{1}},
+                           {"stopwords", Strings{"Monday"}}})[0];
+  EXPECT_EQ(sensitive.to_strings(), (Strings{"tuesday", "monday", "wed"}));
+  auto none = run_op("StringNormalizer", {Tensor::from_strings({1}, {"a"})},
+                     {{"stopwords", Strings{"a"}}})[0];
+  EXPECT_EQ(none.dims(), (std::vector<int64_t>{1}));
+  EXPECT_EQ(none.to_strings(), (Strings{""}));
+}
+
+TEST(StringKernels, TfIdfCountsSkipGramsAndUnigramsOnce) {
+  // Pool: unigrams {a, b} -> columns 0, 1; bigram (a, b) -> column 2.
+  GraphBuilder::AttrList attrs = {{"min_gram_length", int64_t{1}},
+                                  {"max_gram_length", int64_t{2}},
+                                  {"max_skip_count", int64_t{1}},
+                                  {"mode", std::string("TF")},
+                                  {"ngram_counts", std::vector<int64_t>{0, 2}},
+                                  {"ngram_indexes", std::vector<int64_t>{0, 1, 2}},
+                                  {"pool_strings", Strings{"a", "b", "a", "b"}}};
+  // "a b b": unigram a once, b twice (not again for skip 1); (a, b) at skip 0 and
+  // (a, _, b) at skip 1.
+  auto y = run_op("TfIdfVectorizer", {Tensor::from_strings({3}, {"a", "b", "b"})}, attrs)[0];
+  EXPECT_EQ(y.dims(), (std::vector<int64_t>{3}));
+  EXPECT_EQ(y.to_floats(), (std::vector<float>{1, 2, 2}));
+  // The same over int tokens, two rows, weighted.
+  GraphBuilder::AttrList ints = attrs;
+  ints.back() = {"pool_int64s", std::vector<int64_t>{4, 5, 4, 5}};
+  ints[3] = {"mode", std::string("TFIDF")};
+  ints.emplace_back("weights", std::vector<float>{1, 0.5f, 2});
+  auto rows = run_op("TfIdfVectorizer", {Tensor::from_int32s({2, 3}, {4, 5, 5, 5, 9, 4})}, ints)[0];
+  EXPECT_EQ(rows.dims(), (std::vector<int64_t>{2, 3}));
+  // Row 4 5 5: counts 1, 2, 2 (as above); row 5 9 4: 1, 1, 0 (no (5, 4) in the pool).
+  EXPECT_EQ(rows.to_floats(), (std::vector<float>{1, 1, 4, 1, 0.5f, 0}));
+}
+
+TEST(StringKernels, AnOpWithoutAStringKernelRefusesStrings) {
+  Tensor s = Tensor::from_strings({2}, {"a", "b"});
+  try {
+    run_op("Add", {s, s});
+    FAIL() << "Add took strings";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("string tensors are not supported by Add"),
+              std::string::npos)
+        << e.what();
+  }
+  // Views pass strings through.
+  EXPECT_EQ(run_op("Reshape", {s, test::int64s({2}, {1, 2})})[0].to_strings(), (Strings{"a", "b"}));
+  EXPECT_EQ(run_op("Identity", {s})[0].to_strings(), (Strings{"a", "b"}));
+}
+
+}  // namespace
+}  // namespace fx
