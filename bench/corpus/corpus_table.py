@@ -83,7 +83,13 @@ for name in open(os.path.join(d, "models.txt")).read().split():
     except (IndexError, OSError, ValueError, KeyError):
         pass
     try:
-        r["vs_ort_ok"] = bool(json.load(open(os.path.join(md, "vs_ort.json")))["ok"])
+        vs = json.load(open(os.path.join(md, "vs_ort.json")))
+        r["vs_ort_ok"] = bool(vs["ok"])
+        # Quantized outputs are compared in quantization steps (bench/compare_outputs.py).
+        q = [o for o in vs.get("outputs", []) if "steps" in o]
+        if q:
+            r["vs_ort_steps"] = max(o["steps"] for o in q)
+            r["vs_ort_steps_allowed"] = max(o["steps_allowed"] for o in q)
     except (OSError, ValueError, KeyError):
         r["vs_ort_ok"] = None
     if os.path.exists(os.path.join(md, "errors")):
@@ -161,6 +167,11 @@ with open(out, "a") as o:
     w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---|---|---|")
     mib = lambda b: "" if b is None else f"{b / 1048576:.1f}"
     yn = lambda b: "" if b is None else ("yes" if b else "NO")
+    # "yes (2 of 2 steps)": a quantized output, its largest difference in quantization steps
+    # and the number allowed.
+    vs_ort = lambda r: yn(r.get("vs_ort_ok")) + (
+        f" ({r['vs_ort_steps']:.0f} of {r['vs_ort_steps_allowed']:g} steps)"
+        if r.get("vs_ort_steps") is not None else "")
     pm = lambda x: "" if x is None else f"±{100 * x:.0f}%"
     tuned_note = lambda r: (f" (-{r['autotune_cache']['rejected']} autotune)"
                             if (r.get("autotune_cache") or {}).get("rejected") else "")
@@ -168,7 +179,7 @@ with open(out, "a") as o:
     for r in rows:
         w(f"| {r['model']} | {f(r['ort_disabled_ms'])} | {f(r['ort_all_ms'])} | {f(r['unfused_ms'])} | {f(r['fused_ms'])} | "
           f"{f(r['unfused_vs_ort_disabled'])} | {f(r['fused_vs_ort_all'])} | {f(r['fused_vs_unfused'])} | {pm(r.get('round_spread'))} | {slow(r.get('fused_slower_beyond_noise'))} | {r.get('groups', '')}{tuned_note(r)} | "
-          f"{mib(r.get('peak_unfused_bytes'))} / {mib(r.get('peak_fused_bytes'))} | {yn(r.get('fused_agrees'))} | {yn(r.get('vs_ort_ok'))} | "
+          f"{mib(r.get('peak_unfused_bytes'))} / {mib(r.get('peak_fused_bytes'))} | {yn(r.get('fused_agrees'))} | {vs_ort(r)} | "
           f"{r['load']} | {'; '.join(r.get('errors', []))[:160].replace('|', '/')} |")
 for k in keys:
     s = summ[k]

@@ -98,7 +98,9 @@ bench_one() {
     fi
   done
   if [ -d "$d/ort_out" ] && [ -d "$d/fxc_out" ]; then
-    "$PY" "$FX_ROOT/bench/compare_outputs.py" "$d/ort_out" "$d/fxc_out" > "$d/vs_ort.json" || true
+    # Quantized outputs within FX_QUANT_STEPS quantization steps match (compare_outputs.py).
+    "$PY" "$FX_ROOT/bench/compare_outputs.py" "$d/ort_out" "$d/fxc_out" --model "$path" \
+      --steps "${FX_QUANT_STEPS:-2}" > "$d/vs_ort.json" || true
   fi
 }
 

@@ -16,6 +16,7 @@
 #include "calibration/machine_facts.h"
 #include "device/device_presets.h"
 #include "profile/winograd_probe.h"
+#include "runtime/thread_pool.h"
 #include "util/stopwatch.h"
 #include "util/version.h"
 
@@ -47,36 +48,83 @@ double measure_bandwidth(double budget_s) {
 
 // oneDNN's matmul as the runtime calls it (plain activations, weights reordered
 // once into the layout oneDNN picks), best of several runs on all OpenMP threads.
+namespace {
+
+// An n x n x n matmul of these element types (a x b -> c), prepared once (weights in
+// oneDNN's layout, JIT warmed up); seconds() times one run.
+class GemmBench {
+ public:
+  GemmBench(int64_t n, dnnl::memory::data_type ta, dnnl::memory::data_type tb,
+            dnnl::memory::data_type tc)
+      : n_(n), eng_(dnnl::engine::kind::cpu, 0), st_(eng_) {
+    using tag = dnnl::memory::format_tag;
+    dnnl::memory::desc a_md({n, n}, ta, tag::ab), b_user({n, n}, tb, tag::ab),
+        c_md({n, n}, tc, tag::ab), b_any({n, n}, tb, tag::any);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_any, c_md), eng_);
+    mm_ = dnnl::matmul(pd);
+    // Bytes enough for any of the types (4 per element); small values, so that an int8
+    // product does not saturate and a float one stays finite.
+    const auto elems = static_cast<std::size_t>(n * n);
+    a_.assign(elems, 0.5f), b_.assign(elems, 0.25f), c_.resize(elems);
+    if (ta != dnnl::memory::data_type::f32)
+      std::fill_n(reinterpret_cast<char*>(a_.data()), elems, 1);
+    if (tb != dnnl::memory::data_type::f32)
+      std::fill_n(reinterpret_cast<char*>(b_.data()), elems, 1);
+    dnnl::memory am(a_md, eng_, a_.data()), bu(b_user, eng_, b_.data()), cm(c_md, eng_, c_.data());
+    dnnl::memory bm = bu;
+    if (pd.weights_desc() != b_user) {
+      bm = dnnl::memory(pd.weights_desc(), eng_);
+      dnnl::reorder(bu, bm).execute(st_, bu, bm);
+    }
+    args_ = {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}};
+    mm_.execute(st_, args_);  // warm-up: first touch, JIT
+    st_.wait();
+  }
+  // FLOP/s of one run.
+  double flops_once() {
+    auto t0 = Clock::now();
+    mm_.execute(st_, args_);
+    st_.wait();
+    const double s = seconds_since(t0);
+    return s > 0 ? 2.0 * double(n_) * double(n_) * double(n_) / s : 0;
+  }
+
+ private:
+  int64_t n_;
+  dnnl::engine eng_;
+  dnnl::stream st_;
+  dnnl::matmul mm_;
+  std::vector<float> a_, b_, c_;
+  std::unordered_map<int, dnnl::memory> args_;
+};
+
+}  // namespace
+
 double measure_gemm_flops(int64_t n, double budget_s) {
   using dt = dnnl::memory::data_type;
-  using tag = dnnl::memory::format_tag;
-  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-  dnnl::stream st(eng);
-  dnnl::memory::desc a_md({n, n}, dt::f32, tag::ab), b_user({n, n}, dt::f32, tag::ab),
-      c_md({n, n}, dt::f32, tag::ab), b_any({n, n}, dt::f32, tag::any);
-  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_any, c_md), eng);
-  dnnl::matmul mm(pd);
-  std::vector<float> a(static_cast<std::size_t>(n * n), 0.5f), b(a.size(), 0.25f), c(a.size());
-  dnnl::memory am(a_md, eng, a.data()), bu(b_user, eng, b.data()), cm(c_md, eng, c.data());
-  dnnl::memory bm = bu;
-  if (pd.weights_desc() != b_user) {
-    bm = dnnl::memory(pd.weights_desc(), eng);
-    dnnl::reorder(bu, bm).execute(st, bu, bm);
-  }
-  const std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}};
-  mm.execute(st, args);  // warm-up: first touch, JIT
-  st.wait();
+  GemmBench f32(n, dt::f32, dt::f32, dt::f32);
   double best = 0;
   auto start = Clock::now();
-  for (int i = 0; i < 50 && (i < 3 || seconds_since(start) < budget_s); ++i) {
-    auto t0 = Clock::now();
-    mm.execute(st, args);
-    st.wait();
-    double s = seconds_since(t0);
-    if (s > 0) best = std::max(best, 2.0 * double(n) * double(n) * double(n) / s);
-  }
+  for (int i = 0; i < 50 && (i < 3 || seconds_since(start) < budget_s); ++i)
+    best = std::max(best, f32.flops_once());
   return best;
+}
+
+double measure_int8_speedup(int64_t n, double budget_s) {
+  using dt = dnnl::memory::data_type;
+  // On one thread: the ratio is a core's (the vector units'), and a team of threads on a
+  // shared machine waits at each barrier for a member the scheduler took away.
+  OneOmpThread one;
+  GemmBench f32(n, dt::f32, dt::f32, dt::f32), s8(n, dt::u8, dt::s8, dt::s32);
+  // Run by run alternately, best of each: on a shared machine a run that was not
+  // preempted shows what the unit does, and a burst of load hits both sides alike.
+  double best_f32 = 0, best_s8 = 0;
+  auto start = Clock::now();
+  for (int i = 0; i < 400 && (i < 5 || seconds_since(start) < budget_s); ++i) {
+    best_f32 = std::max(best_f32, f32.flops_once());
+    best_s8 = std::max(best_s8, s8.flops_once());
+  }
+  return best_f32 > 0 && best_s8 > 0 ? best_s8 / best_f32 : 0;
 }
 
 namespace {
@@ -176,6 +224,7 @@ DeviceProfile measure_cpu_host(const CalibrationOptions& o) {
   p.onchip_capacity_bytes = l2_per_core_bytes();
   p.capacity_note = "L2 cache per core";
   p.isa = isa_name();
+  p.int8_speedup = measure_int8_speedup(256, budget * 0.1);
   std::ifstream l3("/sys/devices/system/cpu/cpu0/cache/index3/size");
   std::string s;
   if (l3 >> s) p.l2_bytes = std::atoll(s.c_str()) * (s.back() == 'M' ? 1 << 20 : 1024);

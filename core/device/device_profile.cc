@@ -99,6 +99,7 @@ nlohmann::json to_json(const DeviceProfile& p) {
   if (p.saving_model.groups > 0 || p.saving_model.any_fitted())
     j["saving_model"] = to_json(p.saving_model);
   if (!p.isa.empty()) j["isa"] = p.isa;
+  if (p.int8_speedup > 0) j["int8_speedup"] = p.int8_speedup;
   if (p.has_uncertainty()) {
     nlohmann::json u = nlohmann::json::object();
     for (int i = 0; i < kKernelClassCount; ++i) {
@@ -140,6 +141,8 @@ DeviceProfile device_profile_from_json(const nlohmann::json& j) {
     p.l2_bytes = j.value("l2_bytes", int64_t{0});
     p.capacity_note = j.value("capacity_note", "");
     p.isa = j.value("isa", "");
+    p.int8_speedup = j.value("int8_speedup", 0.0);
+    if (!(p.int8_speedup >= 0)) throw Error("device profile: \"int8_speedup\" must be >= 0");
     p.calibrated = j.value("calibrated", false);
     p.calibration = j.value("calibration", "");
     if (auto it = j.find("kernel_classes"); it != j.end() && !it->is_null()) {

@@ -126,6 +126,11 @@ struct DeviceProfile {
   // The instruction set the runtime's kernels use here ("avx512_core"), as calibration
   // found it; empty: not measured (presets, older profiles). Informative.
   std::string isa;
+  // How much faster the runtime's int8 matrix product (u8 x s8 -> s32, oneDNN as the
+  // runtime calls it) runs than its float32 one of the same size, measured back to back
+  // on this machine (VNNI/AMX show here); 0: not measured (presets, older profiles), and
+  // int8 groups are then estimated at the float rate.
+  double int8_speedup = 0;
   // Effective rates per KernelClass; zeros fall back to the two figures above.
   std::array<KernelClassRates, kKernelClassCount> kernel_classes{};
   // How fused kernels of each class differ from the class's own kernels.

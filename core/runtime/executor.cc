@@ -7,6 +7,7 @@
 #include <queue>
 #include <thread>
 
+#include "runtime/constant_steps.h"
 #include "runtime/half_adapter.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/memory_plan.h"
@@ -21,13 +22,18 @@ std::vector<Step> make_steps(const Graph& original, int64_t opset) {
   // Kernels are built over float32 copies of half weights (half_adapter.h).
   std::optional<Graph> widened;
   if (has_half_constants(original)) widened = widen_half_constants(original);
-  const Graph& graph = widened ? *widened : original;
+  const Graph& half_free = widened ? *widened : original;
+  // Dequantized weights computed once, so their consumers see constants (constant_steps.h).
+  PrecomputedSteps pre = precompute_constant_steps(half_free, opset);
+  const Graph& graph = pre.graph ? *pre.graph : half_free;
   std::vector<Step> steps;
   steps.reserve(graph.node_count());
-  for (NodeId id : graph.topological_order()) {
+  for (NodeId id : original.topological_order()) {
     const Node& n = graph.node(id);
-    steps.push_back(Step{
-        n.name, n.op_type, {id}, n.inputs, n.outputs, make_kernel(graph, n, opset), std::nullopt});
+    auto it = pre.kernels.find(id);
+    auto kernel = it != pre.kernels.end() ? it->second : make_kernel(graph, n, opset);
+    steps.push_back(
+        Step{n.name, n.op_type, {id}, n.inputs, n.outputs, std::move(kernel), std::nullopt});
   }
   return steps;
 }

@@ -10,23 +10,31 @@
 namespace fx {
 namespace {
 
-Tensor widen(const Tensor& h) {
-  Tensor f(DType::Float32, h.dims());
-  half_to_floats(h.dtype(), h.data<uint16_t>(), f.data<float>(), h.numel());
-  return f;
+// `t` as a float32 tensor of `dims`, its memory kept from the previous run when the
+// dims are the same (the adapter's buffers live as long as the step).
+Tensor& reuse(Tensor& t, const std::vector<int64_t>& dims) {
+  if (!t.defined() || t.dtype() != DType::Float32 || t.dims() != dims)
+    t = Tensor(DType::Float32, dims);
+  return t;
 }
 
 // The context the wrapped kernel sees: widened inputs; float32 outputs meant to
 // be half go to temporaries that finish() narrows into the real outputs.
 class WideningContext final : public KernelContext {
  public:
-  WideningContext(KernelContext& real, const std::vector<DType>& out_types, DType seen_half)
-      : real_(real), out_types_(out_types), seen_half_(seen_half) {
+  // `wide` and `temps`: the adapter's buffers, reused run after run.
+  WideningContext(KernelContext& real, const std::vector<DType>& out_types, DType seen_half,
+                  std::vector<Tensor>& wide, std::vector<Tensor>& temps)
+      : real_(real), out_types_(out_types), seen_half_(seen_half), wide_(wide), temps_(temps) {
     const int n = real.num_inputs();
     wide_.resize(static_cast<std::size_t>(n));
+    used_.assign(static_cast<std::size_t>(n), false);
     for (int i = 0; i < n; ++i) {
       const Tensor* t = real.input(i);
-      if (t && dtype_is_half(t->dtype())) wide_[static_cast<std::size_t>(i)] = widen(*t);
+      if (!t || !dtype_is_half(t->dtype())) continue;
+      Tensor& f = reuse(wide_[static_cast<std::size_t>(i)], t->dims());
+      half_to_floats(t->dtype(), t->data<uint16_t>(), f.data<float>(), t->numel());
+      used_[static_cast<std::size_t>(i)] = true;
     }
     temps_.resize(static_cast<std::size_t>(real.num_outputs()));
     narrow_to_.assign(temps_.size(), DType::Undefined);
@@ -34,7 +42,7 @@ class WideningContext final : public KernelContext {
 
   int num_inputs() const override { return real_.num_inputs(); }
   const Tensor* input(int i) const override {
-    if (i >= 0 && i < num_inputs() && wide_[static_cast<std::size_t>(i)].defined())
+    if (i >= 0 && i < num_inputs() && used_[static_cast<std::size_t>(i)])
       return &wide_[static_cast<std::size_t>(i)];
     return real_.input(i);
   }
@@ -45,16 +53,15 @@ class WideningContext final : public KernelContext {
     const DType target = target_of(i);
     if (dtype == DType::Float32 && dtype_is_half(target)) {
       auto k = static_cast<std::size_t>(i);
-      temps_[k] = Tensor(DType::Float32, dims);
       narrow_to_[k] = target;
-      return temps_[k];
+      return reuse(temps_[k], dims);
     }
     return real_.output(i, dtype, dims);
   }
   void alias_output(int i, const Tensor& src, const std::vector<int64_t>& dims) override {
     // A view of a widened input is a view of the original half input.
     for (std::size_t k = 0; k < wide_.size(); ++k) {
-      if (wide_[k].defined() && wide_[k].raw() == src.raw()) {
+      if (used_[k] && wide_[k].raw() == src.raw()) {
         real_.alias_output(i, *real_.input(static_cast<int>(k)), dims);
         return;
       }
@@ -89,8 +96,9 @@ class WideningContext final : public KernelContext {
   KernelContext& real_;
   const std::vector<DType>& out_types_;
   DType seen_half_;
-  std::vector<Tensor> wide_;
-  std::vector<Tensor> temps_;
+  std::vector<Tensor>& wide_;
+  std::vector<Tensor>& temps_;
+  std::vector<bool> used_;  // inputs widened this run
   std::vector<DType> narrow_to_;
 };
 
@@ -107,7 +115,7 @@ class HalfAdapter final : public Kernel, public OverwritesInput {
       if (t && dtype_is_half(t->dtype())) seen = t->dtype();
     }
     if (seen == DType::Undefined && !any_half_out_) return inner_->run(ctx);
-    WideningContext w(ctx, out_types_, seen);
+    WideningContext w(ctx, out_types_, seen, wide_, temps_);
     inner_->run(w);
     w.finish();
   }
@@ -124,6 +132,9 @@ class HalfAdapter final : public Kernel, public OverwritesInput {
   std::shared_ptr<Kernel> inner_;
   std::vector<DType> out_types_;
   bool any_half_out_ = false;
+  // Widened inputs and float32 results to narrow, kept between runs (no allocation and
+  // first-touch page faults at every run).
+  std::vector<Tensor> wide_, temps_;
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "runtime/kernel_registry.h"
 #include "runtime/kernel_util.h"
+#include "runtime/parallel.h"
 #include "runtime/quant_math.h"
 
 namespace fx {
@@ -96,12 +97,15 @@ std::shared_ptr<Kernel> quantize_linear(const Graph&, const Node& n) {
     for (int64_t b = 0; b < count; b += w.inner) {
       const std::size_t c = static_cast<std::size_t>((b / w.inner) % w.channels);
       const int64_t n = std::min(w.inner, count - b);
+      // Split over the pool: a per-tensor quantization is one block of the whole tensor.
       auto block = [&](auto* dst) {
-        if (x.dtype() == DType::Float32) {
-          quantize_block(x.data<float>() + b, dst + b, n, s[c], z[c]);
-        } else {
-          quantize_block(x.data<int32_t>() + b, dst + b, n, s[c], z[c]);
-        }
+        parallel_for(n, 4, [&](int64_t i0, int64_t i1) {
+          if (x.dtype() == DType::Float32) {
+            quantize_block(x.data<float>() + b + i0, dst + b + i0, i1 - i0, s[c], z[c]);
+          } else {
+            quantize_block(x.data<int32_t>() + b + i0, dst + b + i0, i1 - i0, s[c], z[c]);
+          }
+        });
       };
       if (out == DType::UInt8) {
         block(y.data<uint8_t>());
@@ -141,7 +145,10 @@ std::shared_ptr<Kernel> dequantize_linear(const Graph&, const Node& n) {
           const std::size_t c = static_cast<std::size_t>((b / w.inner) % w.channels);
           const float zc = static_cast<float>(z[c]), sc = s[c];
           const int64_t end = std::min(b + w.inner, count);
-          for (int64_t i = b; i < end; ++i) out[i] = (static_cast<float>(in[i]) - zc) * sc;
+          parallel_for(end - b, 2, [&](int64_t i0, int64_t i1) {
+            for (int64_t i = b + i0; i < b + i1; ++i)
+              out[i] = (static_cast<float>(in[i]) - zc) * sc;
+          });
         }
       }
     });

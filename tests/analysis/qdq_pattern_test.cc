@@ -106,5 +106,40 @@ TEST(QdqPattern, FloatWeightsAreNotQdq) {
   for (const auto& gr : analyze(g, 1).groups) EXPECT_NE(gr.pattern, "qdq_matmul_int8");
 }
 
+// The fused QDQ kernel multiplies at the int8 rate the device profile measured
+// (DeviceProfile::int8_speedup); without that figure it is estimated at the float rate.
+// The test conv is compute-bound on test_profile (590 kFLOP at 1 GFLOP/s, 7 KB at 1 GB/s).
+TEST(QdqPattern, FusedTimeFollowsTheMeasuredInt8Rate) {
+  Graph g = qdq_conv(false);
+  FusionOptions o;
+  o.opt_level = 1;
+  DeviceProfile p = testing::test_profile();
+  const GroupEstimate at_float = analyze_fusion(g, p, o).groups.at(0).estimate;
+  p.int8_speedup = 4;
+  const GroupEstimate at_int8 = analyze_fusion(g, p, o).groups.at(0).estimate;
+  EXPECT_DOUBLE_EQ(at_int8.time_before_s, at_float.time_before_s);  // the float members
+  EXPECT_LT(at_int8.time_after_s, 0.3 * at_float.time_after_s);
+  EXPECT_GT(at_int8.time_after_s, 0.2 * at_float.time_after_s);
+  EXPECT_GT(at_int8.time_saved_s(), at_float.time_saved_s());
+}
+
+// A float Conv's group is not an int8 kernel, whatever the profile's int8 figure.
+TEST(QdqPattern, Int8RateLeavesFloatGroupsAlone) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 8, 16, 16});
+  auto c = testing::conv(b, x, 8, 16, 16, "c");
+  b.output(b.op("Relu", {c}, {}, "r", Shape::of({1, 16, 16, 16}), DType::Float32));
+  Graph g = b.build();
+  FusionOptions o;
+  o.opt_level = 1;
+  DeviceProfile p = testing::test_profile();
+  auto r0 = analyze_fusion(g, p, o);
+  p.int8_speedup = 4;
+  auto r4 = analyze_fusion(g, p, o);
+  ASSERT_EQ(r0.groups.size(), r4.groups.size());
+  ASSERT_FALSE(r0.groups.empty());
+  EXPECT_DOUBLE_EQ(r4.groups[0].estimate.time_after_s, r0.groups[0].estimate.time_after_s);
+}
+
 }  // namespace
 }  // namespace fx

@@ -2,7 +2,9 @@
 // float16/bfloat16: the conversions, and kernels that compute in float32 serving
 // half tensors through the executor's adapter (stored at 2 bytes per element).
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <vector>
 
 #include "runtime/half.h"
 #include "runtime_test_util.h"
@@ -46,6 +48,35 @@ TEST(Half, EveryHalfRoundTripsThroughFloat) {
     if (std::isnan(f)) continue;
     ASSERT_EQ(float_to_half(f), h) << std::hex << b;
   }
+}
+
+TEST(Half, BulkConversionsAgreeWithTheScalarOnes) {
+  // half_to_floats/floats_to_half take the CPU's F16C path where it has one, in blocks
+  // of 8 with a scalar tail (odd count): every half, and floats at ties, subnormals,
+  // overflow and infinities, must convert as the scalar code does.
+  std::vector<uint16_t> all(0x10000 + 3);
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint16_t>(i);
+  std::vector<float> wide(all.size());
+  half_to_floats(DType::Float16, all.data(), wide.data(), static_cast<int64_t>(all.size()));
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const float f = half_to_float(all[i]);
+    if (std::isnan(f)) {
+      ASSERT_TRUE(std::isnan(wide[i])) << i;
+      continue;
+    }
+    ASSERT_EQ(std::memcmp(&f, &wide[i], 4), 0) << std::hex << all[i];
+  }
+  std::vector<float> probe;
+  for (int e = -26; e <= 17; ++e)
+    for (float m : {1.0f, 1.00048828125f, 1.0009765625f, 1.5f, 1.99951171875f, 1.9999f})
+      for (float sign : {1.0f, -1.0f}) probe.push_back(sign * std::ldexp(m, e));
+  for (float v : {0.0f, -0.0f, 65504.0f, 65520.0f, 65519.99f, 1e30f,
+                  std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()})
+    probe.push_back(v);
+  std::vector<uint16_t> narrow(probe.size());
+  floats_to_half(DType::Float16, probe.data(), narrow.data(), static_cast<int64_t>(probe.size()));
+  for (std::size_t i = 0; i < probe.size(); ++i)
+    ASSERT_EQ(narrow[i], float_to_half(probe[i])) << probe[i];
 }
 
 TEST(Half, TensorsKeepTheirWidthAndConvertToFloats) {
