@@ -234,7 +234,7 @@ void MainWindow::restore_settings() {
       resize(area.width() * 9 / 10, area.height() * 9 / 10);
       move(area.center() - rect().center());
     }
-  restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+  default_dock_sizes_ = !restoreState(s.value(QStringLiteral("window/state")).toByteArray());
   set_dark(s.value(QStringLiteral("view/dark"), false).toBool());
   AnalysisSettings a;
   a.device = s.value(QStringLiteral("analysis/device"), a.device).toString();
@@ -384,6 +384,19 @@ bool MainWindow::maybe_save() {
     return !p.isEmpty() && save_plan(p);
   }
   return true;
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (!default_dock_sizes_) return;
+  default_dock_sizes_ = false;
+  // Sized at construction, the docks grow with the window as much as the graph does;
+  // at its first real size the graph gets about two thirds of the height.
+  // After the layout has taken the window's size (the event loop's next turn).
+  QTimer::singleShot(0, this, [this] {
+    if (auto* table = findChild<QDockWidget*>(QStringLiteral("CandidatesDock")))
+      resizeDocks({table}, {std::max(180, height() * 3 / 10)}, Qt::Vertical);
+  });
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

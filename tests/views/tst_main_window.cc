@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QStatusBar>
 
 #include "analysis/plan_totals.h"
@@ -23,6 +24,7 @@
 #include "views/fused_graph_pane.h"
 #include "views/graph_items.h"
 #include "views/graph_scene.h"
+#include "views/graph_view.h"
 #include "views/help.h"
 #include "views/inspector.h"
 #include "views/main_window.h"
@@ -186,6 +188,20 @@ class TestMainWindow : public QObject {
     const QByteArray text = s.readAll();
     QVERIFY(text.contains("<svg"));
     QVERIFY(text.contains("Conv"));  // drawn labels, not a bitmap
+  }
+
+  // Room to work: with no saved dock layout the graph gets most of the window's height
+  // (the candidate table, sized at construction, used to grow with the window as much as
+  // the graph and took half of it).
+  void the_graph_gets_most_of_the_height() {
+    QSettings().remove(QStringLiteral("window/state"));
+    QSettings().remove(QStringLiteral("window/geometry"));
+    Fixture f;
+    QVERIFY(f.open());
+    QTRY_VERIFY2(f.window.view()->height() > f.window.height() * 55 / 100,
+                 qPrintable(QStringLiteral("graph %1 of %2 px")
+                                .arg(f.window.view()->height())
+                                .arg(f.window.height())));
   }
 
   // Status bar, fused view, candidate panel and report: one set of numbers, the plan's.
