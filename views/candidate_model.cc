@@ -55,7 +55,14 @@ QVariant CandidateModel::data(const QModelIndex& index, int role) const {
       if ((index.column() == TimeSaved || index.column() == EstimatedBy) && e.known)
         return tr("Estimated by the %1 on %2")
             .arg(QString::fromStdString(e.saving_label()), QString::fromStdString(e.profile));
-      return g.reason.empty() ? QVariant() : QVariant(QString::fromStdString(g.reason));
+      {
+        // A group legal only at an assumed dimension says so on every cell.
+        QStringList tip;
+        if (!g.reason.empty()) tip << QString::fromStdString(g.reason);
+        if (!g.assumed_note.empty())
+          tip << tr("Note: %1").arg(QString::fromStdString(g.assumed_note));
+        return tip.isEmpty() ? QVariant() : QVariant(tip.join(QLatin1Char('\n')));
+      }
     case Qt::TextAlignmentRole:
       if (index.column() >= BytesSaved && index.column() <= TimeSaved)
         return int(Qt::AlignRight | Qt::AlignVCenter);

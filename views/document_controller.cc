@@ -254,7 +254,8 @@ void DocumentController::reanalyse() {
   analysis_generation_ = gen;
   analysis_job_.setFuture(QtConcurrent::run(&background_pool_, [doc, settings, gen] {
     background_priority();
-    return Tagged<AnalysisOutput>{gen, run_analysis(doc->graph(), doc->path, settings)};
+    return Tagged<AnalysisOutput>{
+        gen, run_analysis(doc->graph(), doc->path, settings, doc->model.assumed_dims)};
   }));
   emit progress_changed();
 }

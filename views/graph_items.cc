@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/graph_items.h"
 
+#include <QFontMetricsF>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
@@ -40,8 +41,16 @@ BoxItem::BoxItem(const drawing::SceneBox& box, int index, QStringList lines, OpS
 }
 
 QRectF BoxItem::boundingRect() const {
-  // Room for the stacked cards of a repeat box and the selection outline.
-  return QRectF(-3, -3, box_.width + 10, box_.height + 10);
+  // Room for the stacked cards of a repeat box, the selection outline and the badge
+  // standing over the top edge.
+  return QRectF(-3, badge_.isEmpty() ? -3 : -9, box_.width + 10,
+                box_.height + (badge_.isEmpty() ? 10 : 16));
+}
+
+void BoxItem::set_badge(const QString& text) {
+  prepareGeometryChange();
+  badge_ = text;
+  update();
 }
 
 void BoxItem::set_overlay(std::optional<QColor> color) {
@@ -88,6 +97,22 @@ void BoxItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget
   p->setBrush(fill);
   p->drawRoundedRect(r, 5, 5);
   if (lod < 0.25) return;  // text is unreadable this far out; skip the cost
+  if (!badge_.isEmpty()) {
+    // On the top edge, right: it names what the op absorbed without widening the box.
+    QFont small = p->font();
+    small.setPointSizeF(small.pointSizeF() * 0.75);
+    small.setBold(true);
+    const double w = QFontMetricsF(small).horizontalAdvance(badge_) + 8;
+    const QRectF tag(r.right() - w - 4, -7, w, 13);
+    p->save();
+    p->setFont(small);
+    p->setPen(QPen(style_.border, 1));
+    p->setBrush(style_.border.lighter(150));
+    p->drawRoundedRect(tag, 6, 6);
+    p->setPen(QColor(20, 20, 20));
+    p->drawText(tag, Qt::AlignCenter, badge_);
+    p->restore();
+  }
   p->setPen(overlay_ ? QColor(20, 20, 20) : style_.text);
   QFont f = p->font();
   f.setBold(box_.item.kind == drawing::Item::Group);

@@ -39,6 +39,10 @@ class BoxItem : public QGraphicsItem {
   void set_highlighted(bool on);
   bool highlighted() const { return highlighted_; }
   void set_match(bool on);  // search hit
+  // A small tag on the box's top right corner: what the canonical form folded into
+  // this op ("+BN"); empty: none.
+  void set_badge(const QString& text);
+  const QString& badge() const { return badge_; }
 
  private:
   drawing::SceneBox box_;
@@ -49,6 +53,7 @@ class BoxItem : public QGraphicsItem {
   std::optional<QColor> overlay_;
   bool highlighted_ = false;
   bool match_ = false;
+  QString badge_;
 };
 
 class EdgeItem : public QGraphicsItem {

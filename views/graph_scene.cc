@@ -104,6 +104,16 @@ void GraphScene::show_layout(const drawing::SceneLayout& layout) {
             (b.open ? tr("\nDouble-click to collapse") : tr("\nDouble-click to expand"));
     }
     auto* item = new BoxItem(b, int(i), lines, style, repeats);
+    if (b.item.kind == drawing::Item::Node && doc_->is_model_node(b.item.id)) {
+      // What the canonical form folded into this op: a badge, and its names in the tip.
+      const auto& folded = doc_->folded_into(g.node(b.item.id).name);
+      if (!folded.empty()) {
+        item->set_badge(folded.size() == 1 ? tr("+BN") : tr("+%1 BN").arg(folded.size()));
+        for (const FoldedNode& f : folded)
+          tip += tr("\n+ %1 '%2' folded into its weights")
+                     .arg(QString::fromStdString(f.op_type), QString::fromStdString(f.name));
+      }
+    }
     item->setToolTip(tip);
     addItem(item);
     boxes_.push_back(item);

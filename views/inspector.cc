@@ -152,6 +152,13 @@ void Inspector::show_node(const ModelDocument& doc, NodeId id) {
   row(s, tr("Op"), qs(n.qualified_op()));
   row(s, tr("Op kind"), op_kind_label(cls.kind) + (cls.known ? QString() : tr(" (unknown op)")));
   row(s, tr("Scope"), qs(n.scope));
+  // What the canonical form folded into this node (a BatchNormalization into its Conv):
+  // the user's node, shown as part of the one that now computes it.
+  if (doc.is_model_node(id))
+    for (const FoldedNode& f : doc.folded_into(n.name))
+      row(s, tr("Folded in"),
+          tr("%1 '%2' (its parameters are in this node's weights; canonical pass %3)")
+              .arg(qs(f.op_type), qs(f.name), qs(f.pass)));
   if (!n.attrs.all().empty()) {
     auto* a = section(tr("Attributes"));
     for (const auto& [name, value] : n.attrs.all())
@@ -247,6 +254,7 @@ void Inspector::show_fusion_group(const ModelDocument& doc, int pg) {
   row(s, tr("Pattern"), qs(grp.pattern));
   row(s, tr("Status"), QString::fromLatin1(group_status_name(grp.status)));
   if (!grp.reason.empty()) row(s, tr("Reason"), qs(grp.reason));
+  if (!grp.assumed_note.empty()) row(s, tr("Assumed dims"), qs(grp.assumed_note));
   auto* members = section(tr("Members"));
   for (std::size_t i = 0; i < grp.nodes.size(); ++i)
     row(members, qs(grp.nodes[i]), i < grp.ops.size() ? qs(grp.ops[i]) : QString());

@@ -234,7 +234,7 @@ void MainWindow::restore_settings() {
       resize(area.width() * 9 / 10, area.height() * 9 / 10);
       move(area.center() - rect().center());
     }
-  restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+  default_dock_sizes_ = !restoreState(s.value(QStringLiteral("window/state")).toByteArray());
   set_dark(s.value(QStringLiteral("view/dark"), false).toBool());
   AnalysisSettings a;
   a.device = s.value(QStringLiteral("analysis/device"), a.device).toString();
@@ -319,9 +319,25 @@ QString MainWindow::empty_plan_reason() const {
   if (!d->analysis) return tr("Analysing…");
   if (d->analysis->opt_level == 0)
     return tr("Opt level 0 turns fusion off: choose level 1, 2 or 3 in the tool bar.");
+  // Control flow: the bodies are analysed on their own; their groups are not the plan's.
+  std::size_t body_groups = 0;
+  auto count = [&](const AnalysisResult& r, auto&& self) -> void {
+    for (const auto& sa : r.subgraphs) {
+      body_groups += sa.result.groups.size();
+      self(sa.result, self);
+    }
+  };
+  count(*d->analysis, count);
+  if (body_groups > 0)
+    return tr("No group in the model's main graph on %1 at opt level %2; %3 group(s) were found "
+              "inside its If/Loop/Scan bodies, which are analysed on their own and not in the "
+              "plan (fxc analyze lists them under Subgraphs).")
+        .arg(QString::fromStdString(d->analysis->device))
+        .arg(d->analysis->opt_level)
+        .arg(body_groups);
   if (d->analysis->unknown_cost_nodes > 0)
     return tr("No groups: %1 nodes have shapes the analysis could not infer, and a group needs "
-              "static shapes. Bind the model's symbolic dimensions (fxc --dim NAME=VALUE).")
+              "static shapes. Bind the model's symbolic dimensions in the Dimensions dock.")
         .arg(d->analysis->unknown_cost_nodes);
   return tr("The analysis found no group worth fusing on %1 at opt level %2.")
       .arg(QString::fromStdString(d->analysis->device))
@@ -384,6 +400,19 @@ bool MainWindow::maybe_save() {
     return !p.isEmpty() && save_plan(p);
   }
   return true;
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (!default_dock_sizes_) return;
+  default_dock_sizes_ = false;
+  // Sized at construction, the docks grow with the window as much as the graph does;
+  // at its first real size the graph gets about two thirds of the height.
+  // After the layout has taken the window's size (the event loop's next turn).
+  QTimer::singleShot(0, this, [this] {
+    if (auto* table = findChild<QDockWidget*>(QStringLiteral("CandidatesDock")))
+      resizeDocks({table}, {std::max(180, height() * 3 / 10)}, Qt::Vertical);
+  });
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -156,6 +156,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
@@ -215,6 +216,8 @@ class MainWindow : public QMainWindow {
   NodeId focus_node_ = kNoNode;  // select and centre this node after the next layout
   int focus_plan_group_ = -1;    // select this plan group after the next layout
   bool dark_ = false;
+  // No dock layout was saved: the first show sizes the docks to the window then.
+  bool default_dock_sizes_ = false;
 
   GraphScene* scene_;
   GraphView* view_;

@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QVBoxLayout>
@@ -100,9 +101,16 @@ void MainWindow::build_profile_dock(QDockWidget* tabify_with) {
   split->addWidget(profile_summary_);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 1);
+  // In a scroll area: the timeline and the summary need more height than the candidate
+  // table they share the bottom with, and a dock is never smaller than its widget's
+  // minimum, so they scroll in a short dock instead of taking the graph's room.
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidget(split);
   auto* dock = new QDockWidget(tr("Before/after profile"), this);
   dock->setObjectName(QStringLiteral("TimelineDock"));
-  dock->setWidget(split);
+  dock->setWidget(scroll);
   addDockWidget(Qt::BottomDockWidgetArea, dock);
   if (tabify_with) tabifyDockWidget(tabify_with, dock);
 }

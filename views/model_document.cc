@@ -3,12 +3,14 @@
 
 #include <QObject>
 
+#include "analysis/assumed_legality.h"
 #include "analysis/fusion_finder.h"
 #include "calibration/host_device.h"
 #include "codegen/group_kernels.h"
 #include "drawing/subgraph_groups.h"
 #include "drawing/weight_nodes.h"
 #include "ir/subgraph.h"
+#include "onnx/model_loader.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
 
@@ -34,6 +36,22 @@ void ModelDocument::refresh_drawn_types() {
   }
   for (std::size_t i = 0; i < g.node_count() && i < drawn->node_count(); ++i)
     drawn->node(NodeId(i)).shape_unknown = g.node(NodeId(i)).shape_unknown;
+}
+
+const std::vector<FoldedNode>& ModelDocument::folded_into(const std::string& node) const {
+  static const std::vector<FoldedNode> none;
+  const auto it = folded_.find(node);
+  return it == folded_.end() ? none : it->second;
+}
+
+std::map<std::string, std::vector<FoldedNode>> folded_nodes(
+    const transforms::CanonicalRecord& record) {
+  std::map<std::string, std::vector<FoldedNode>> out;
+  for (const auto& p : record.passes)
+    for (const auto& [removed, into] : p.folded_into)
+      // conv-bn-folding is the one pass that folds a node into another.
+      out[into].push_back({removed, "BatchNormalization", p.pass});
+  return out;
 }
 
 int ModelDocument::group_of_node(NodeId n) const {
@@ -64,8 +82,35 @@ void ModelDocument::rebuild_node_groups() {
   node_group_ = node_groups(graph(), plan);
 }
 
+namespace {
+// Each assumed dim once more at its probe value, read as the explorer reads the model
+// (with shapes): the groups legal only at the assumed value (analysis/assumed_legality.h).
+AssumedNotes probe_assumed_dims(const QString& model_path, const AnalysisSettings& settings,
+                                const std::vector<transforms::AssumedDim>& assumed,
+                                const DeviceProfile& profile, const FusionOptions& options,
+                                const AnalysisResult& r) {
+  AssumedNotes notes;
+  for (const auto& a : assumed) {
+    if (settings.dims.count(a.symbol)) continue;  // bound by the user since
+    const int64_t probe = a.value * kAssumedProbeFactor;
+    LoadOptions lo = explorer_load_options(settings);
+    lo.infer_shapes = true;
+    lo.dims[a.symbol] = probe;
+    try {
+      const LoadedModel at_probe = load_onnx(model_path.toStdString(), lo);
+      note_assumed_legality(r, a.symbol, a.value, probe,
+                            analyze_fusion(at_probe.graph, profile, options), notes);
+    } catch (const Error&) {
+      // A model that cannot be read at the probe value gets no note (fxc says the same).
+    }
+  }
+  return notes;
+}
+}  // namespace
+
 std::shared_ptr<AnalysisOutput> run_analysis(const Graph& graph, const QString& model_path,
-                                             const AnalysisSettings& settings) {
+                                             const AnalysisSettings& settings,
+                                             const std::vector<transforms::AssumedDim>& assumed) {
   auto out = std::make_shared<AnalysisOutput>();
   out->settings = settings;
   Stopwatch watch;
@@ -75,8 +120,12 @@ std::shared_ptr<AnalysisOutput> run_analysis(const Graph& graph, const QString& 
     FusionOptions options;
     options.opt_level = settings.opt_level;
     options.threshold = settings.threshold;
-    use_generated_kernels(options, graph);  // launches as Generate shows the groups
+    use_generated_kernels(options);  // launches as Generate shows the groups
     out->analysis = analyze_fusion(graph, profile, options);
+    if (!assumed.empty())
+      apply_assumed_notes(
+          out->analysis->groups,
+          probe_assumed_dims(model_path, settings, assumed, profile, options, *out->analysis));
     out->plan = FusionPlan(*out->analysis, model_path.toStdString());
     // So that fxc, given this plan, reads the model as the explorer did.
     const auto disabled = explorer_load_options(settings).canonical.disabled;
@@ -114,9 +163,10 @@ LoadOptions explorer_load_options(const AnalysisSettings& settings) {
   // a child fxc told so (model_arguments) reads the same nodes the plan names.
   options.assume_dims = true;
   options.canonical.enabled = true;
-  // The user's BN nodes stay visible (the analysis folds each into its Conv inside a
-  // conv_bn_act group); fxc folds them by default, so the child is told (model_arguments).
-  options.canonical.disabled = {"conv-bn-folding", "shape-folding"};
+  // BatchNormalization after a Conv is folded as fxc folds it, so that the explorer's
+  // groups and numbers are fxc's; the drawing shows each folded BN on its Conv
+  // (ModelDocument::folded_into).
+  options.canonical.disabled = {"shape-folding"};
   options.dims = settings.dims;
   return options;
 }
@@ -165,6 +215,7 @@ std::shared_ptr<ModelDocument> open_document(const QString& path, const Analysis
   doc->tree_ms = watch.elapsed_ms();
   doc->settings = settings;
   doc->parameter_bytes = doc->graph().parameter_bytes();
+  doc->folded_ = folded_nodes(doc->model.canonical);
   doc->rebuild_node_groups();
   if (cancelled()) return nullptr;
   return doc;

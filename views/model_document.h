@@ -29,6 +29,14 @@ struct AnalysisSettings {
   std::map<std::string, int64_t> dims;
 };
 
+// A node of the model as exported that the canonical form removed by folding it into
+// another (a BatchNormalization into the weights of the Conv before it).
+struct FoldedNode {
+  std::string name;
+  std::string op_type;
+  std::string pass;
+};
+
 struct ModelDocument {
   QString path;
   LoadedModel model;
@@ -56,12 +64,16 @@ struct ModelDocument {
   int group_of_node(NodeId n) const;
   void rebuild_node_groups();   // after the plan changed its groups (load)
   int64_t parameter_bytes = 0;  // graph().parameter_bytes(), once (the status bar shows it)
+  // The nodes canonicalization folded into the node named `node` (none: empty).
+  const std::vector<FoldedNode>& folded_into(const std::string& node) const;
+  // Node name -> what was folded into it, from model.canonical (open_document).
+  std::map<std::string, std::vector<FoldedNode>> folded_;
 
   std::vector<int> node_group_;  // NodeId -> plan group index
 };
 
 // How the explorer reads a model (open_document): unbound dims assumed, the user's
-// bound, the canonical passes but conv-bn-folding and shape-folding.
+// bound, the canonical passes as fxc runs them but shape-folding (shapes come later).
 LoadOptions explorer_load_options(const AnalysisSettings& settings);
 // The same as fxc options (--dim, --disable-pass, --enable-pass, --no-canonicalize),
 // for a child fxc that must read the model as the window did: the plan names its nodes.
@@ -102,9 +114,17 @@ struct AnalysisOutput {
   double ms = 0;
   std::vector<int> node_group;  // NodeId -> plan group index (ModelDocument::node_group_)
 };
-// Never throws: a failure is reported in AnalysisOutput::error.
-std::shared_ptr<AnalysisOutput> run_analysis(const Graph& graph, const QString& model_path,
-                                             const AnalysisSettings& settings);
+// Never throws: a failure is reported in AnalysisOutput::error. `assumed`: the dims the
+// model was read with by the default rule; each is read and analysed once more at
+// kAssumedProbeFactor times its value, and a group legal only at the assumed value
+// carries the note (analysis/assumed_legality.h), as `fxc analyze` prints it.
+std::shared_ptr<AnalysisOutput> run_analysis(
+    const Graph& graph, const QString& model_path, const AnalysisSettings& settings,
+    const std::vector<transforms::AssumedDim>& assumed = {});
+// The nodes canonicalization folded into others, by the name of the node that now
+// computes them.
+std::map<std::string, std::vector<FoldedNode>> folded_nodes(
+    const transforms::CanonicalRecord& record);
 void apply_analysis(ModelDocument& doc, AnalysisOutput&& out);
 
 }  // namespace fx::views

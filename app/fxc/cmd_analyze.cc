@@ -75,7 +75,7 @@ fx::AnalysisResult analyze(const AnalyzeOptions& o, const fx::Graph& g,
   fx::FusionOptions fo;
   fo.opt_level = o.opt_level;
   fo.threshold = o.threshold;
-  fx::use_generated_kernels(fo, g);  // launches as the generated code runs each group
+  fx::use_generated_kernels(fo);  // launches as the generated code runs each group
   return fx::analyze_fusion(g, p, fo);
 }
 
@@ -199,6 +199,7 @@ int run_analyze(const AnalyzeOptions& o) {
     return 0;
   }
   const fx::AssumedNotes notes = assumed_notes(o, m, p, r);
+  fx::apply_assumed_notes(r.groups, notes);  // the plan and the JSON carry them
   if (!o.plan_out.empty()) {
     fx::FusionPlan plan(r, o.model);
     plan.set_dims(plan_dims(m, o.mo));
@@ -209,9 +210,6 @@ int run_analyze(const AnalyzeOptions& o) {
   }
   if (o.json) {
     nlohmann::json j = fx::to_json(r);
-    for (auto& g : j["groups"])
-      if (auto it = notes.find(g["id"].get<std::string>()); it != notes.end())
-        g["assumed_note"] = it->second;
     j["model"] = o.model;
     j.update(model_header_json(m));
     fmt::print("{}\n", j.dump(2));

@@ -51,7 +51,7 @@ int run_report(const ReportCmd& o) {
   fx::FusionOptions fo;
   fo.opt_level = plan.opt_level();
   fo.threshold = plan.threshold();
-  fx::use_generated_kernels(fo, m.graph);
+  fx::use_generated_kernels(fo);
   fx::AnalysisResult analysis = fx::analyze_fusion(m.graph, profile, fo);
 
   nlohmann::json profile_doc;

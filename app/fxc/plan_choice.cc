@@ -36,7 +36,7 @@ fx::FusionPlan plan_for(const PlanChoice& c, const fx::Graph& g, AutotuneUse* us
   fx::FusionOptions fo;
   fo.opt_level = c.opt_level;
   fo.threshold = c.threshold;
-  fx::use_generated_kernels(fo, g);
+  fx::use_generated_kernels(fo);
   fx::FusionPlan p(fx::analyze_fusion(g, fx::resolve_device(c.device, g), fo), c.model);
   p.accept_all_above(c.threshold);
   if (c.autotune_cache && fx::AutotuneCache::enabled()) {

@@ -86,6 +86,7 @@ nlohmann::json to_json(const AnalysisResult& r) {
          {"footprint_bytes", e.footprint_bytes},
          {"estimate_known", e.known},
          {"profile", e.profile}});
+    if (!g.assumed_note.empty()) groups.back()["assumed_note"] = g.assumed_note;
   }
   j["groups"] = std::move(groups);
   auto nf = nlohmann::json::array();

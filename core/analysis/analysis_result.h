@@ -70,6 +70,9 @@ struct FusionGroup {
   GroupStatus status = GroupStatus::Candidate;
   std::string reason;  // why accepted/rejected (user text or rule)
   GroupEstimate estimate;
+  // Legal only at an assumed dimension (assumed_legality.h: "legal for the assumed
+  // seq=128 (over on-chip capacity at seq=2048); rebind to check"); empty otherwise.
+  std::string assumed_note;
   std::vector<NodeId> node_ids;  // same order as nodes; not serialized
 };
 
@@ -87,6 +90,7 @@ enum class NotFusedReason {
   GroupTooLarge,     // more than max_group_nodes
   TooFar,            // the cycle check would scan too much of the graph
   OptLevel,          // not attempted at this opt level (0: off; 1: no seed pattern)
+  NotOneKernel,      // the group's generated code runs them as kernels of their own
 };
 std::string_view not_fused_reason_name(NotFusedReason r);  // "opaque_op", ...
 

@@ -27,4 +27,11 @@ void note_assumed_legality(const AnalysisResult& r, const std::string& symbol, i
   }
 }
 
+void apply_assumed_notes(std::vector<FusionGroup>& groups, const AssumedNotes& notes) {
+  for (auto& g : groups) {
+    const auto it = notes.find(g.id);
+    g.assumed_note = it == notes.end() ? std::string() : it->second;
+  }
+}
+
 }  // namespace fx

@@ -33,4 +33,8 @@ using AssumedNotes = std::map<std::string, std::string>;
 void note_assumed_legality(const AnalysisResult& r, const std::string& symbol, int64_t assumed,
                            int64_t probe, const AnalysisResult& at_probe, AssumedNotes& notes);
 
+// Sets each group's FusionGroup::assumed_note from `notes` (so that plans and reports
+// made from the groups carry it).
+void apply_assumed_notes(std::vector<FusionGroup>& groups, const AssumedNotes& notes);
+
 }  // namespace fx

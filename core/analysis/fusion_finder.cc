@@ -104,6 +104,18 @@ void apply_patterns(const Graph& g, FusionState& st, const CostModel& cost,
   }
 }
 
+// Why a group found is not a fusion: its kernels (FusionOptions::kernels_of) run each
+// member that launches one on its own.
+std::string not_one_kernel_text(const Graph& g, const std::vector<NodeId>& members,
+                                const GroupLaunches& run) {
+  std::string ops;
+  for (NodeId n : members) ops += (ops.empty() ? "" : "+") + g.node(n).op_type;
+  return fmt::format(
+      "{} would run as {} kernels once generated, one per member{}: fusing removes no "
+      "launch",
+      ops, run.kernels.size(), run.why_split.empty() ? "" : " (" + run.why_split + ")");
+}
+
 struct Candidate {
   int64_t score;
   int64_t distance;
@@ -243,6 +255,8 @@ AnalysisResult FusionFinder::run() {
   std::vector<int64_t> order(g_.node_count());
   for (std::size_t i = 0; i < topo.size(); ++i) order[std::size_t(topo[i])] = int64_t(i);
   const auto& gg = st.groups();
+  // Per group root: why the group found is not one (kernels_of runs each member alone).
+  std::vector<std::string> not_one_kernel(g_.node_count());
   int64_t launches_saved = 0, bytes_saved = 0;
   double time_saved = 0;
   for (std::size_t i = 0; i < g_.node_count(); ++i) {
@@ -258,15 +272,18 @@ AnalysisResult FusionFinder::run() {
     }
     fg.id = group_id_for(fg.nodes);
     fg.pattern = st.pattern(root);
-    // Launches after fusion as the generated code runs the group, when the caller says.
-    int launches_after = -1;
+    // As the generated code runs the group, when the caller says: its kernels' launches,
+    // bytes and time. A group none of whose kernels runs two members is no fusion.
     if (opt_.kernels_of) {
-      launches_after = 0;
-      for (const auto& kernel : opt_.kernels_of(fg.node_ids))
-        if (std::any_of(kernel.begin(), kernel.end(), [&](NodeId n) { return st.is_kernel(n); }))
-          ++launches_after;
+      const GroupLaunches run = opt_.kernels_of(g_, fg.node_ids);
+      fg.estimate = st.estimate(fg.node_ids, &run.kernels);
+      if (fg.estimate.launches_saved() <= 0) {
+        not_one_kernel[std::size_t(root)] = not_one_kernel_text(g_, fg.node_ids, run);
+        continue;
+      }
+    } else {
+      fg.estimate = st.estimate(fg.node_ids);
     }
-    fg.estimate = st.estimate(fg.node_ids, launches_after);
     launches_saved += fg.estimate.launches_saved();
     bytes_saved += fg.estimate.bytes_saved();
     time_saved += fg.estimate.time_saved_s();
@@ -296,9 +313,13 @@ AnalysisResult FusionFinder::run() {
     for (ValueId v : g_.node(p).outputs) {
       if (v == kNoValue) continue;
       for (NodeId c : distinct_consumers(g_, v)) {
-        if (!st.is_kernel(c) || gg.find(p) == gg.find(c)) continue;
+        if (!st.is_kernel(c)) continue;
+        const std::string& apart = not_one_kernel[std::size_t(gg.find(p))];
+        if (gg.find(p) == gg.find(c) && apart.empty()) continue;
         Verdict why;
-        if (const Verdict* rec = st.recorded(p, c)) {
+        if (gg.find(p) == gg.find(c)) {
+          why = {false, NotFusedReason::NotOneKernel, apart};
+        } else if (const Verdict* rec = st.recorded(p, c)) {
           why = *rec;
         } else if (Verdict f = st.fusable(p); !f.ok) {
           why = f;
@@ -318,15 +339,12 @@ AnalysisResult FusionFinder::run() {
       }
     }
   }
-  // Inside each subgraph, on its own: its groups never contain the outer nodes.
-  // kernels_of answers for the graph it was bound to (this one), not for a body: a
-  // body's groups count as one kernel each.
-  FusionOptions body_options = opt_;
-  body_options.kernels_of = nullptr;
+  // Inside each subgraph, on its own: its groups never contain the outer nodes, and
+  // kernels_of is asked with the body's graph.
   for (NodeId n : topo)
     for (const auto& [attr, sub] : subgraphs_of(g_.node(n)))
       r.subgraphs.push_back(
-          {g_.node(n).name, attr, FusionFinder(*sub, cost_.profile(), body_options).run()});
+          {g_.node(n).name, attr, FusionFinder(*sub, cost_.profile(), opt_).run()});
   r.analysis_ms = sw.elapsed_ms();
   return r;
 }
@@ -410,6 +428,7 @@ std::string_view not_fused_reason_name(NotFusedReason r) {
     case NotFusedReason::GroupTooLarge: return "group_too_large";
     case NotFusedReason::TooFar: return "too_far";
     case NotFusedReason::OptLevel: return "opt_level";
+    case NotFusedReason::NotOneKernel: return "not_one_kernel";
   }
   return "opt_level";
 }

@@ -26,6 +26,13 @@
 
 namespace fx {
 
+// How a group's members run once generated: each kernel a set of members run by one
+// launch, and why the group is not one kernel when it is not.
+struct GroupLaunches {
+  std::vector<std::vector<NodeId>> kernels;
+  std::string why_split;
+};
+
 struct FusionOptions {
   int opt_level = 2;
   double threshold = 0.30;  // minimum traffic reduction of a group
@@ -34,11 +41,13 @@ struct FusionOptions {
   // Bound on the groups one cycle check may visit before giving up (reason TooFar).
   int max_cycle_check_visits = 4096;
   std::vector<std::string> disabled_patterns;  // pattern names to skip
-  // The kernels a found group's members run as once generated, each a set of members
-  // run by one launch (codegen/group_kernels.h: use_generated_kernels sets it). The
-  // groups' launches after fusion, and the times that depend on them, are counted from
-  // it. Unset: a group is one kernel.
-  std::function<std::vector<std::vector<NodeId>>(const std::vector<NodeId>& members)> kernels_of;
+  // The kernels a found group's members of graph `g` run as once generated, each a set
+  // of members run by one launch (codegen/group_kernels.h: use_generated_kernels sets
+  // it). A group's launches, bytes and time after fusion are those of these kernels, and
+  // a group whose kernels remove no launch is not a group (its pairs say why). It is
+  // asked with the analysed graph and with each control-flow body. Unset: a group is
+  // one kernel.
+  std::function<GroupLaunches(const Graph& g, const std::vector<NodeId>& members)> kernels_of;
 };
 
 class FusionFinder {

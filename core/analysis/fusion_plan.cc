@@ -99,7 +99,7 @@ std::vector<const FusionGroup*> FusionPlan::accepted() const {
 
 nlohmann::json FusionPlan::to_json() const {
   auto groups = nlohmann::json::array();
-  for (const auto& g : groups_)
+  for (const auto& g : groups_) {
     groups.push_back({{"id", g.id},
                       {"pattern", g.pattern},
                       {"nodes", g.nodes},
@@ -107,6 +107,8 @@ nlohmann::json FusionPlan::to_json() const {
                       {"status", std::string(group_status_name(g.status))},
                       {"reason", g.reason},
                       {"estimate", fx::to_json(g.estimate)}});
+    if (!g.assumed_note.empty()) groups.back()["assumed_note"] = g.assumed_note;
+  }
   nlohmann::json j = {
       {"schema_version", kSchemaVersion}, {"model", model_},         {"device", device_},
       {"opt_level", opt_level_},          {"threshold", threshold_}, {"groups", groups}};
@@ -142,6 +144,7 @@ FusionPlan FusionPlan::from_json(const nlohmann::json& j) {
       if (!st) throw Error("fusion plan: group " + g.id + " has an unknown status");
       g.status = *st;
       g.reason = gj.value("reason", "");
+      g.assumed_note = gj.value("assumed_note", "");
       if (gj.contains("estimate")) g.estimate = group_estimate_from_json(gj["estimate"]);
       p.groups_.push_back(std::move(g));
     }

@@ -67,13 +67,38 @@ Verdict FusionState::fusable(NodeId n) const {
   return {};
 }
 
-GroupEstimate FusionState::estimate(const std::vector<NodeId>& members, int launches_after) const {
-  Cost f = cost_.group(members), u = cost_.unfused(members);
-  if (launches_after > f.launches) {
-    const int n = std::min(launches_after, u.launches);
-    f.time_s += double(n - f.launches) * cost_.profile().launch_overhead_s;
-    f.launches = std::max(f.launches, n);
+Cost FusionState::split_cost(const std::vector<std::vector<NodeId>>& kernels) const {
+  Cost sum;
+  sum.launches = 0;
+  double largest = -1;
+  for (const auto& k : kernels) {
+    if (std::none_of(k.begin(), k.end(), [&](NodeId n) { return is_kernel(n); })) continue;
+    const Cost c = k.size() == 1 ? cost_.node(k[0]) : cost_.group(k);
+    if (!c.known && sum.known) sum.known = false, sum.unknown_reason = c.unknown_reason;
+    sum.bytes_read += c.bytes_read;
+    sum.bytes_written += c.bytes_written;
+    sum.constant_bytes += c.constant_bytes;
+    sum.flops += c.flops;
+    sum.launches += c.launches;
+    sum.time_s += c.time_s;
+    sum.footprint_bytes = std::max(sum.footprint_bytes, c.footprint_bytes);
+    if (c.time_s > largest) largest = c.time_s, sum.kernel_class = c.kernel_class;
   }
+  sum.profile = cost_.profile().label();
+  return sum;
+}
+
+GroupEstimate FusionState::estimate(const std::vector<NodeId>& members,
+                                    const std::vector<std::vector<NodeId>>* kernels) const {
+  Cost f = cost_.group(members), u = cost_.unfused(members);
+  // Run as several kernels: each writes what the next reads, so the traffic, launches
+  // and time are theirs. The saving model was fitted to single fused kernels: the saving
+  // is the difference of the kernel times.
+  const bool split =
+      kernels && std::count_if(kernels->begin(), kernels->end(), [&](const auto& k) {
+                   return std::any_of(k.begin(), k.end(), [&](NodeId n) { return is_kernel(n); });
+                 }) > f.launches;
+  if (split) f = split_cost(*kernels);
   GroupEstimate e;
   e.known = f.known && u.known;
   e.bytes_before = u.bytes();
@@ -85,7 +110,7 @@ GroupEstimate FusionState::estimate(const std::vector<NodeId>& members, int laun
   e.footprint_bytes = f.footprint_bytes;
   e.profile = cost_.profile().label();
   const DeviceProfile& p = cost_.profile();
-  if (!e.known || p.saving_model.groups == 0) {
+  if (!e.known || p.saving_model.groups == 0 || split) {
     set_interval(e, p, f.kernel_class);
     return e;
   }

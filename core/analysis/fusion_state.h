@@ -52,16 +52,21 @@ class FusionState {
   void record_inside(const std::vector<NodeId>& nodes, const Verdict& v);
   const Verdict* recorded(NodeId producer, NodeId consumer) const;
 
-  // `launches_after` >= 0: the launches the group's generated code runs (more than one
-  // when it cannot be one kernel), in place of the cost model's one; the time after
-  // pays their launch overhead.
-  GroupEstimate estimate(const std::vector<NodeId>& members, int launches_after = -1) const;
+  // `kernels`: the kernels the group's generated code runs (FusionOptions::kernels_of);
+  // when that is more than one launch, the group after fusion is those kernels (their
+  // launches, traffic and time summed, the saving their difference) in place of the cost
+  // model's one fused kernel. Null: one kernel.
+  GroupEstimate estimate(const std::vector<NodeId>& members,
+                         const std::vector<std::vector<NodeId>>* kernels = nullptr) const;
 
  private:
   static std::size_t idx(NodeId n) { return static_cast<std::size_t>(n); }
   static uint64_t key(NodeId p, NodeId c) { return (uint64_t(uint32_t(p)) << 32) | uint32_t(c); }
   Verdict rules_vertical(NodeId a, NodeId b) const;
   Verdict benefit(const std::vector<NodeId>& members, bool threshold = true) const;
+  // The summed cost of running `kernels` one after another (a kernel of one member: its
+  // own cost).
+  Cost split_cost(const std::vector<std::vector<NodeId>>& kernels) const;
 
   const Graph& g_;
   const CostModel& cost_;

@@ -45,8 +45,9 @@ struct GroupKernels {
 GroupKernels plan_group_kernels(const Graph& g, const std::vector<NodeId>& nodes,
                                 const std::string& id);
 
-// Sets options.kernels_of so that the analysis counts a group's launches after fusion
-// as plan_group_kernels() runs it on `g` (which must outlive the analysis).
-void use_generated_kernels(FusionOptions& options, const Graph& g);
+// Sets options.kernels_of so that the analysis counts a group's launches, traffic and
+// time after fusion as plan_group_kernels() runs it (on the analysed graph, and on each
+// control-flow body with the body's graph).
+void use_generated_kernels(FusionOptions& options);
 
 }  // namespace fx

@@ -100,6 +100,7 @@ void merge_record(transforms::CanonicalRecord& into, const transforms::Canonical
     a.weights.insert(a.weights.end(), b.weights.begin(), b.weights.end());
     a.weight_bytes += b.weight_bytes;
     a.merged += b.merged;
+    a.folded_into.insert(b.folded_into.begin(), b.folded_into.end());
     if (b.ran) {
       a.ran = true;
       a.skipped_because.clear();

@@ -220,6 +220,14 @@ TEST_F(FxcAnalyze, AGroupLegalOnlyAtAnAssumedDimSaysSo) {
   r = run_fxc({"analyze", model, "--device", device, "--threshold", "0"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("note: legal for the assumed seq=128"), std::string::npos) << r.out;
+  // The plan carries it too (the explorer shows a loaded plan's notes).
+  const std::string plan = (dir_ / "softmax_plan.json").string();
+  r = run_fxc({"analyze", model, "--device", device, "--threshold", "0", "--plan-out", plan});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream saved(plan);
+  const auto pj = nlohmann::json::parse(saved);
+  EXPECT_EQ(pj["groups"][0].value("assumed_note", ""),
+            "legal for the assumed seq=128 (over on-chip capacity at seq=2048); rebind to check");
 }
 
 TEST_F(FxcAnalyze, BadInputsExitWithTwo) {

@@ -26,7 +26,8 @@ inline std::shared_ptr<ModelDocument> analysed_document(const QString& path = kT
   const AnalysisSettings settings = h100_settings();
   auto doc = open_document(path, settings, label_metrics(QFont()), {});
   apply_value_types(doc->model, infer_value_types(doc->model));
-  apply_analysis(*doc, std::move(*run_analysis(doc->graph(), doc->path, settings)));
+  apply_analysis(
+      *doc, std::move(*run_analysis(doc->graph(), doc->path, settings, doc->model.assumed_dims)));
   return doc;
 }
 

@@ -15,9 +15,11 @@
 
 #include "document_fixture.h"
 #include "drawing/visible_graph.h"
+#include "views/candidate_panel.h"
 #include "views/graph_items.h"
 #include "views/graph_scene.h"
 #include "views/inspector.h"
+#include "views/main_window.h"
 #include "views/model_document.h"
 
 namespace {
@@ -43,7 +45,9 @@ onnx::NodeProto* add_node(onnx::GraphProto* g, const std::string& op, const std:
 
 // x[2] -> Relu -> Loop(M, true, s0 = relu): body s_out = s_in + r (r from outside),
 // i_f = Cast(i), scan_out = s_out * i_f, cond = i < 3 -> Sigmoid(s_final) -> y.
-void write_loop_model(const QString& path) {
+// `known_shapes`: the body's Add and Mul read only the loop-carried s_in (shape [2]), so
+// that their estimates are known and the analysis can group them.
+void write_loop_model(const QString& path, bool known_shapes = false) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(13);
@@ -73,13 +77,13 @@ void write_loop_model(const QString& path) {
   tensor_io(b->add_input(), "i", kInt64, {});
   tensor_io(b->add_input(), "c_in", kBool, {});
   tensor_io(b->add_input(), "s_in", kFloat, {2});
-  add_node(b, "Add", "b_add", {"s_in", "r"}, {"s_out"});
+  add_node(b, "Add", "b_add", {"s_in", known_shapes ? "s_in" : "r"}, {"s_out"});
   auto* cast = add_node(b, "Cast", "b_cast", {"i"}, {"i_f"});
   auto* to = cast->add_attribute();
   to->set_name("to");
   to->set_type(onnx::AttributeProto::INT);
   to->set_i(kFloat);
-  add_node(b, "Mul", "b_scan", {"s_out", "i_f"}, {"scan_out"});
+  add_node(b, "Mul", "b_scan", {"s_out", known_shapes ? "s_in" : "i_f"}, {"scan_out"});
   add_node(b, "Less", "b_less", {"i", "three"}, {"c_out"});
   tensor_io(b->add_output(), "c_out", kBool, {});
   tensor_io(b->add_output(), "s_out", kFloat, {2});
@@ -206,6 +210,32 @@ class TestControlFlowDrawing : public QObject {
     QVERIFY(group_box->item().kind == fx::drawing::Item::Group);
     QCOMPARE(group_box->item().id, loop_group);
     QCOMPARE(scene.box_of_node(loop), group_box);
+  }
+
+  // The main graph has no group (Relu -> Loop -> Sigmoid cross the boundary) but the body
+  // has: the empty candidate table says so instead of "no group worth fusing".
+  void an_empty_plan_names_the_groups_inside_bodies() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("loop.onnx"));
+    write_loop_model(path, true);
+    fx::views::MainWindow w;
+    fx::views::AnalysisSettings s = fx::views::test::h100_settings();
+    s.threshold = 0;
+    w.set_analysis_settings(s);
+    w.set_autosave_dir(dir.path());
+    QSignalSpy opened(&w, &fx::views::MainWindow::model_opened);
+    w.open_model(path);
+    QVERIFY(opened.wait(30000));
+    QVERIFY(w.document()->analysis.has_value());
+    QVERIFY(w.document()->plan.groups().empty());
+    std::size_t body_groups = 0;
+    for (const auto& sa : w.document()->analysis->subgraphs) body_groups += sa.result.groups.size();
+    QVERIFY2(body_groups > 0, "the Loop body's Add -> Mul is expected to be a group");
+    const QString note = w.candidate_panel()->empty_note();
+    QVERIFY2(note.contains(QStringLiteral("%1 group(s) were found inside its If/Loop/Scan bodies")
+                               .arg(body_groups)),
+             qPrintable(note));
   }
 
   void a_model_without_control_flow_draws_itself() {

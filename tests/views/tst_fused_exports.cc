@@ -337,8 +337,8 @@ class TestFusedExports : public QObject {
     const QByteArray without = f.read(plain);
     QVERIFY(without.contains("tiny_cnn"));
     QVERIFY(!without.contains(speedup.c_str()));
-    QVERIFY(!html_group_row(without, "fg-6d9e7b43").isEmpty());
-    QVERIFY(!html_group_row(without, "fg-6d9e7b43").contains(saved.c_str()));
+    QVERIFY(!html_group_row(without, "fg-142d3ebd").isEmpty());
+    QVERIFY(!html_group_row(without, "fg-142d3ebd").contains(saved.c_str()));
 
     const QString result = f.dir.filePath(QStringLiteral("before_after.json"));
     {
@@ -352,7 +352,7 @@ class TestFusedExports : public QObject {
     QVERIFY(f.export_and_wait([&] { return f.window.export_report(html); }));
     const QByteArray with = f.read(html);
     QVERIFY2(with.contains(speedup.c_str()), speedup.c_str());
-    const QByteArray row = html_group_row(with, "fg-6d9e7b43");
+    const QByteArray row = html_group_row(with, "fg-142d3ebd");
     QVERIFY2(row.contains(("<td class=\"n\">" + saved + "</td>").c_str()), row.constData());
     QVERIFY(row.contains("onednn-postops"));
     // The excluded group is reported with the profiler's reason.
@@ -368,7 +368,7 @@ class TestFusedExports : public QObject {
     QVERIFY(qFuzzyCompare(j.at("measurements").at("speedup").get<double>(), ba.speedup()));
     bool found = false;
     for (const auto& g : j.at("groups"))
-      if (g.at("id") == "fg-6d9e7b43") {
+      if (g.at("id") == "fg-142d3ebd") {
         found = true;
         QVERIFY(qFuzzyCompare(g.at("measured").at("measured_saved_us").get<double>(),
                               ba.fused_saved_us()));
@@ -376,9 +376,9 @@ class TestFusedExports : public QObject {
     QVERIFY(found);
 
 #ifdef FX_FXC_PATH
-    // The same inputs through `fxc report --profile`, told to read the model as the window
-    // did (its BNs kept: --disable-pass conv-bn-folding, as the profile child is told):
-    // the same measurements and groups.
+    // The same inputs through `fxc report --profile`, with no pass option: the plan's
+    // disabled_passes make fxc read the model as the window did (BN folded in both): the
+    // same measurements and groups.
     const QString plan = f.dir.filePath(QStringLiteral("plan.json"));
     QVERIFY(f.window.save_plan(plan));
     QVERIFY(f.export_and_wait([&] { return f.window.export_report(js); }));
@@ -388,8 +388,7 @@ class TestFusedExports : public QObject {
     fxc.start(QStringLiteral(FX_FXC_PATH),
               {QStringLiteral("report"), kModel, QStringLiteral("--plan"), plan,
                QStringLiteral("--profile"), result, QStringLiteral("--device"),
-               QStringLiteral("nvidia-h100"), QStringLiteral("--out"), cli_out,
-               QStringLiteral("--disable-pass"), QStringLiteral("conv-bn-folding")});
+               QStringLiteral("nvidia-h100"), QStringLiteral("--out"), cli_out});
     QVERIFY(fxc.waitForFinished(60000));
     QVERIFY2(fxc.exitCode() == 0, fxc.readAllStandardError().constData());
     const auto cli = nlohmann::json::parse(f.read(cli_out).toStdString());

@@ -5,8 +5,12 @@
 // the MatMul shows the weight as its own constant input, marked where it came from.
 #include <QtTest>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "document_fixture.h"
 #include "onnx/model_factory.h"
+#include "views/candidate_model.h"
 #include "views/inspector.h"
 
 using fx::views::Inspector;
@@ -30,6 +34,38 @@ onnx::ModelProto identity_on_weights() {
   ft::add_node(g, "MatMul", "matmul", {"x_copy", "W_shared"}, {"h"});
   ft::add_node(g, "Relu", "relu", {"h"}, {"y"});
   return m;
+}
+
+// x[1,4,seq] -> Mul(scale) -> Softmax(axis -1) -> Relu -> y: the Softmax row is the
+// sequence, so the group's on-chip footprint grows with the assumed seq.
+onnx::ModelProto scaled_softmax() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  g->set_name("scaled_softmax");
+  ft::add_float_io(g->add_input(), "x", {1, 4, 0}, {"", "", "seq"});
+  ft::add_float_io(g->add_output(), "y", {1, 4, 0}, {"", "", "seq"});
+  ft::add_initializer(g, "scale", {});
+  ft::add_node(g, "Mul", "mul", {"x", "scale"}, {"m"});
+  auto* sm = ft::add_node(g, "Softmax", "softmax", {"m"}, {"s"});
+  auto* axis = sm->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(-1);
+  ft::add_node(g, "Relu", "relu", {"s"}, {"y"});
+  return m;
+}
+
+// As DocumentController builds it: opened, shapes inferred, analysed with the dims the
+// model was read with.
+std::shared_ptr<fx::views::ModelDocument> analysed(const QString& path,
+                                                   const fx::views::AnalysisSettings& s) {
+  auto doc = fx::views::open_document(path, s, fx::views::label_metrics(QFont()), {});
+  fx::apply_value_types(doc->model, fx::infer_value_types(doc->model));
+  fx::views::apply_analysis(*doc, std::move(*fx::views::run_analysis(doc->graph(), doc->path, s,
+                                                                     doc->model.assumed_dims)));
+  return doc;
 }
 
 }  // namespace
@@ -62,6 +98,59 @@ class TestInspector : public QObject {
     QVERIFY2(w.contains(QStringLiteral("Identity")), qPrintable(w));
     const QString x = inspector.value_of(QStringLiteral("x"));
     QVERIFY2(!x.isEmpty() && !x.contains(QStringLiteral("Identity")), qPrintable(x));
+  }
+
+  // A group legal only at the assumed seq (its Softmax row fits on a chip at seq=128, not
+  // at 16 times that) carries fxc analyze's note into the candidate table's tip, the
+  // inspector and the saved plan; bound, it carries none.
+  void a_group_legal_only_at_an_assumed_dim_says_so() {
+    ft::TempDir dir;
+    const std::string path = dir.file("scaled_softmax.onnx");
+    ft::save(scaled_softmax(), path);
+    const QString model = QString::fromStdString(path);
+    fx::views::AnalysisSettings s = fx::views::test::h100_settings();
+    s.threshold = 0;
+    auto footprint = [&](int64_t seq) {
+      fx::views::AnalysisSettings bound = s;
+      bound.dims["seq"] = seq;
+      auto doc = analysed(model, bound);
+      if (doc->plan.groups().size() != 1) return int64_t(-1);
+      const fx::FusionGroup& g = doc->plan.groups()[0];
+      return g.assumed_note.empty() ? g.estimate.footprint_bytes : int64_t(-2);  // bound: no note
+    };
+    const int64_t fits = footprint(128), too_big = footprint(2048);
+    QVERIFY2(fits > 0 && too_big > fits,
+             qPrintable(QStringLiteral("%1 %2").arg(fits).arg(too_big)));
+    std::ifstream in(FX_RESOURCES_DIR "/devices/nvidia-h100.json");
+    auto dev = nlohmann::json::parse(in);
+    dev["name"] = "small-chip";
+    dev["onchip_capacity_bytes"] = int64_t(double(fits + too_big) / 2 / 0.8);
+    const std::string device = dir.file("small_chip.json");
+    std::ofstream(device) << dev.dump();
+    s.device = QString::fromStdString(device);
+
+    auto doc = analysed(model, s);
+    QCOMPARE(doc->model.assumed_dims.size(), std::size_t(1));
+    QCOMPARE(doc->model.assumed_dims[0].value, int64_t(128));
+    QCOMPARE(doc->plan.groups().size(), std::size_t(1));
+    const std::string note =
+        "legal for the assumed seq=128 (over on-chip capacity at seq=2048); rebind to check";
+    QCOMPARE(doc->plan.groups()[0].assumed_note, note);
+
+    fx::views::CandidateModel table;
+    table.set_plan(&doc->plan);
+    const QString tip =
+        table.index(0, fx::views::CandidateModel::Group).data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QStringLiteral("Note: ") + QString::fromStdString(note)),
+             qPrintable(tip));
+
+    Inspector inspector;
+    inspector.show_fusion_group(*doc, 0);
+    QCOMPARE(inspector.value_of(QStringLiteral("Assumed dims")), QString::fromStdString(note));
+
+    const nlohmann::json saved = doc->plan.to_json();
+    QCOMPARE(saved.at("groups").at(0).value("assumed_note", ""), note);
+    QCOMPARE(fx::FusionPlan::from_json(saved).groups()[0].assumed_note, note);
   }
 };
 

@@ -45,13 +45,13 @@ class TestProfileData : public QObject {
     // Bytes travel through the trace (the timeline's GB/s needs them).
     QCOMPARE(r.after.events[0].bytes_read, f.after[0].bytes_read);
     QCOMPARE(r.after.events[0].bytes_written, f.after[0].bytes_written);
-    // Group colours: conv1/bn1/relu before and the fused kernel after are group 0; the
+    // Group colours: conv1/relu before and the fused kernel after are group 0; the
     // excluded group's kernels are not coloured.
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < 2; ++i)
       QCOMPARE(r.before.events[std::size_t(i)].group_id, std::optional<int>(0));
     QCOMPARE(r.after.events[0].group_id, std::optional<int>(0));
-    QVERIFY(!r.before.events[3].group_id && !r.after.events[1].group_id);
-    QCOMPARE(r.group_label(0), QStringLiteral("fg-6d9e7b43 (conv_bn_act)"));
+    QVERIFY(!r.before.events[2].group_id && !r.after.events[1].group_id);
+    QCOMPARE(r.group_label(0), QStringLiteral("fg-142d3ebd (conv_bn_act)"));
     QCOMPARE(int(r.input.groups.size()), 2);
     QVERIFY(std::isnan(r.input.groups[1].measured_saved_us));
   }
@@ -60,13 +60,13 @@ class TestProfileData : public QObject {
     QTemporaryDir dir;
     BeforeAfterFixture f;
     const nlohmann::json doc = f.json();
-    f.after = {{"fg-6d9e7b43", f.after[0].nodes, 44, 1, 2}};  // a different after
+    f.after = {{"fg-142d3ebd", f.after[0].nodes, 44, 1, 2}};  // a different after
     const QString after_trace = dir.filePath(QStringLiteral("after.json"));
     write_chrome_trace(after_trace.toStdString(), f.timeline(f.after));
     const BeforeAfterResult r =
         read_before_after(dump(doc), QStringLiteral("fixture"),
                           dir.filePath(QStringLiteral("missing.json")), after_trace);
-    QCOMPARE(int(r.before.events.size()), 7);  // missing file: the embedded trace
+    QCOMPARE(int(r.before.events.size()), 6);  // missing file: the embedded trace
     QCOMPARE(int(r.after.events.size()), 1);
     QCOMPARE(r.after.events[0].duration_us, 44.0);
   }
@@ -105,7 +105,7 @@ class TestProfileData : public QObject {
     model.set_groups(r.input.groups);
     QCOMPARE(model.rowCount(), 2);
     QCOMPARE(model.columnCount(), int(GroupResultModel::Count));
-    QCOMPARE(model.index(0, GroupResultModel::Id).data().toString(), QStringLiteral("fg-6d9e7b43"));
+    QCOMPARE(model.index(0, GroupResultModel::Id).data().toString(), QStringLiteral("fg-142d3ebd"));
     QCOMPARE(
         model.index(0, GroupResultModel::Measured).data(GroupResultModel::kSortRole).toDouble(),
         f.fused_saved_us());
@@ -157,7 +157,7 @@ class TestProfileData : public QObject {
     const QString excluded = s.value(QStringLiteral("excluded"));
     QVERIFY(excluded.contains(QStringLiteral("fg-1c9df8f9")));
     QVERIFY(excluded.contains(QStringLiteral("max abs error 0.31")));
-    QVERIFY(!excluded.contains(QStringLiteral("fg-6d9e7b43")));
+    QVERIFY(!excluded.contains(QStringLiteral("fg-142d3ebd")));
     QCOMPARE(s.group_model()->rowCount(), 2);
     QCOMPARE(s.chart()->bar_count(), 1);
     // Clicking the chart's bar asks for the group's nodes.
@@ -166,7 +166,7 @@ class TestProfileData : public QObject {
     s.show();
     QTest::mouseClick(s.chart(), Qt::LeftButton, {}, QPoint(200, 38 + 5));
     QCOMPARE(activated.count(), 1);
-    QCOMPARE(activated.front().front().toStringList().size(), 3);
+    QCOMPARE(activated.front().front().toStringList().size(), 2);  // conv1, relu
   }
   // With the calibration's interval in the result, a measurement of the right sign but
   // outside the interval is flagged too; one inside it is not.

@@ -139,7 +139,7 @@ class TestProfileFlow : public QObject {
     QSignalSpy opened(&w, &MainWindow::model_opened);
     w.open_model(QStringLiteral(FX_RESOURCES_DIR "/models/tiny_cnn.onnx"));
     QVERIFY(opened.wait(30000));
-    w.accept_groups({QStringLiteral("fg-6d9e7b43")});
+    w.accept_groups({QStringLiteral("fg-142d3ebd")});
     QSignalSpy done(&w, &MainWindow::profile_finished);
     QSignalSpy failed(&w, &MainWindow::failed);
 
@@ -166,7 +166,7 @@ class TestProfileFlow : public QObject {
     const auto plan = nlohmann::json::parse(seen.readAll().toStdString());
     bool accepted = false;
     for (const auto& g : plan.at("groups"))
-      accepted |= g.value("id", "") == "fg-6d9e7b43" && g.value("status", "") == "accepted";
+      accepted |= g.value("id", "") == "fg-142d3ebd" && g.value("status", "") == "accepted";
     QVERIFY(accepted);
 
     // The report exported now carries the measurements, under the file name its
@@ -187,7 +187,7 @@ class TestProfileFlow : public QObject {
     // Clicking the fused kernel selects its group in the graph.
     TimelineView* tl = w.timeline();
     const QPoint fused(tl->label_width() + int(tl->axis().to_x(20)), tl->lane_top(1) + 5);
-    QVERIFY(tl->event_at(fused) && tl->event_at(fused)->name == "fg-6d9e7b43");
+    QVERIFY(tl->event_at(fused) && tl->event_at(fused)->name == "fg-142d3ebd");
     QTest::mouseClick(tl, Qt::LeftButton, {}, fused);
     QTRY_VERIFY(!w.scene()->selectedItems().isEmpty());
 
