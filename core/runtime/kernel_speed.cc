@@ -17,6 +17,10 @@ constexpr SpeedException kSpeedExceptions[] = {
     {"Einsum", KernelSpeed::Optimized,
      "two float32 inputs of matmul form (batch, row, column and contracted letters) run as "
      "packed oneDNN sgemm; other forms sum every index combination (reference)"},
+    {"GridSample", KernelSpeed::Optimized,
+     "nearest and bilinear with zeros or border padding: float taps computed once per output "
+     "pixel for every channel, pixels over threads; bicubic and reflection padding run the "
+     "double-precision reference loop"},
 };
 
 }  // namespace

@@ -4,7 +4,7 @@
 // benchmark corpus's table (docs/corpus.md lists the models that run a reference kernel
 // and the share of their time it takes):
 //
-//   OpSpeed s = kernel_speed("GridSample");   // s.speed == KernelSpeed::Reference
+//   OpSpeed s = kernel_speed("DFT");   // s.speed == KernelSpeed::Reference
 //
 // Optimized: vectorized, spread over threads, or a library's (oneDNN, memcpy).
 // Reference: a naive scalar loop with neither, kept for coverage.

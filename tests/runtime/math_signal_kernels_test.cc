@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The reference-speed ops: trigonometric/hyperbolic, Shrink, BitShift, Det,
 // Einsum, windows, DFT, STFT, MelWeightMatrix, GridSample, Resize cubic, random.
+#include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <string>
 
 #include "runtime_test_util.h"
 
@@ -207,6 +209,53 @@ TEST(GridSample, BilinearFollowsEachImagesGridInEveryChannel) {
                              ty * ((1 - tx) * at(y0 + 1, x0) + tx * at(y0 + 1, x0 + 1))));
       }
   EXPECT_THAT(y[0], FloatsNear(want));
+}
+
+// Nearest and bilinear under zeros and border padding, both align_corners forms, on
+// grids that reach past every edge, against the ONNX formulas written out in double.
+TEST(GridSample, NearestAndBilinearFollowTheFormulaUnderEveryPaddingAndAlignment) {
+  const int64_t n = 3, c = 2, h = 5, w = 7, ho = 6, wo = 9;
+  std::vector<float> xv(static_cast<std::size_t>(n * c * h * w)), gv;
+  for (std::size_t i = 0; i < xv.size(); ++i) xv[i] = std::cos(0.53f * float(i)) * 2 + 0.1f;
+  for (int64_t i = 0; i < n * ho * wo; ++i)
+    gv.push_back(std::sin(0.77f * float(i)) * 1.3f), gv.push_back(std::cos(1.1f * float(i)) * 1.3f);
+  for (const char* mode : {"nearest", "bilinear"})
+    for (const char* padding : {"zeros", "border"})
+      for (int64_t align : {0, 1}) {
+        const bool border = std::string(padding) == "border";
+        auto y = run_op("GridSample", {floats({n, c, h, w}, xv), floats({n, ho, wo, 2}, gv)},
+                        {{"align_corners", align},
+                         {"mode", std::string(mode)},
+                         {"padding_mode", std::string(padding)}});
+        std::vector<float> want;
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t ch = 0; ch < c; ++ch)
+            for (int64_t p = 0; p < ho * wo; ++p) {
+              const double gx = gv[static_cast<std::size_t>(2 * (i * ho * wo + p))];
+              const double gy = gv[static_cast<std::size_t>(2 * (i * ho * wo + p) + 1)];
+              auto pixel = [&](double g, int64_t size) {
+                double v =
+                    align ? (g + 1) / 2 * double(size - 1) : ((g + 1) * double(size) - 1) / 2;
+                return border ? std::clamp(v, 0.0, double(size - 1)) : v;
+              };
+              const double px = pixel(gx, w), py = pixel(gy, h);
+              auto at = [&](double yy, double xx) -> double {
+                if (border)
+                  yy = std::clamp(yy, 0.0, double(h - 1)), xx = std::clamp(xx, 0.0, double(w - 1));
+                if (yy < 0 || yy >= double(h) || xx < 0 || xx >= double(w)) return 0;
+                return xv[static_cast<std::size_t>(((i * c + ch) * h + int64_t(yy)) * w +
+                                                   int64_t(xx))];
+              };
+              if (std::string(mode) == "nearest") {
+                want.push_back(float(at(std::nearbyint(py), std::nearbyint(px))));
+                continue;
+              }
+              const double x0 = std::floor(px), y0 = std::floor(py), tx = px - x0, ty = py - y0;
+              want.push_back(float((1 - ty) * ((1 - tx) * at(y0, x0) + tx * at(y0, x0 + 1)) +
+                                   ty * ((1 - tx) * at(y0 + 1, x0) + tx * at(y0 + 1, x0 + 1))));
+            }
+        EXPECT_THAT(y[0], FloatsNear(want)) << mode << " " << padding << " align " << align;
+      }
 }
 
 TEST(ResizeCubic, KeepsConstantsAndIdentityAndInterpolatesSmoothly) {
