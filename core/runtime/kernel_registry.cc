@@ -5,6 +5,7 @@
 
 #include "runtime/half.h"
 #include "runtime/half_adapter.h"
+#include "runtime/string_adapter.h"
 #include "util/error.h"
 
 namespace fx {
@@ -134,16 +135,21 @@ std::shared_ptr<Kernel> make_kernel(const Graph& graph, const Node& node, int64_
   }
   if (key == "RoiAlign" && opset > 0 && opset < 16) key += kLegacyOpsetSuffix;
   if (key == "PRelu" && opset > 0 && opset < 7) key += kLegacyOpsetSuffix;
-  if (!takes_strings(node.op_type))
-    for (ValueId v : node.inputs)
-      if (v != kNoValue && graph.value(v).kind == ValueKind::Tensor &&
-          graph.value(v).dtype == DType::String)
-        throw Error(node.op_type + " node '" + node.name +
-                    "': string tensors are not supported by " + node.op_type + " here");
+  bool maybe_strings = false;  // an input declared string, or of undeclared type
+  for (ValueId v : node.inputs) {
+    if (v == kNoValue || graph.value(v).kind != ValueKind::Tensor) continue;
+    const DType d = graph.value(v).dtype;
+    if (d == DType::String && !takes_strings(node.op_type) && !moves_strings(node.op_type))
+      throw Error(node.op_type + " node '" + node.name +
+                  "': string tensors are not supported by " + node.op_type + " here");
+    maybe_strings = maybe_strings || d == DType::String || d == DType::Undefined;
+  }
   try {
     auto kernel = table().at(key)(graph, node);
     if (touches_half(graph, node))
       kernel = wrap_half_adapter(std::move(kernel), declared_outputs(graph, node));
+    if (maybe_strings && moves_strings(node.op_type))
+      kernel = wrap_string_adapter(std::move(kernel));
     return kernel;
   } catch (const Error& e) {
     throw Error(node.op_type + " node '" + node.name + "': " + e.what());

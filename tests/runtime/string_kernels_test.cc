@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // String tensors: storage, TensorProto round trip, Cast to and from string,
-// StringNormalizer, TfIdfVectorizer, and the refusal of ops that take no strings.
+// StringNormalizer, TfIdfVectorizer, data-movement ops on strings (runtime/string_adapter.h),
+// and the refusal of ops that take no strings.
 
 #include <filesystem>
 
@@ -103,6 +104,32 @@ TEST(StringKernels, TfIdfCountsSkipGramsAndUnigramsOnce) {
   EXPECT_EQ(rows.dims(), (std::vector<int64_t>{2, 3}));
   // Row 4 5 5: counts 1, 2, 2 (as above); row 5 9 4: 1, 1, 0 (no (5, 4) in the pool).
   EXPECT_EQ(rows.to_floats(), (std::vector<float>{1, 1, 4, 1, 0.5f, 0}));
+}
+
+// Concat, Gather, Transpose, Slice, Where and Split move string elements like numbers.
+TEST(StringKernels, DataMovementOpsMoveStringElements) {
+  Tensor a = Tensor::from_strings({2, 2}, {"a", "b", "c", "d"});
+  Tensor b = Tensor::from_strings({1, 2}, {"e", "ff"});
+  auto cat = run_op("Concat", {a, b}, {{"axis", int64_t{0}}})[0];
+  EXPECT_EQ(cat.dims(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(cat.to_strings(), (Strings{"a", "b", "c", "d", "e", "ff"}));
+  auto picked = run_op("Gather", {cat, test::int64s({2}, {2, 0})}, {{"axis", int64_t{0}}})[0];
+  EXPECT_EQ(picked.to_strings(), (Strings{"e", "ff", "a", "b"}));
+  auto t = run_op("Transpose", {a}, {{"perm", std::vector<int64_t>{1, 0}}})[0];
+  EXPECT_EQ(t.to_strings(), (Strings{"a", "c", "b", "d"}));
+  auto sliced = run_op(
+      "Slice", {cat, test::int64s({1}, {1}), test::int64s({1}, {3}), test::int64s({1}, {0})})[0];
+  EXPECT_EQ(sliced.to_strings(), (Strings{"c", "d", "e", "ff"}));
+  Tensor cond = Tensor::from_bools({2, 2}, {true, false, false, true});
+  auto w = run_op("Where", {cond, a, Tensor::from_strings({1}, {"z"})})[0];
+  EXPECT_EQ(w.to_strings(), (Strings{"a", "z", "z", "d"}));
+  auto halves = run_op("Split", {cat}, {{"axis", int64_t{1}}}, 2);
+  ASSERT_EQ(halves.size(), 2u);
+  EXPECT_EQ(halves[1].to_strings(), (Strings{"b", "d", "ff"}));
+  // Numbers still move as numbers through the same (wrapped) kernels.
+  auto n =
+      run_op("Concat", {test::int64s({1}, {7}), test::int64s({1}, {8})}, {{"axis", int64_t{0}}});
+  EXPECT_EQ(n[0].dtype(), DType::Int64);
 }
 
 TEST(StringKernels, AnOpWithoutAStringKernelRefusesStrings) {
