@@ -13,6 +13,13 @@ GroupKernels plan_group_kernels(const Graph& g, const std::vector<NodeId>& nodes
                                 const std::string& id) {
   GroupKernels k;
   if (nodes.empty()) return k;
+  // The runtime builds a QDQ group as one int8 primitive before anything else
+  // (codegen/fused_program.cc), so the analysis credits it the same way.
+  if ((k.qdq = plan_qdq_int8(g, nodes, nullptr))) {
+    k.form = GroupKernels::Form::QdqInt8;
+    k.kernels = {nodes};
+    return k;
+  }
   if (g.node(nodes[0]).op_type == "Conv") {
     if ((k.pointwise_depthwise = plan_pointwise_depthwise(g, nodes, nullptr))) {
       k.form = GroupKernels::Form::PointwiseDepthwise;

@@ -5,6 +5,8 @@
 // (use_generated_kernels) both take, so that a group is never credited with launches its
 // code does not remove. In order of preference, as generate_group_source shows it:
 //
+//   qdq int8             DequantizeLinear -> Conv/MatMul/Gemm [-> Relu] -> QuantizeLinear
+//                        as one oneDNN int8 primitive (fused_kernels/qdq_int8_kernel.h)
 //   pointwise-depthwise  a 1x1 Conv + depthwise Conv chain run in row bands (one kernel)
 //   conv post-ops        a Conv (+BN folded) with an expressible epilogue (one kernel)
 //   generated            the whole group as one generated kernel (an anchor first runs
@@ -23,12 +25,14 @@
 #include "codegen/group_lowering.h"
 #include "fused_kernels/conv_post_op_plan.h"
 #include "fused_kernels/pointwise_depthwise_kernel.h"
+#include "fused_kernels/qdq_int8_kernel.h"
 
 namespace fx {
 
 struct GroupKernels {
-  enum class Form { PointwiseDepthwise, ConvPostOps, Generated, Parts, Runtime };
+  enum class Form { QdqInt8, PointwiseDepthwise, ConvPostOps, Generated, Parts, Runtime };
   Form form = Form::Runtime;
+  std::optional<QdqInt8Plan> qdq;
   std::optional<PointwiseDepthwise> pointwise_depthwise;
   std::optional<ConvPostOpPlan> conv;
   std::string no_post_ops;       // why a Conv group has no oneDNN post-op form

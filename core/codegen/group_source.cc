@@ -29,6 +29,15 @@ std::string generate_group_source(const Graph& g, const FusionGroup& group) {
   } catch (const Error& e) {
     return head + "// Not generated: " + e.what() + "\n";
   }
+  if (const auto& q = k.qdq) {
+    std::string s = head + "// Runs as one oneDNN int8 primitive (no generated code):\n";
+    s += "//   " + g.node(q->anchor).op_type + " " + g.node(q->anchor).name +
+         " reads the 8-bit input and weights, accumulates in int32\n";
+    if (q->relu != kNoNode)
+      s += "//   Relu " + g.node(q->relu).name + " applied before requantizing\n";
+    s += "//   QuantizeLinear " + g.node(q->q).name + " writes the 8-bit output\n";
+    return s;
+  }
   if (const auto& pd = k.pointwise_depthwise) {
     std::string s = head + "// Runs as one kernel in row bands (no generated code):\n";
     s += "//   oneDNN 1x1 convolution " + g.node(pd->pw).name + " writes a band of rows\n";

@@ -234,5 +234,47 @@ TEST(GroupKernels, ControlFlowBodyGroupsAreCountedAsTheirGeneratedKernels) {
   }
 }
 
+std::shared_ptr<TensorData> ones_of(DType t, const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (auto d : dims) n *= d;
+  return TensorData::owned(t, dims, std::vector<std::byte>(n * dtype_size(t), std::byte{1}));
+}
+
+// x uint8 -> DequantizeLinear -> Conv (DQ'd int8 weights, int32 bias) -> Relu ->
+// QuantizeLinear: the runtime builds it as one oneDNN int8 primitive, so the analysis
+// credits it with one launch (it was counted as generated parts and not proposed).
+TEST(GroupKernels, AQdqGroupIsOneInt8KernelAndKeepsItsCredit) {
+  GraphBuilder b;
+  const Shape xs = Shape::of({1, 8, 16, 16}), ys = Shape::of({1, 16, 16, 16});
+  const ValueId x = b.input("x", {1, 8, 16, 16}, DType::UInt8);
+  const ValueId sx = b.constant("sx", TensorData::from_floats({}, {0.02f}));
+  const ValueId zx = b.constant("zx", ones_of(DType::UInt8, {}));
+  const ValueId dq_x = b.op("DequantizeLinear", {x, sx, zx}, {}, "dq_x", xs, DType::Float32);
+  const ValueId w = b.constant("w", ones_of(DType::Int8, {16, 8, 3, 3}));
+  const ValueId sw = b.constant("sw", TensorData::from_floats({16}, std::vector<float>(16, 0.01f)));
+  const ValueId zw = b.constant("zw", ones_of(DType::Int8, {16}));
+  const ValueId dq_w = b.op("DequantizeLinear", {w, sw, zw}, {{"axis", int64_t{0}}}, "dq_w",
+                            Shape::of({16, 8, 3, 3}), DType::Float32);
+  const ValueId conv = b.op("Conv", {dq_x, dq_w}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}},
+                            "conv", ys, DType::Float32);
+  const ValueId relu = b.op("Relu", {conv}, {}, "relu", ys, DType::Float32);
+  const ValueId sy = b.constant("sy", TensorData::from_floats({}, {0.05f}));
+  const ValueId zy = b.constant("zy", ones_of(DType::UInt8, {}));
+  b.output(b.op("QuantizeLinear", {relu, sy, zy}, {}, "q", ys, DType::UInt8));
+  const Graph g = b.build();
+
+  FusionOptions honest;
+  use_generated_kernels(honest);
+  const AnalysisResult r = analyze_fusion(g, preset_nvidia_h100(), honest);
+  const FusionGroup* group = group_with(r, "Conv");
+  ASSERT_NE(group, nullptr) << "the QDQ group must still be proposed";
+  EXPECT_EQ(group->pattern, "qdq_conv_int8");
+  EXPECT_EQ(group->estimate.launches_after, 1);
+  const GroupKernels k = plan_group_kernels(g, group->node_ids, group->id);
+  EXPECT_EQ(k.form, GroupKernels::Form::QdqInt8);
+  ASSERT_TRUE(k.qdq.has_value());
+  EXPECT_TRUE(k.one_kernel());
+}
+
 }  // namespace
 }  // namespace fx
