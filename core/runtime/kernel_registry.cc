@@ -149,7 +149,7 @@ std::shared_ptr<Kernel> make_kernel(const Graph& graph, const Node& node, int64_
     if (touches_half(graph, node))
       kernel = wrap_half_adapter(std::move(kernel), declared_outputs(graph, node));
     if (maybe_strings && moves_strings(node.op_type))
-      kernel = wrap_string_adapter(std::move(kernel));
+      kernel = wrap_string_adapter(node.op_type, std::move(kernel));
     return kernel;
   } catch (const Error& e) {
     throw Error(node.op_type + " node '" + node.name + "': " + e.what());

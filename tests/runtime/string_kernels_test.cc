@@ -132,6 +132,26 @@ TEST(StringKernels, DataMovementOpsMoveStringElements) {
   EXPECT_EQ(n[0].dtype(), DType::Int64);
 }
 
+// Unique, NonZero, Trilu, Pad and OneHot see strings numbered by value: equal strings
+// are equal, order is byte order and the empty string is zero.
+TEST(StringKernels, OrderingAndZeroingOpsTreatTheEmptyStringAsZero) {
+  auto u = run_op("Unique", {Tensor::from_strings({4}, {"b", "a", "b", ""})}, {}, 4);
+  EXPECT_EQ(u[0].to_strings(), (Strings{"", "a", "b"}));
+  EXPECT_EQ(u[0].dtype(), DType::String);
+  EXPECT_EQ(u[3].dtype(), DType::Int64);  // counts stay numbers
+  EXPECT_EQ(u[3].to_int64s(), (std::vector<int64_t>{1, 1, 2}));
+  auto nz = run_op("NonZero", {Tensor::from_strings({3}, {"a", "", "c"})})[0];
+  EXPECT_EQ(nz.dtype(), DType::Int64);
+  EXPECT_EQ(nz.to_int64s(), (std::vector<int64_t>{0, 2}));
+  auto upper = run_op("Trilu", {Tensor::from_strings({2, 2}, {"a", "b", "c", "d"})})[0];
+  EXPECT_EQ(upper.to_strings(), (Strings{"a", "b", "", "d"}));
+  auto padded = run_op("Pad", {Tensor::from_strings({1}, {"x"}), test::int64s({2}, {1, 0})})[0];
+  EXPECT_EQ(padded.to_strings(), (Strings{"", "x"}));
+  auto hot = run_op("OneHot", {test::int64s({1}, {1}), test::int64s({}, {2}),
+                               Tensor::from_strings({2}, {"off", "on"})})[0];
+  EXPECT_EQ(hot.to_strings(), (Strings{"off", "on"}));
+}
+
 TEST(StringKernels, AnOpWithoutAStringKernelRefusesStrings) {
   Tensor s = Tensor::from_strings({2}, {"a", "b"});
   try {
