@@ -5,7 +5,9 @@
 // OptionalGetElement. Boxes are immutable: an op that changes a sequence builds a
 // new one (elements are shared, not copied).
 
+#include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "ir/subgraph.h"
 #include "runtime/kernel_registry.h"
@@ -44,7 +46,16 @@ int64_t position(const Tensor& t, int64_t n, bool end_ok) {
 
 void copy_to_output(KernelContext& ctx, int i, const Tensor& t) {
   Tensor& out = ctx.output(i, t.dtype(), t.dims());
-  if (t.byte_size()) std::memcpy(out.raw(), t.raw(), t.byte_size());
+  if (t.is_string())  // elements, not bytes (a string tensor has none)
+    std::copy(t.data<std::string>(), t.data<std::string>() + t.numel(), out.data<std::string>());
+  else if (t.byte_size())
+    std::memcpy(out.raw(), t.raw(), t.byte_size());
+}
+
+// Splitting or concatenating copies bytes: string elements are refused by name.
+void refuse_strings(const Tensor& t, const char* op) {
+  if (t.is_string())
+    throw Error(std::string(op) + ": string tensors are not supported by " + op + " here");
 }
 
 DType declared_dtype(const Graph& g, const Node& n, DType fallback) {
@@ -122,6 +133,7 @@ std::shared_ptr<Kernel> split_to_sequence(const Graph&, const Node& n) {
   const bool keepdims = n.attrs.get_int("keepdims", 1) != 0;
   return fn_kernel([axis_attr, keepdims](KernelContext& ctx) {
     const Tensor& x = ctx.in(0);
+    refuse_strings(x, "SplitToSequence");
     const int axis = normalize_axis(axis_attr, int64_t(x.rank()), "SplitToSequence axis");
     const int64_t extent = x.dim(axis);
     std::vector<int64_t> lengths;
@@ -160,6 +172,7 @@ std::shared_ptr<Kernel> concat_from_sequence(const Graph&, const Node& n) {
   return fn_kernel([axis_attr, new_axis](KernelContext& ctx) {
     const BoxedValue& seq = sequence_input(ctx, 0);
     if (seq.items.empty()) throw Error("ConcatFromSequence of an empty sequence");
+    refuse_strings(seq.items.front(), "ConcatFromSequence");
     const int64_t rank = int64_t(seq.items.front().rank()) + (new_axis ? 1 : 0);
     const int axis = normalize_axis(axis_attr, rank, "ConcatFromSequence axis");
     copy_to_output(ctx, 0, new_axis ? stack_along(seq.items, axis) : concat_along(seq.items, axis));

@@ -289,21 +289,13 @@ void register_string_kernels(KernelTable& t) {
 }
 
 bool takes_strings(const std::string& op_type) {
-  static const std::set<std::string> ops = {"Cast",
-                                            "CastLike",
-                                            "StringNormalizer",
-                                            "TfIdfVectorizer",
-                                            "Identity",
-                                            "Reshape",
-                                            "Flatten",
-                                            "Squeeze",
-                                            "Unsqueeze",
-                                            "Shape",
-                                            "Size",
-                                            "Constant",
-                                            "If",
-                                            "Loop",
-                                            "Scan"};
+  static const std::set<std::string> ops = {
+      "Cast", "CastLike", "StringNormalizer", "TfIdfVectorizer", "Identity", "Reshape", "Flatten",
+      "Squeeze", "Unsqueeze", "Shape", "Size", "Constant", "If", "Loop", "Scan",
+      // Sequences and optionals hold string
+      // tensors as they are (clones, not bytes).
+      "SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceLength",
+      "SequenceErase", "Optional", "OptionalHasElement", "OptionalGetElement"};
   return ops.count(op_type) != 0;
 }
 

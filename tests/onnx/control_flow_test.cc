@@ -292,6 +292,32 @@ TEST(ControlFlow, SequencesThroughALoop) {
   EXPECT_EQ(out[2].to_floats(), (std::vector<float>{2}));
 }
 
+// String tensors through a sequence: SequenceConstruct of two, SequenceInsert of a
+// third, SequenceAt reads one back, SequenceLength counts them.
+TEST(ControlFlow, SequencesHoldStringTensors) {
+  auto m = new_model(13);
+  auto* g = m.mutable_graph();
+  g->set_name("string_sequence");
+  add_io(g->add_input(), "a", onnx::TensorProto::STRING, {2});
+  add_io(g->add_input(), "b", onnx::TensorProto::STRING, {1});
+  add_io(g->add_output(), "picked", onnx::TensorProto::STRING, {});
+  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  add_io(g->add_output(), "count", onnx::TensorProto::INT64, {});
+  add_int64s(g, "one", {}, {1});
+  add_node(g, "SequenceConstruct", "construct", {"a", "b"}, {"seq"});
+  add_node(g, "SequenceInsert", "insert", {"seq", "a"}, {"seq3"});
+  add_node(g, "SequenceAt", "at", {"seq3", "one"}, {"picked"});
+  add_node(g, "SequenceLength", "length", {"seq3"}, {"count"});
+  testing::TempDir dir;
+  auto lm = load(m, dir);
+  Executor ex(lm.graph, ExecutorOptions{1, 0});
+  auto out = ex.run(
+      {{"a", Tensor::from_strings({2}, {"x", "yy"})}, {"b", Tensor::from_strings({1}, {"zzz"})}});
+  EXPECT_EQ(out[0].dtype(), DType::String);
+  EXPECT_EQ(out[0].to_strings(), (std::vector<std::string>{"zzz"}));
+  EXPECT_EQ(out[1].to_int64s(), (std::vector<int64_t>{3}));
+}
+
 TEST(ControlFlow, UnsupportedOpInABodyIsNamed) {
   auto m = if_model();
   m.mutable_graph()
