@@ -380,8 +380,18 @@ std::vector<NodeId> GraphScene::search(const QString& text) {
     return hay.find(needle) != std::string::npos;
   };
   const Graph& g = doc_->drawn_graph();
-  for (std::size_t n = 0; n < g.node_count(); ++n)
-    if (contains(g.nodes()[n].name) || contains(g.nodes()[n].op_type)) hits.push_back(NodeId(n));
+  // A node folded away by canonicalization (a BN into its Conv) is found as the node
+  // that absorbed it: the user searches for the name their model has.
+  auto folded_matches = [&](const std::string& node) {
+    for (const FoldedNode& f : doc_->folded_into(node))
+      if (contains(f.name) || contains(f.op_type)) return true;
+    return false;
+  };
+  for (std::size_t n = 0; n < g.node_count(); ++n) {
+    const Node& node = g.nodes()[n];
+    if (contains(node.name) || contains(node.op_type) || folded_matches(node.name))
+      hits.push_back(NodeId(n));
+  }
   std::sort(hits.begin(), hits.end(), [&](NodeId a, NodeId b) {
     return doc_->tree->topo_position(a) < doc_->tree->topo_position(b);
   });

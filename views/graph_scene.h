@@ -48,7 +48,8 @@ class GraphScene : public QGraphicsScene {
   // Selects the hull of a plan group (and nothing else); -1 clears.
   void select_fusion_group(int plan_group);
   void select_node(NodeId n);
-  // Marks boxes whose node name or op type contains `text`; returns the matching
+  // Marks boxes whose node name or op type contains `text` (or those of a node
+  // canonicalization folded into it, such as a BN into its Conv); returns the matching
   // nodes in topological order (all of them, visible or not).
   std::vector<NodeId> search(const QString& text);
   BoxItem* box_of_node(NodeId n) const;

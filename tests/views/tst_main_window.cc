@@ -171,6 +171,12 @@ class TestMainWindow : public QObject {
     QCOMPARE(badges, std::size_t(5));  // tiny_cnn's five Conv + BN pairs
     QCOMPARE(f.window.scene()->search(QStringLiteral("/layer1/0/conv1/Conv")).size(),
              std::size_t(1));
+    // Searching the folded BN's name (as the user's model names it) finds its Conv, and
+    // searching the op type finds the five Convs that absorbed one.
+    const auto by_bn = f.window.scene()->search(QStringLiteral("/layer1/0/bn1/BatchNormalization"));
+    QCOMPARE(by_bn.size(), std::size_t(1));
+    QCOMPARE(by_bn.front(), conv);
+    QCOMPARE(f.window.scene()->search(QStringLiteral("BatchNormalization")).size(), std::size_t(5));
   }
 
   void exports_png_and_svg() {
