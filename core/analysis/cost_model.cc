@@ -318,16 +318,9 @@ Cost CostModel::unfused(std::span<const NodeId> members) const {
   sum.launches = 0;
   for (NodeId m : members) {
     const Cost& c = node(m);
-    if (!c.known && sum.known) sum.known = false, sum.unknown_reason = c.unknown_reason;
-    sum.bytes_read += c.bytes_read;
-    sum.bytes_written += c.bytes_written;
-    sum.constant_bytes += c.constant_bytes;
+    add_kernel_cost(sum, c);
     sum.relayout_bytes += c.relayout_bytes;
     sum.planes += c.planes;
-    sum.flops += c.flops;
-    sum.launches += c.launches;
-    sum.time_s += c.time_s;
-    sum.footprint_bytes = std::max(sum.footprint_bytes, c.footprint_bytes);
   }
   return sum;
 }

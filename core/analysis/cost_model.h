@@ -95,6 +95,21 @@ struct Cost {
   int64_t bytes() const { return bytes_read + bytes_written; }
 };
 
+// Adds one kernel's traffic, work, launches and time to `sum` (kernels run one after
+// another: times add, the largest working set counts); an unknown cost makes the sum
+// unknown with its reason. Relayout bytes and planes are the caller's to add: only an
+// unfused sum carries them.
+inline void add_kernel_cost(Cost& sum, const Cost& c) {
+  if (!c.known && sum.known) sum.known = false, sum.unknown_reason = c.unknown_reason;
+  sum.bytes_read += c.bytes_read;
+  sum.bytes_written += c.bytes_written;
+  sum.constant_bytes += c.constant_bytes;
+  sum.flops += c.flops;
+  sum.launches += c.launches;
+  sum.time_s += c.time_s;
+  sum.footprint_bytes = std::max(sum.footprint_bytes, c.footprint_bytes);
+}
+
 // What the time formula needs of one kernel, without a device: enough to time it again on
 // another profile (fxc calibrate --from re-times measured kernels and groups with these).
 struct KernelTerms {

@@ -74,14 +74,7 @@ Cost FusionState::split_cost(const std::vector<std::vector<NodeId>>& kernels) co
   for (const auto& k : kernels) {
     if (std::none_of(k.begin(), k.end(), [&](NodeId n) { return is_kernel(n); })) continue;
     const Cost c = k.size() == 1 ? cost_.node(k[0]) : cost_.group(k);
-    if (!c.known && sum.known) sum.known = false, sum.unknown_reason = c.unknown_reason;
-    sum.bytes_read += c.bytes_read;
-    sum.bytes_written += c.bytes_written;
-    sum.constant_bytes += c.constant_bytes;
-    sum.flops += c.flops;
-    sum.launches += c.launches;
-    sum.time_s += c.time_s;
-    sum.footprint_bytes = std::max(sum.footprint_bytes, c.footprint_bytes);
+    add_kernel_cost(sum, c);
     if (c.time_s > largest) largest = c.time_s, sum.kernel_class = c.kernel_class;
   }
   sum.profile = cost_.profile().label();

@@ -181,36 +181,6 @@ TEST(GridSample, IdentityGridReproducesTheInputInEveryMode) {
   EXPECT_THAT(border[0], FloatsNear(std::vector<float>{6, 1}));
 }
 
-// Bilinear with each image's own grid, every channel, points inside and outside (zeros
-// padding), against the formula written out (align_corners = 1: pixel = (g + 1) / 2 *
-// (size - 1)).
-TEST(GridSample, BilinearFollowsEachImagesGridInEveryChannel) {
-  const int64_t n = 2, c = 3, h = 4, w = 5, ho = 3, wo = 4;
-  std::vector<float> xv(static_cast<std::size_t>(n * c * h * w)), gv;
-  for (std::size_t i = 0; i < xv.size(); ++i) xv[i] = std::sin(0.37f * float(i)) * 3;
-  for (int64_t i = 0; i < n * ho * wo; ++i)
-    gv.push_back(std::cos(0.91f * float(i)) * 1.2f), gv.push_back(std::sin(1.3f * float(i)) * 1.2f);
-  auto y = run_op("GridSample", {floats({n, c, h, w}, xv), floats({n, ho, wo, 2}, gv)},
-                  {{"align_corners", int64_t{1}}});
-  ASSERT_EQ(y[0].dims(), (std::vector<int64_t>{n, c, ho, wo}));
-  std::vector<float> want;
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t ch = 0; ch < c; ++ch)
-      for (int64_t p = 0; p < ho * wo; ++p) {
-        const double gx = gv[static_cast<std::size_t>(2 * (i * ho * wo + p))];
-        const double gy = gv[static_cast<std::size_t>(2 * (i * ho * wo + p) + 1)];
-        const double px = (gx + 1) / 2 * double(w - 1), py = (gy + 1) / 2 * double(h - 1);
-        const double x0 = std::floor(px), y0 = std::floor(py), tx = px - x0, ty = py - y0;
-        auto at = [&](double yy, double xx) -> double {
-          if (yy < 0 || yy >= double(h) || xx < 0 || xx >= double(w)) return 0;
-          return xv[static_cast<std::size_t>(((i * c + ch) * h + int64_t(yy)) * w + int64_t(xx))];
-        };
-        want.push_back(float((1 - ty) * ((1 - tx) * at(y0, x0) + tx * at(y0, x0 + 1)) +
-                             ty * ((1 - tx) * at(y0 + 1, x0) + tx * at(y0 + 1, x0 + 1))));
-      }
-  EXPECT_THAT(y[0], FloatsNear(want));
-}
-
 // Nearest and bilinear under zeros and border padding, both align_corners forms, on
 // grids that reach past every edge, against the ONNX formulas written out in double.
 TEST(GridSample, NearestAndBilinearFollowTheFormulaUnderEveryPaddingAndAlignment) {
