@@ -89,20 +89,12 @@ class Profile:
             e / (ebw * self.cache_factor("elementwise", e))
 
 
-def median(v):
-    v = sorted(v)
-    if not v:
-        return None
-    n = len(v)
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
-
-
 def main():
     args = [a for a in sys.argv[1:] if a != "--json"]
     as_json = "--json" in sys.argv
     out_dir, prof = args[0], Profile(json.load(open(args[1])))
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from validate_estimates import group_noise_us
+    from validate_estimates import group_noise_us, median
     kinds, models = {}, {}
     for fn in sorted(os.listdir(out_dir)):
         if not fn.endswith(".result.json"):
