@@ -8,6 +8,7 @@
 #include <limits>
 #include <numeric>
 
+#include "runtime/fast_math.h"  // FX_VECTOR_CLONES
 #include "runtime/kernel_registry.h"
 #include "runtime/kernel_util.h"
 #include "runtime/parallel.h"
@@ -91,14 +92,115 @@ Box box_at(const float* p, bool center) {
   return {std::min(p[0], p[2]), std::min(p[1], p[3]), std::max(p[0], p[2]), std::max(p[1], p[3])};
 }
 
-float iou(const Box& a, const Box& b) {
-  const float ih = std::min(a.y2, b.y2) - std::max(a.y1, b.y1);
-  const float iw = std::min(a.x2, b.x2) - std::max(a.x1, b.x1);
-  if (ih <= 0 || iw <= 0) return 0.0f;
-  const float inter = ih * iw;
-  const float uni = (a.y2 - a.y1) * (a.x2 - a.x1) + (b.y2 - b.y1) * (b.x2 - b.x1) - inter;
-  return uni > 0 ? inter / uni : 0.0f;
+// The boxes kept so far, one array per coordinate (and the area), so that one
+// candidate is tested against all of them by a loop that vectorizes: with the
+// batched-NMS export (every class offset to its own region) nearly every box
+// survives, and the test against the kept ones is the whole cost of the op.
+struct KeptBoxes {
+  std::vector<float> y1, x1, y2, x2, area;
+  std::size_t size() const { return y1.size(); }
+  void clear() {
+    for (auto* v : {&y1, &x1, &y2, &x2, &area}) v->clear();
+  }
+  void push(const Box& b) {
+    y1.push_back(b.y1);
+    x1.push_back(b.x1);
+    y2.push_back(b.y2);
+    x2.push_back(b.x2);
+    area.push_back((b.y2 - b.y1) * (b.x2 - b.x1));
+  }
+};
+
+// Whether any of kept[begin, end) overlaps `c` by an IoU above `thr`. IoU is 0 for
+// boxes that do not intersect or have no union, so a negative threshold
+// suppresses by any kept box. No early exit inside: the caller walks the
+// kept boxes in blocks and stops at the first block that suppresses.
+FX_VECTOR_CLONES bool overlaps_any(const KeptBoxes& k, std::size_t begin, std::size_t end,
+                                   const Box& c, float c_area, float thr) {
+  const float* ky1 = k.y1.data();
+  const float* kx1 = k.x1.data();
+  const float* ky2 = k.y2.data();
+  const float* kx2 = k.x2.data();
+  const float* ka = k.area.data();
+  int hit = 0;
+  for (std::size_t j = begin; j < end; ++j) {
+    const float ih = std::min(c.y2, ky2[j]) - std::max(c.y1, ky1[j]);
+    const float iw = std::min(c.x2, kx2[j]) - std::max(c.x1, kx1[j]);
+    const float inter = ih * iw;
+    const float uni = c_area + ka[j] - inter;
+    const bool meets = ih > 0 && iw > 0 && uni > 0;
+    const float iou = meets ? inter / uni : 0.0f;
+    hit |= iou > thr;
+  }
+  return hit != 0;
 }
+
+bool any_suppresses(const KeptBoxes& k, const Box& c, float c_area, float thr) {
+  constexpr std::size_t kBlock = 256;  // small enough that a hit stops the scan early
+  for (std::size_t b = 0; b < k.size(); b += kBlock)
+    if (overlaps_any(k, b, std::min(k.size(), b + kBlock), c, c_area, thr)) return true;
+  return false;
+}
+
+// The kept boxes of one class, binned by the x of their centre into columns wider
+// than any candidate: two boxes that intersect have centres closer than the widest
+// box, so a candidate needs testing only against its own column and the two beside
+// it. Batched NMS (one class, each real class shifted to its own region) keeps
+// thousands of boxes that no candidate outside their region can touch. A negative
+// threshold (any kept box suppresses), a single column, or coordinates that are not
+// finite fall back to one column, which is the plain all-pairs test.
+class KeptGrid {
+ public:
+  void reset(const float* boxes, const std::vector<int64_t>& order, bool center, float thr) {
+    float lo = std::numeric_limits<float>::infinity(), hi = -lo, widest = 0.0f;
+    bool finite = thr >= 0.0f;
+    for (int64_t i : order) {
+      const Box b = box_at(boxes + i * 4, center);
+      const float xc = (b.x1 + b.x2) * 0.5f, w = b.x2 - b.x1;
+      finite = finite && std::isfinite(xc) && std::isfinite(w);
+      lo = std::min(lo, xc);
+      hi = std::max(hi, xc);
+      widest = std::max(widest, w);
+    }
+    // 1.5x the widest box: rounding in the centres and the division cannot move two
+    // intersecting boxes two columns apart.
+    const float col_w = widest * 1.5f;
+    std::size_t cols = 1;
+    if (finite && !order.empty() && col_w > 0.0f && std::isfinite((hi - lo) / col_w)) {
+      const double want = std::floor(static_cast<double>(hi - lo) / col_w) + 1.0;
+      cols = static_cast<std::size_t>(std::min(want, static_cast<double>(order.size())));
+    }
+    x0_ = lo;
+    inv_w_ = cols > 1 ? 1.0f / col_w : 0.0f;
+    if (cols_.size() < cols) cols_.resize(cols);
+    for (std::size_t c = 0; c < cols; ++c) cols_[c].clear();
+    used_ = cols;
+    count_ = 0;
+  }
+  std::size_t size() const { return count_; }
+  bool suppressed(const Box& c, float thr) const {
+    const float c_area = (c.y2 - c.y1) * (c.x2 - c.x1);
+    const std::size_t col = column(c);
+    for (std::size_t k = col > 0 ? col - 1 : 0; k <= std::min(col + 1, used_ - 1); ++k)
+      if (any_suppresses(cols_[k], c, c_area, thr)) return true;
+    return false;
+  }
+  void push(const Box& b) {
+    cols_[column(b)].push(b);
+    ++count_;
+  }
+
+ private:
+  std::size_t column(const Box& b) const {
+    if (used_ == 1) return 0;
+    const float t = ((b.x1 + b.x2) * 0.5f - x0_) * inv_w_;
+    if (!(t > 0.0f)) return 0;
+    return std::min(static_cast<std::size_t>(t), used_ - 1);
+  }
+  std::vector<KeptBoxes> cols_;
+  std::size_t used_ = 1, count_ = 0;
+  float x0_ = 0.0f, inv_w_ = 0.0f;
+};
 
 float scalar_float(const Tensor* t, float def, const char* what) {
   if (!t || t->numel() == 0) return def;
@@ -125,7 +227,7 @@ void nms(KernelContext& ctx, bool center) {
 
   std::vector<int64_t> selected;  // triples
   std::vector<int64_t> order;
-  std::vector<Box> kept;
+  KeptGrid kept;
   for (int64_t b = 0; b < nb && max_out > 0; ++b) {
     const float* bp = boxes.data<float>() + b * n * 4;
     for (int64_t c = 0; c < nc; ++c) {
@@ -135,18 +237,12 @@ void nms(KernelContext& ctx, bool center) {
         if (!use_score_thr || sp[i] > score_thr) order.push_back(i);
       std::stable_sort(order.begin(), order.end(),
                        [&](int64_t a, int64_t d) { return sp[a] > sp[d]; });
-      kept.clear();
+      kept.reset(bp, order, center, iou_thr);
       for (int64_t i : order) {
         if (static_cast<int64_t>(kept.size()) >= max_out) break;
         const Box cand = box_at(bp + i * 4, center);
-        bool keep = true;
-        for (const Box& k : kept)
-          if (iou(cand, k) > iou_thr) {
-            keep = false;
-            break;
-          }
-        if (!keep) continue;
-        kept.push_back(cand);
+        if (kept.suppressed(cand, iou_thr)) continue;
+        kept.push(cand);
         selected.insert(selected.end(), {b, c, i});
       }
     }
