@@ -142,9 +142,10 @@ nlohmann::json autotune_json(const AutotuneUse& u) {
   return j;
 }
 
-int run_bench(const CodegenCmd& o, const fx::Graph& graph,
+int run_bench(const CodegenCmd& o, const fx::Graph& graph, int64_t opset,
               const std::vector<const fx::FusionGroup*>& accepted, const AutotuneUse& autotune) {
   fx::CodegenBenchOptions bo;
+  bo.opset = opset;
   bo.runs = o.bench;
   bo.threads = o.threads;
   bo.stem = std::filesystem::path(o.model).stem().string();
@@ -254,7 +255,7 @@ int run_codegen(const CodegenCmd& o) {
     fmt::print("{}: CUDA for {} generated group(s)\n", o.cuda_out, n);
     return 0;
   }
-  if (o.bench > 0) return run_bench(o, m.graph, accepted, autotune);
+  if (o.bench > 0) return run_bench(o, m.graph, default_opset(m.info), accepted, autotune);
   if (!o.out_dir.empty()) std::filesystem::create_directories(o.out_dir);
   for (const fx::FusionGroup* g : accepted) {
     std::string src = fx::generate_group_source(m.graph, *g);

@@ -76,12 +76,6 @@ struct ProfileCliOptions {
   }
 };
 
-int64_t default_opset(const fx::ModelInfo& info) {
-  for (const auto& [domain, version] : info.opsets)
-    if (domain.empty() || domain == "ai.onnx") return version;
-  return 0;
-}
-
 // Our kernels against another tool's trace of the same model (--compare).
 struct Comparison {
   std::string file;

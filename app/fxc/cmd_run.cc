@@ -56,10 +56,7 @@ int run_run(const RunOptions& o) {
   for (const auto& [name, file] : files) {
     inputs[name] = fx::Tensor::from_data(fx::read_tensor_file(file));
   }
-  int64_t opset = 0;
-  for (const auto& [domain, version] : m.info.opsets) {
-    if (domain == "ai.onnx") opset = version;
-  }
+  const int64_t opset = default_opset(m.info);
   fx::Stopwatch build;
   fx::Executor ex(g, fx::ExecutorOptions{o.threads, opset});
   double build_ms = build.elapsed_ms();

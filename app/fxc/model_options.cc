@@ -120,4 +120,10 @@ std::vector<fx::PlanDim> plan_dims(const fx::LoadedModel& m, const ModelOptions&
   return out;
 }
 
+int64_t default_opset(const fx::ModelInfo& info) {
+  for (const auto& [domain, version] : info.opsets)
+    if (domain.empty() || domain == "ai.onnx") return version;
+  return 0;
+}
+
 }  // namespace fxc

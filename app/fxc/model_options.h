@@ -56,5 +56,8 @@ nlohmann::json model_header_json(const fx::LoadedModel& m);
 std::vector<std::string> dim_bindings(const fx::LoadedModel& m, const ModelOptions& o);
 // The same for a fusion plan, each marked assumed or not.
 std::vector<fx::PlanDim> plan_dims(const fx::LoadedModel& m, const ModelOptions& o);
+// The model's default-domain (ai.onnx) opset, 0 when it imports none: kernels of ops
+// that changed meaning (RoiAlign before 16, Softmax before 13) follow it.
+int64_t default_opset(const fx::ModelInfo& info);
 
 }  // namespace fxc

@@ -304,6 +304,16 @@ bool CppRowEmitter::computed_in(int v, int p) const {
   return false;
 }
 
+// A divisor the group computes once per row (Softmax's sum, LayerNorm's deviation)
+// is inverted once and multiplied by; one read from an input (a per-channel
+// normalization constant) is divided by, as the Div apart does, so that fusing does
+// not change the bits: a detector's TopK and NMS over nearly tied scores turn a
+// one-ulp difference into other boxes.
+bool CppRowEmitter::inverted_divisor(int v) const {
+  const KVar& d = g_.vars[static_cast<std::size_t>(v)];
+  return !d.row && !d.literal && !is_input_[static_cast<std::size_t>(v)];
+}
+
 int CppRowEmitter::output_index(int v) const {
   for (std::size_t k = 0; k < g_.outputs.size(); ++k)
     if (g_.outputs[k].var == v) return static_cast<int>(k);

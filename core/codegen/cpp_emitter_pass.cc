@@ -111,10 +111,9 @@ std::string CppRowEmitter::pass_body(int p, bool lanes) {
       continue;
     }
     if (!r.row) continue;
-    // Division by a per-row scalar (Softmax's sum, LayerNorm's deviation): one
-    // reciprocal per row (hoisted out of the loop) and a multiply per element.
-    const KVar& divisor = g.vars[static_cast<std::size_t>(op.args.back())];
-    const bool by_row_scalar = op.op == "Div" && !divisor.row && !divisor.literal;
+    // Division by a per-row scalar the group computes: one reciprocal per row
+    // (hoisted out of the loop) and a multiply per element (inverted_divisor).
+    const bool by_row_scalar = op.op == "Div" && inverted_divisor(op.args.back());
     body << "        const float " << r.c_name << " = "
          << (by_row_scalar ? "(" + args[0] + ") * (1.f / " + args[1] + ")" : c_expression(op, args))
          << ";  // " << op.node << " (" << op.op << ")" << var_comment(r) << "\n";
@@ -211,7 +210,7 @@ int CppRowEmitter::emit_row_loop(int p, const std::string& body, const std::stri
     const KOp& op = g.ops[static_cast<std::size_t>(only)];
     const int k = output_index(op.result);
     const KVar& dv = g.vars[static_cast<std::size_t>(op.args.back())];
-    if (op.op == "Div" && k >= 0 && alias_[op.args[0]] == k && !dv.row && !dv.literal) {
+    if (op.op == "Div" && k >= 0 && alias_[op.args[0]] == k && inverted_divisor(op.args.back())) {
       o_ << "      if (nt) {\n        fx_store_stream_scaled(q" << k << " + j0, d" << k
          << ", j1 - j0, 1.f / " << dv.c_name << ");\n      } else {\n";
       scaled_out = k;

@@ -69,6 +69,7 @@ class CppRowEmitter {
   std::string ref(int v, int p) const;
   int shifted(const KOp& op) const;
   bool computed_in(int v, int p) const;
+  bool inverted_divisor(int v) const;
   int output_index(int v) const;
   std::string row_ptr(int v) const;
   std::vector<const KOp*> row_ops_in(int p) const;

@@ -82,9 +82,11 @@ CodegenBench run_codegen_bench(const Graph& graph, const std::vector<const Fusio
   CodegenOptions co;
   co.stem = o.stem;
   co.threads = o.threads;
+  co.opset = o.opset;
   b.program = build_fused_program(graph, groups, co);
   ExecutorOptions eo;
   eo.threads = o.threads;
+  eo.opset = o.opset;
   const auto in = o.inputs.empty() ? bench_inputs(graph) : o.inputs;
   Executor before(graph, eo), after(graph, b.program.steps, eo);
   b.threads = before.threads();

@@ -27,6 +27,7 @@ namespace fx {
 struct CodegenBenchOptions {
   int runs = 1;
   int threads = 0;        // 0: all hardware threads
+  int64_t opset = 0;      // the model's default-domain opset (0: latest), for both programs
   std::string stem;       // names the generated sources (the model's file stem)
   bool alone = false;     // also time the fused program alone, run after run
   double evict_mb = 0;    // with alone: also time it cold (0: not)
