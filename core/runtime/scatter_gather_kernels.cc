@@ -148,24 +148,42 @@ void scatter_elements(KernelContext& ctx, int64_t axis_attr, Reduction red) {
   std::memcpy(y.raw(), data.raw(), data.byte_size());
   const auto ds = contiguous_strides(data.dims());
   const auto& id = indices.dims();
+  const auto& dd = data.dims();
   const auto idx = indices.to_int64s();
+  const int64_t n = indices.numel();
+  if (n == 0) return;
+  // Row by row of the indices' last axis: the other coordinates (all but the axis's,
+  // which each element's index gives) are worked out once per row, not with a
+  // division per axis per element.
+  const int64_t r = static_cast<int64_t>(id.size());
+  const int64_t last = r - 1;
+  const int64_t inner = r > 0 ? id[static_cast<std::size_t>(last)] : 1;
+  if (r > 0 && last != axis && inner > dd[static_cast<std::size_t>(last)])
+    throw Error("ScatterElements: indices " + indices.str() + " exceed data " + data.str());
+  const int64_t step = r > 0 && last != axis ? ds[static_cast<std::size_t>(last)] : 0;
+  const int64_t axis_stride = r > 0 ? ds[static_cast<std::size_t>(axis)] : 0;
+  const int64_t axis_dim = r > 0 ? dd[static_cast<std::size_t>(axis)] : 1;
   dispatch_all(data.dtype(), "ScatterElements", [&](auto tag) {
     using T = decltype(tag);
     T* out = y.data<T>();
     const T* up = updates.data<T>();
-    const int64_t n = indices.numel();
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t rem = i, off = 0;
-      for (int64_t d = static_cast<int64_t>(id.size()) - 1; d >= 0; --d) {
-        int64_t c = rem % id[d];
-        rem /= id[d];
-        if (d == axis)
-          c = checked_index(idx[static_cast<std::size_t>(i)], data.dims()[d], "ScatterElements");
-        else if (c >= data.dims()[d])
+    for (int64_t row = 0; row < n / inner; ++row) {
+      int64_t rem = row, base = 0;
+      for (int64_t d = last - 1; d >= 0; --d) {
+        const auto du = static_cast<std::size_t>(d);
+        const int64_t c = rem % id[du];
+        rem /= id[du];
+        if (d == axis) continue;
+        if (c >= dd[du])
           throw Error("ScatterElements: indices " + indices.str() + " exceed data " + data.str());
-        off += c * ds[d];
+        base += c * ds[du];
       }
-      combine(out[off], up[i], red);
+      for (int64_t j = 0; j < inner; ++j) {
+        const int64_t i = row * inner + j;
+        const int64_t c =
+            checked_index(idx[static_cast<std::size_t>(i)], axis_dim, "ScatterElements");
+        combine(out[base + j * step + c * axis_stride], up[i], red);
+      }
     }
   });
 }

@@ -46,6 +46,58 @@ TEST(ScatterGatherKernels, ScatterElementsAlongAxisZero) {
   EXPECT_THAT(old, FloatsNear(std::vector<float>{1, 1.1f, 3, 2.1f, 5}));
 }
 
+// ScatterElements of a [2, 3, 4, 5] data tensor with indices smaller than it along
+// every axis but the scattered one, checked element by element against the
+// spec's rule: out[i with i[axis] = indices[i]] = updates[i] (added with "add").
+TEST(ScatterGatherKernels, ScatterElementsOfEveryAxisOfA4DTensor) {
+  const std::vector<int64_t> dd{2, 3, 4, 5}, id{2, 2, 3, 4};
+  const int64_t dn = 2 * 3 * 4 * 5, in = 2 * 2 * 3 * 4;
+  std::vector<float> data(dn), up(in);
+  for (int64_t i = 0; i < dn; ++i) data[static_cast<std::size_t>(i)] = static_cast<float>(i);
+  for (int64_t i = 0; i < in; ++i)
+    up[static_cast<std::size_t>(i)] = 1000.0f + static_cast<float>(i);
+  for (int64_t axis = 0; axis < 4; ++axis) {
+    for (const bool add : {false, true}) {
+      // Indices along the axis, some negative (counted from the end), with repeats
+      // only when adding (replacing at one place twice has no defined winner).
+      std::vector<int64_t> ix(static_cast<std::size_t>(in));
+      for (int64_t i = 0; i < in; ++i) {
+        int64_t rem = i, c[4];
+        for (int d = 3; d >= 0; --d)
+          c[d] = rem % id[static_cast<std::size_t>(d)], rem /= id[static_cast<std::size_t>(d)];
+        const int64_t n = dd[static_cast<std::size_t>(axis)];
+        const int64_t v = add ? (c[axis] * 2 + 1) % n : c[axis];
+        ix[static_cast<std::size_t>(i)] = i % 3 == 0 ? v - n : v;
+      }
+      std::vector<float> want = data;
+      for (int64_t i = 0; i < in; ++i) {
+        int64_t rem = i, c[4];
+        for (int d = 3; d >= 0; --d)
+          c[d] = rem % id[static_cast<std::size_t>(d)], rem /= id[static_cast<std::size_t>(d)];
+        int64_t a = ix[static_cast<std::size_t>(i)];
+        c[axis] = a < 0 ? a + dd[static_cast<std::size_t>(axis)] : a;
+        const int64_t off = ((c[0] * 3 + c[1]) * 4 + c[2]) * 5 + c[3];
+        float& w = want[static_cast<std::size_t>(off)];
+        w = add ? w + up[static_cast<std::size_t>(i)] : up[static_cast<std::size_t>(i)];
+      }
+      GraphBuilder::AttrList attrs{{"axis", axis}};
+      if (add) attrs.push_back({"reduction", std::string("add")});
+      auto out =
+          run_op("ScatterElements", {floats(dd, data), int64s(id, ix), floats(id, up)}, attrs)[0];
+      EXPECT_EQ(out.to_floats(), want) << "axis " << axis << (add ? ", add" : "");
+    }
+  }
+  // An index past the axis, or indices longer than data on another axis, is an error.
+  EXPECT_THROW(
+      run_op("ScatterElements",
+             {floats({2, 2}, {0, 0, 0, 0}), int64s({1, 2}, {0, 2}), floats({1, 2}, {1, 1})},
+             {{"axis", int64_t{1}}}),
+      Error);
+  EXPECT_THROW(run_op("ScatterElements", {floats({2, 2}, {0, 0, 0, 0}), int64s({1, 3}, {0, 0, 0}),
+                                          floats({1, 3}, {1, 1, 1})}),
+               Error);
+}
+
 TEST(ScatterGatherKernels, OneHotWithNegativeIndexAndAxis) {
   auto last = run_op("OneHot", {int64s({3}, {0, 2, -1}), int64s({}, {3}), floats({2}, {0, 5})})[0];
   EXPECT_EQ(last.dims(), (std::vector<int64_t>{3, 3}));
