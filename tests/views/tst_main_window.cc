@@ -11,9 +11,11 @@
 #include <QtTest>
 
 #include <QDirIterator>
+#include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QStatusBar>
@@ -283,6 +285,88 @@ class TestMainWindow : public QObject {
     QCOMPARE(f.window.candidate_model()->rowCount(), 0);
     QVERIFY2(panel->empty_note().contains(QStringLiteral("Opt level 0")),
              qPrintable(panel->empty_note()));
+  }
+
+  // Shape-folding swaps the document once shapes are known (DocumentController::
+  // document_replaced): what the user selected and the zoom stay.
+  void the_shape_folding_swap_keeps_selection_and_zoom() {
+    Fixture f;
+    const QString model = QStringLiteral(FX_RESOURCES_DIR "/models/tiny_transformer.onnx");
+    int first_nodes = -1;
+    std::string picked;
+    double zoom = 0;
+    connect(&f.window, &MainWindow::graph_shown, this, [&] {
+      if (first_nodes >= 0) return;
+      const auto* doc = f.window.document();
+      first_nodes = int(doc->graph().node_count());
+      // The last op drawn as a box of its own: it stays through the folding.
+      for (QGraphicsItem* it : f.window.scene()->items())
+        if (auto* b = qgraphicsitem_cast<fx::views::BoxItem*>(it);
+            b && b->item().kind == fx::drawing::Item::Node && doc->is_model_node(b->item().id) &&
+            doc->graph().node(b->item().id).op_type == "MatMul") {
+          picked = doc->graph().node(b->item().id).name;
+          b->setSelected(true);  // as a click does: the inspector follows
+          break;
+        }
+      f.window.view()->zoom_by(1.7);
+      zoom = f.window.view()->zoom();
+    });
+    QVERIFY(f.open(model));
+    QVERIFY(!picked.empty());
+    const auto* doc = f.window.document();
+    QVERIFY(doc->shapes_folded);
+    QVERIFY2(
+        int(doc->graph().node_count()) < first_nodes,
+        qPrintable(QStringLiteral("%1 -> %2").arg(first_nodes).arg(doc->graph().node_count())));
+    const auto selected = f.window.scene()->selectedItems();
+    QCOMPARE(selected.size(), qsizetype(1));
+    auto* box = qgraphicsitem_cast<fx::views::BoxItem*>(selected.front());
+    QVERIFY(box);
+    QCOMPARE(doc->graph().node(box->item().id).name, picked);
+    QCOMPARE(f.window.inspector()->value_of(QStringLiteral("Name")),
+             QString::fromStdString(picked));
+    QCOMPARE(f.window.view()->zoom(), zoom);
+  }
+
+  // Room to work: the geometry and the dock layout the user left are the next window's;
+  // a decision keeps the inspector on the group and the panel's buttons where they were.
+  void geometry_docks_inspector_and_buttons_stay() {
+    {
+      Fixture f;
+      f.window.resize(1000, 700);
+      auto* dims = f.window.findChild<QDockWidget*>(QStringLiteral("DimensionsDock"));
+      QVERIFY(dims);
+      const bool dims_hidden = !dims->isHidden();  // the other state than the default
+      dims->setVisible(!dims_hidden);
+      QVERIFY(f.window.close());
+      MainWindow again;
+      QCOMPARE(again.size(), QSize(1000, 700));
+      auto* dims_again = again.findChild<QDockWidget*>(QStringLiteral("DimensionsDock"));
+      QCOMPARE(dims_again->isHidden(), dims_hidden);
+      dims_again->setVisible(true);  // the next tests start with every dock shown
+      again.resize(1200, 800);
+      again.close();
+    }
+    Fixture f;
+    QVERIFY(f.open());
+    const auto* doc = f.window.document();
+    QVERIFY(doc->plan.groups().size() >= 2);
+    f.window.select_group(1);
+    QCOMPARE(f.window.inspector()->shown_fusion_group(), 1);
+    QPushButton* accept = nullptr;
+    for (auto* b : f.window.candidate_panel()->findChildren<QPushButton*>())
+      if (b->text() == QStringLiteral("&Accept")) accept = b;
+    QVERIFY(accept);
+    QCoreApplication::processEvents();
+    const QPoint at = accept->mapTo(&f.window, QPoint(0, 0));
+    const QString summary_before =
+        f.window.candidate_panel()->findChild<QLabel*>(QStringLiteral("PlanSummary"))->text();
+    f.window.accept_groups({QString::fromStdString(doc->plan.groups()[1].id)});
+    QCoreApplication::processEvents();
+    QCOMPARE(f.window.inspector()->shown_fusion_group(), 1);  // not back to "Model"
+    QVERIFY(f.window.candidate_panel()->findChild<QLabel*>(QStringLiteral("PlanSummary"))->text() !=
+            summary_before);
+    QCOMPARE(accept->mapTo(&f.window, QPoint(0, 0)), at);
   }
 
   // Every "Menu > Item" the window's text or the user guide names is a real menu path.
