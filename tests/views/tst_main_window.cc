@@ -412,6 +412,35 @@ class TestMainWindow : public QObject {
     QVERIFY(!fx::views::user_guide_path().isEmpty());
   }
 
+  // Terms have tooltips and a short glossary: Help > Glossary and the user guide's
+  // Glossary define the same terms (anchor and opaque among them), and every column of
+  // the candidate table says what it holds.
+  void every_term_is_explained() {
+    QFile guide(QStringLiteral(FX_SOURCE_DIR "/docs/user-guide.md"));
+    QVERIFY(guide.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(guide.readAll());
+    const qsizetype section = text.indexOf(QStringLiteral("## Glossary"));
+    QVERIFY(section >= 0);
+    const QString guide_glossary = text.mid(section);
+    QStringList terms;
+    for (const auto& [term, definition] : fx::views::glossary()) {
+      terms << term.toLower();
+      QVERIFY(!definition.isEmpty());
+      QVERIFY2(guide_glossary.contains(QStringLiteral("**%1**").arg(term)),
+               qPrintable(term + QStringLiteral(" is not in the user guide's glossary")));
+    }
+    QVERIFY(terms.contains(QStringLiteral("anchor")));
+    QVERIFY(terms.contains(QStringLiteral("opaque")));
+    QVERIFY(terms.contains(QStringLiteral("kernel")));
+    QVERIFY(!fx::views::glossary_tip(QStringLiteral("ANCHOR")).isEmpty());
+    Fixture f;
+    QVERIFY(f.open());
+    auto* model = f.window.candidate_model();
+    for (int c = 0; c < model->columnCount(); ++c)
+      QVERIFY2(!model->headerData(c, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty(),
+               qPrintable(model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString()));
+  }
+
   // Errors: one plain sentence in the status bar; command lines and paths are details.
   void errors_show_one_sentence_and_keep_details_behind() {
     Fixture f;
