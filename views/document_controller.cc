@@ -6,6 +6,8 @@
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <utility>
+
 #include <spdlog/spdlog.h>
 
 #ifdef __linux__
@@ -153,24 +155,68 @@ void DocumentController::on_open_finished() {
 void DocumentController::start_types() {
   auto doc = doc_;
   const quint64 gen = generation_;
-  types_job_.setFuture(QtConcurrent::run(&background_pool_, [doc, gen] {
-    background_priority();
-    try {
-      return Tagged<InferredTypes>{gen,
-                                   std::make_shared<InferredTypes>(infer_value_types(doc->model))};
-    } catch (const std::exception& e) {
-      spdlog::warn("{}: shape inference failed: {}", doc->path.toStdString(), e.what());
-      return Tagged<InferredTypes>{gen, std::make_shared<InferredTypes>()};
-    }
-  }));
+  const bool constants_as_nodes = constants_as_nodes_;
+  const drawing::LabelMetrics metrics = metrics_;
+  types_job_.setFuture(
+      QtConcurrent::run(&background_pool_, [doc, gen, constants_as_nodes, metrics] {
+        background_priority();
+        auto out = std::make_shared<FoldedReading>();
+        try {
+          *out = read_with_shapes(*doc, constants_as_nodes, metrics);
+          return Tagged<FoldedReading>{gen, out};
+        } catch (const std::exception& e) {
+          spdlog::warn("{}: reading with shapes failed ({}); shapes without shape-folding",
+                       doc->path.toStdString(), e.what());
+        }
+        try {
+          out->types = infer_value_types(doc->model);
+        } catch (const std::exception& e) {
+          spdlog::warn("{}: shape inference failed: {}", doc->path.toStdString(), e.what());
+        }
+        return Tagged<FoldedReading>{gen, out, /*folded=*/false};
+      }));
   emit progress_changed();
 }
 
 void DocumentController::on_types_finished() {
-  const Tagged<InferredTypes> r = types_job_.result();
+  const Tagged<FoldedReading> r = types_job_.result();
   if (r.generation != generation_ || !opening_) return;  // a model opened since, or cancelled
-  types_ = r.value;
+  if (r.value->doc) {
+    replace_document(r.value->doc, *r.value->layout);
+    return;
+  }
+  doc_->shapes_folded = r.folded;
+  types_ = std::make_shared<InferredTypes>(std::move(r.value->types));
   apply_types_when_idle();
+}
+
+void DocumentController::replace_document(std::shared_ptr<ModelDocument> doc,
+                                          const drawing::SceneLayout& layout) {
+  // The jobs still running read the old document: their results are dropped.
+  ++generation_;
+  layout_pending_ = false;
+  analysis_pending_ = false;
+  types_.reset();
+  // Constants drawn as nodes or folded: toggled while the model was read.
+  const bool rebuilt = doc->tree->constants_folded() == constants_as_nodes_;
+  if (rebuilt) rebuild_hierarchy(*doc, constants_as_nodes_, metrics_);
+  spdlog::info("{}: shape-folding took {} -> {} nodes", doc->path.toStdString(),
+               doc_->graph().node_count(), doc->graph().node_count());
+  const drawing::Expansion open = carry_expansion(*doc_->tree, expansion_, *doc->tree);
+  const drawing::Expansion initial = drawing::initial_expansion(*doc->tree);
+  const std::shared_ptr<ModelDocument> previous = std::exchange(doc_, std::move(doc));
+  expansion_ = open;
+  bool same = !rebuilt && open.size() == initial.size();
+  for (std::size_t g = 0; same && g < open.size(); ++g)
+    same = open.is_open(drawing::GroupId(g)) == initial.is_open(drawing::GroupId(g));
+  if (same) {
+    emit document_replaced(layout, previous);
+  } else {
+    // The user opened or closed groups meanwhile: lay out with theirs, on this thread
+    // (what the first paint showed, a few dozen boxes).
+    emit document_replaced(doc_->layout->compute(expansion_), previous);
+  }
+  reanalyse();
 }
 
 void DocumentController::apply_types_when_idle() {
@@ -254,8 +300,8 @@ void DocumentController::reanalyse() {
   analysis_generation_ = gen;
   analysis_job_.setFuture(QtConcurrent::run(&background_pool_, [doc, settings, gen] {
     background_priority();
-    return Tagged<AnalysisOutput>{
-        gen, run_analysis(doc->graph(), doc->path, settings, doc->model.assumed_dims)};
+    return Tagged<AnalysisOutput>{gen, run_analysis(doc->graph(), doc->path, settings,
+                                                    doc->model.assumed_dims, doc->shapes_folded)};
   }));
   emit progress_changed();
 }

@@ -7,6 +7,10 @@
 // started in. open() and cancel() start a new generation, so a result of a superseded
 // or cancelled job is dropped however late it arrives; nothing compares raw pointers.
 //
+// Shapes come in a second reading of the model as fxc reads it (read_with_shapes):
+// when shape-folding removes nodes, the document is replaced (document_replaced) before
+// the first analysis, so that the analysed graph and its counts are fxc's.
+//
 // Cancel stops an opening between its steps; the other jobs have no cancellation point
 // in core, so cancelling drops their result and the worker ends on its own (a new
 // layout still waits for it: one thread at a time may lay out a document).
@@ -72,6 +76,11 @@ class DocumentController : public QObject {
  signals:
   // A new document is installed with its first layout (before shapes and analysis).
   void document_shown(const drawing::SceneLayout& layout);
+  // The same model, read again once shapes were known: shape-folding removed nodes
+  // (Shape -> Gather -> ... -> Reshape chains), so the graph is fxc's canonical graph.
+  // The view keeps what the user did (selection, zoom, open groups); no analysis yet.
+  void document_replaced(const drawing::SceneLayout& layout,
+                         std::shared_ptr<fx::views::ModelDocument> previous);
   void layout_ready(const drawing::SceneLayout& layout);
   // The analysis result replaces the document's plan between these two.
   void analysis_about_to_apply();
@@ -88,6 +97,7 @@ class DocumentController : public QObject {
   struct Tagged {
     quint64 generation = 0;
     std::shared_ptr<T> value;
+    bool folded = true;  // of a FoldedReading: false when it fell back to infer_value_types
   };
   void start_types();
   void apply_types_when_idle();
@@ -96,6 +106,9 @@ class DocumentController : public QObject {
   void on_layout_finished();
   void on_analysis_finished();
   void finish_opening();
+  // Swaps in the document read again with shape-folding (read_with_shapes), keeping the
+  // groups the user opened; document_replaced tells the window.
+  void replace_document(std::shared_ptr<ModelDocument> doc, const drawing::SceneLayout& layout);
 
   AnalysisSettings settings_;
   drawing::LabelMetrics metrics_;
@@ -118,7 +131,7 @@ class DocumentController : public QObject {
   QFutureWatcher<Tagged<OpenResult>> open_job_;
   QFutureWatcher<Tagged<drawing::SceneLayout>> layout_job_;
   QFutureWatcher<Tagged<AnalysisOutput>> analysis_job_;
-  QFutureWatcher<Tagged<InferredTypes>> types_job_;
+  QFutureWatcher<Tagged<FoldedReading>> types_job_;
 };
 
 }  // namespace fx::views

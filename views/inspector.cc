@@ -77,11 +77,13 @@ void Inspector::row(QTreeWidgetItem* parent, const QString& key, const QString& 
 void Inspector::show_nothing() {
   showing_model_ = false;
   fusion_group_ = -1;
+  node_ = kNoNode;
   clear();
 }
 
 void Inspector::show_model(const ModelDocument& doc) {
   fusion_group_ = -1;
+  node_ = kNoNode;
   showing_model_ = true;
   clear();
   const Graph& g = doc.graph();
@@ -140,6 +142,7 @@ void Inspector::show_model(const ModelDocument& doc) {
 void Inspector::show_node(const ModelDocument& doc, NodeId id) {
   showing_model_ = false;
   fusion_group_ = -1;
+  node_ = id;
   clear();
   // The drawn graph: a node of an If branch or Loop/Scan body shows its op, attributes
   // and values; only the model's own nodes have a cost and a plan group.
@@ -199,6 +202,7 @@ void Inspector::show_node(const ModelDocument& doc, NodeId id) {
 void Inspector::show_scope_group(const ModelDocument& doc, drawing::GroupId id) {
   showing_model_ = false;
   fusion_group_ = -1;
+  node_ = kNoNode;
   clear();
   const drawing::Group& grp = doc.tree->group(id);
   auto* s = section(tr("Group"));
@@ -235,15 +239,19 @@ void Inspector::refresh(const ModelDocument& doc) {
     show_model(doc);
     return;
   }
-  if (fusion_group_ < 0) return;
+  if (fusion_group_ < 0 && node_ == kNoNode) return;
   // Keep the reader's place: expanded rows and scroll position survive the repaint.
   const int scroll = verticalScrollBar()->value();
-  show_fusion_group(doc, fusion_group_);
+  if (node_ != kNoNode)
+    show_node(doc, node_);
+  else
+    show_fusion_group(doc, fusion_group_);
   verticalScrollBar()->setValue(scroll);
 }
 
 void Inspector::show_fusion_group(const ModelDocument& doc, int pg) {
   showing_model_ = false;
+  node_ = kNoNode;
   clear();
   fusion_group_ = pg;
   if (pg < 0 || std::size_t(pg) >= doc.plan.groups().size()) return;

@@ -25,6 +25,8 @@ class Inspector : public QTreeWidget {
   QString value_of(const QString& key) const;
   // The plan group shown, or -1 (a decision repaints it in place: refresh()).
   int shown_fusion_group() const { return fusion_group_; }
+  // Shows what is shown again with the document's current state (a decision, shapes
+  // inferred): the model, the node or the plan group stays the one shown.
   void refresh(const ModelDocument& doc);
 
  protected:
@@ -35,6 +37,7 @@ class Inspector : public QTreeWidget {
   void row(QTreeWidgetItem* parent, const QString& key, const QString& value);
   void not_fused_rows(const ModelDocument& doc, const std::vector<std::string>& members);
   int fusion_group_ = -1;
+  NodeId node_ = kNoNode;  // the node shown (refresh() shows it again: its shapes, its group)
   bool showing_model_ = false;
 };
 

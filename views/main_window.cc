@@ -94,6 +94,8 @@ void MainWindow::connect_documents() {
   connect(documents_, &DocumentController::failed, this, &MainWindow::show_error);
   connect(documents_, &DocumentController::document_shown, this, &MainWindow::on_document_shown);
   connect(documents_, &DocumentController::layout_ready, this, &MainWindow::on_layout_ready);
+  connect(documents_, &DocumentController::document_replaced, this,
+          &MainWindow::on_document_replaced);
   connect(documents_, &DocumentController::analysis_about_to_apply, this, [this] {
     plan_->keep_decisions();  // a new device or opt level re-estimates them, never drops them
     candidates_->set_plan(nullptr);
@@ -105,7 +107,7 @@ void MainWindow::connect_documents() {
     update_status();
   });
   connect(documents_, &DocumentController::opened, this, [this] {
-    inspector_->show_model(*doc());  // with the shape inference figures
+    inspector_->refresh(*doc());  // with the shape inference figures; the selection stays
     dims_->show_dims(doc()->model, documents_->settings().dims);
     // Assumed dims are in view at once, not behind the Overview tab: they decide what
     // the candidates are.

@@ -194,6 +194,10 @@ class MainWindow : public QMainWindow {
   void connect_selection();  // between the graph, the fused graph, the table, the inspector
   void on_document_shown(const drawing::SceneLayout& layout);
   void on_layout_ready(const drawing::SceneLayout& layout);
+  // The model read again with shape-folding (DocumentController::document_replaced):
+  // the view stays where the user left it.
+  void on_document_replaced(const drawing::SceneLayout& layout,
+                            std::shared_ptr<ModelDocument> previous);
   void on_plan_changed(bool rows_changed);
   void select_fusion_group(int plan_index);
   void on_search();

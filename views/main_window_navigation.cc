@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTimer>
@@ -134,6 +135,38 @@ void MainWindow::on_document_shown(const drawing::SceneLayout& layout) {
   update_title();
   update_status();
   emit graph_shown();
+  emit layout_shown();
+}
+
+void MainWindow::on_document_replaced(const drawing::SceneLayout& layout,
+                                      std::shared_ptr<ModelDocument> previous) {
+  const auto d = doc();
+  // The selected op by name (the new graph numbers its nodes anew), the zoom and the
+  // scroll position: shape-folding removed nodes of shape arithmetic, the rest of the
+  // drawing stands where it stood.
+  NodeId selected = kNoNode;
+  for (QGraphicsItem* item : scene_->selectedItems())
+    if (auto* box = qgraphicsitem_cast<BoxItem*>(item);
+        box && box->item().kind == drawing::Item::Node && previous &&
+        previous->is_model_node(box->item().id))
+      selected = d->graph().find_node(previous->graph().node(box->item().id).name);
+  const QTransform zoom = view_->transform();
+  const QPoint scroll(view_->horizontalScrollBar()->value(), view_->verticalScrollBar()->value());
+  scene_->set_document(d);
+  scene_->show_layout(layout);
+  view_->setTransform(zoom);
+  view_->horizontalScrollBar()->setValue(scroll.x());
+  view_->verticalScrollBar()->setValue(scroll.y());
+  if (!search_text_.isEmpty()) search_hits_ = scene_->search(search_text_);
+  candidates_->set_plan(&d->plan);
+  plan_->set_document(d);
+  if (selected != kNoNode) {
+    scene_->select_node(selected);
+    inspector_->show_node(*d, selected);
+  } else {
+    inspector_->show_model(*d);
+  }
+  update_status();
   emit layout_shown();
 }
 

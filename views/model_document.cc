@@ -83,26 +83,30 @@ void ModelDocument::rebuild_node_groups() {
 }
 
 namespace {
-// Each assumed dim once more at its probe value, read as the explorer reads the model
-// (with shapes): the groups legal only at the assumed value (analysis/assumed_legality.h).
+// Every assumed dim at its probe value in one reading, read as the explorer reads the
+// model (with shapes): the groups legal only at the assumed values
+// (analysis/assumed_legality.h).
 AssumedNotes probe_assumed_dims(const QString& model_path, const AnalysisSettings& settings,
+                                bool shapes_folded,
                                 const std::vector<transforms::AssumedDim>& assumed,
                                 const DeviceProfile& profile, const FusionOptions& options,
                                 const AnalysisResult& r) {
-  AssumedNotes notes;
+  LoadOptions lo =
+      shapes_folded ? explorer_folded_load_options(settings) : explorer_load_options(settings);
+  lo.infer_shapes = true;
+  std::vector<AssumedProbe> dims;
   for (const auto& a : assumed) {
     if (settings.dims.count(a.symbol)) continue;  // bound by the user since
-    const int64_t probe = a.value * kAssumedProbeFactor;
-    LoadOptions lo = explorer_load_options(settings);
-    lo.infer_shapes = true;
-    lo.dims[a.symbol] = probe;
-    try {
-      const LoadedModel at_probe = load_onnx(model_path.toStdString(), lo);
-      note_assumed_legality(r, a.symbol, a.value, probe,
-                            analyze_fusion(at_probe.graph, profile, options), notes);
-    } catch (const Error&) {
-      // A model that cannot be read at the probe value gets no note (fxc says the same).
-    }
+    dims.push_back({a.symbol, a.value, a.value * kAssumedProbeFactor});
+    lo.dims[a.symbol] = dims.back().probe;
+  }
+  AssumedNotes notes;
+  if (dims.empty()) return notes;
+  try {
+    const LoadedModel at_probe = load_onnx(model_path.toStdString(), lo);
+    note_assumed_legality(r, dims, analyze_fusion(at_probe.graph, profile, options), notes);
+  } catch (const Error&) {
+    // A model that cannot be read at the probe values gets no note (fxc says the same).
   }
   return notes;
 }
@@ -110,7 +114,8 @@ AssumedNotes probe_assumed_dims(const QString& model_path, const AnalysisSetting
 
 std::shared_ptr<AnalysisOutput> run_analysis(const Graph& graph, const QString& model_path,
                                              const AnalysisSettings& settings,
-                                             const std::vector<transforms::AssumedDim>& assumed) {
+                                             const std::vector<transforms::AssumedDim>& assumed,
+                                             bool shapes_folded) {
   auto out = std::make_shared<AnalysisOutput>();
   out->settings = settings;
   Stopwatch watch;
@@ -123,12 +128,14 @@ std::shared_ptr<AnalysisOutput> run_analysis(const Graph& graph, const QString& 
     use_generated_kernels(options);  // launches as Generate shows the groups
     out->analysis = analyze_fusion(graph, profile, options);
     if (!assumed.empty())
-      apply_assumed_notes(
-          out->analysis->groups,
-          probe_assumed_dims(model_path, settings, assumed, profile, options, *out->analysis));
+      apply_assumed_notes(out->analysis->groups,
+                          probe_assumed_dims(model_path, settings, shapes_folded, assumed, profile,
+                                             options, *out->analysis));
     out->plan = FusionPlan(*out->analysis, model_path.toStdString());
     // So that fxc, given this plan, reads the model as the explorer did.
-    const auto disabled = explorer_load_options(settings).canonical.disabled;
+    const auto disabled =
+        (shapes_folded ? explorer_folded_load_options(settings) : explorer_load_options(settings))
+            .canonical.disabled;
     out->plan.set_disabled_passes({disabled.begin(), disabled.end()});
     out->node_group = node_groups(graph, out->plan);  // here, not on the UI thread
   } catch (const Error& e) {
@@ -171,6 +178,17 @@ LoadOptions explorer_load_options(const AnalysisSettings& settings) {
   return options;
 }
 
+LoadOptions explorer_folded_load_options(const AnalysisSettings& settings) {
+  LoadOptions options = explorer_load_options(settings);
+  options.infer_shapes = true;
+  options.canonical.disabled.erase("shape-folding");
+  return options;
+}
+
+LoadOptions ModelDocument::load_options() const {
+  return shapes_folded ? explorer_folded_load_options(settings) : explorer_load_options(settings);
+}
+
 QStringList model_arguments(const LoadOptions& options) {
   QStringList args;
   for (const auto& [name, value] : options.dims)
@@ -190,23 +208,16 @@ QStringList model_arguments(const LoadOptions& options) {
   return args;
 }
 
-std::shared_ptr<ModelDocument> open_document(const QString& path, const AnalysisSettings& settings,
-                                             const drawing::LabelMetrics& metrics,
-                                             const OpenCallbacks& cb) {
-  auto step = [&](OpenStep s) {
-    if (cb.step) cb.step(s);
-  };
-  auto cancelled = [&] { return cb.cancelled && cb.cancelled(); };
+namespace {
+// A document of a model read: the drawn graph (bodies inlined when there is control
+// flow), its scope tree and layout engine, what canonicalization folded; no analysis.
+std::shared_ptr<ModelDocument> document_of(const QString& path, LoadedModel&& model,
+                                           const AnalysisSettings& settings,
+                                           const drawing::LabelMetrics& metrics) {
   auto doc = std::make_shared<ModelDocument>();
   doc->path = path;
-  step(OpenStep::Parsing);
+  doc->model = std::move(model);
   Stopwatch watch;
-  doc->model = load_onnx(path.toStdString(), explorer_load_options(settings));
-  doc->load_ms = watch.elapsed_ms();
-  if (cancelled()) return nullptr;
-
-  step(OpenStep::Hierarchy);
-  watch.restart();
   if (has_control_flow(doc->graph()))
     doc->drawn = std::make_unique<Graph>(drawing::inline_subgraphs_for_drawing(doc->graph()));
   doc->tree = std::make_unique<drawing::ScopeTree>(doc->drawn_graph());
@@ -217,8 +228,97 @@ std::shared_ptr<ModelDocument> open_document(const QString& path, const Analysis
   doc->parameter_bytes = doc->graph().parameter_bytes();
   doc->folded_ = folded_nodes(doc->model.canonical);
   doc->rebuild_node_groups();
+  return doc;
+}
+}  // namespace
+
+std::shared_ptr<ModelDocument> open_document(const QString& path, const AnalysisSettings& settings,
+                                             const drawing::LabelMetrics& metrics,
+                                             const OpenCallbacks& cb) {
+  auto step = [&](OpenStep s) {
+    if (cb.step) cb.step(s);
+  };
+  auto cancelled = [&] { return cb.cancelled && cb.cancelled(); };
+  step(OpenStep::Parsing);
+  Stopwatch watch;
+  LoadedModel model = load_onnx(path.toStdString(), explorer_load_options(settings));
+  const double load_ms = watch.elapsed_ms();
+  if (cancelled()) return nullptr;
+  step(OpenStep::Hierarchy);
+  auto doc = document_of(path, std::move(model), settings, metrics);
+  doc->load_ms = load_ms;
   if (cancelled()) return nullptr;
   return doc;
+}
+
+namespace {
+// Same nodes in the same order, reading and writing the same values by name: the
+// document's tree and layout hold for the other graph.
+bool same_nodes(const Graph& a, const Graph& b) {
+  if (a.node_count() != b.node_count() || a.value_count() != b.value_count()) return false;
+  auto names = [](const Graph& g, const std::vector<ValueId>& ids) {
+    std::vector<std::string> out;
+    for (ValueId v : ids) out.push_back(v == kNoValue ? std::string() : g.value(v).name);
+    return out;
+  };
+  for (std::size_t i = 0; i < a.node_count(); ++i) {
+    const Node &x = a.node(NodeId(i)), &y = b.node(NodeId(i));
+    if (x.name != y.name || x.op_type != y.op_type || names(a, x.inputs) != names(b, y.inputs) ||
+        names(a, x.outputs) != names(b, y.outputs))
+      return false;
+  }
+  return true;
+}
+
+// The group's names from the root down ("layer1/0/conv1"): what identifies a group
+// across two trees of nearly the same graph.
+std::string group_key(const drawing::ScopeTree& tree, drawing::GroupId g) {
+  std::string key;
+  for (; g != drawing::kRootGroup && g != drawing::kNoGroup; g = tree.group(g).parent)
+    key = tree.group(g).name + "\n" + key;
+  return key;
+}
+}  // namespace
+
+drawing::Expansion carry_expansion(const drawing::ScopeTree& from, const drawing::Expansion& open,
+                                   const drawing::ScopeTree& to) {
+  std::map<std::string, bool> was_open;
+  for (std::size_t g = 1; g < from.group_count() && g < open.size(); ++g)
+    was_open[group_key(from, drawing::GroupId(g))] = open.is_open(drawing::GroupId(g));
+  drawing::Expansion out = drawing::initial_expansion(to);
+  for (std::size_t g = 1; g < to.group_count(); ++g) {
+    const auto it = was_open.find(group_key(to, drawing::GroupId(g)));
+    if (it != was_open.end()) out.set_open(drawing::GroupId(g), it->second);
+  }
+  return out;
+}
+
+FoldedReading read_with_shapes(const ModelDocument& doc, bool constants_as_nodes,
+                               const drawing::LabelMetrics& metrics) {
+  Stopwatch watch;
+  LoadedModel model = load_onnx(doc.path.toStdString(), explorer_folded_load_options(doc.settings));
+  FoldedReading out;
+  if (same_nodes(doc.graph(), model.graph)) {
+    // Nothing folded: the shapes by value name, written into the document in place.
+    const Graph& g = model.graph;
+    for (std::size_t i = 0; i < g.value_count(); ++i) {
+      const Value& v = g.value(ValueId(i));
+      if (v.dtype != DType::Undefined || v.shape.rank_known())
+        out.types.entries.push_back({doc.graph().find_value(v.name), v.dtype, v.shape});
+    }
+    std::erase_if(out.types.entries, [](const auto& e) { return e.value == kNoValue; });
+    out.types.ms = watch.elapsed_ms();
+    return out;
+  }
+  const double ms = watch.elapsed_ms();
+  model.info.shape_inference_ms = ms;  // the whole second reading: what the user waited
+  out.doc = document_of(doc.path, std::move(model), doc.settings, metrics);
+  out.doc->load_ms = doc.load_ms;
+  out.doc->shapes_folded = true;
+  if (constants_as_nodes) rebuild_hierarchy(*out.doc, true, metrics);
+  out.layout = std::make_shared<drawing::SceneLayout>(
+      out.doc->layout->compute(drawing::initial_expansion(*out.doc->tree)));
+  return out;
 }
 
 void rebuild_hierarchy(ModelDocument& doc, bool constants_as_nodes,

@@ -64,6 +64,13 @@ struct ModelDocument {
   int group_of_node(NodeId n) const;
   void rebuild_node_groups();   // after the plan changed its groups (load)
   int64_t parameter_bytes = 0;  // graph().parameter_bytes(), once (the status bar shows it)
+  // The graph is fxc's canonical graph: read again with shapes and shape-folding
+  // (DocumentController swaps it in after the first paint). Until then shape-folding is
+  // off (load_options), and a child fxc is told so.
+  bool shapes_folded = false;
+  // How this document's graph was read (explorer_load_options, shape-folding on once
+  // shapes_folded): a child fxc or a probe reads the model with these.
+  LoadOptions load_options() const;
   // The nodes canonicalization folded into the node named `node` (none: empty).
   const std::vector<FoldedNode>& folded_into(const std::string& node) const;
   // Node name -> what was folded into it, from model.canonical (open_document).
@@ -75,6 +82,9 @@ struct ModelDocument {
 // How the explorer reads a model (open_document): unbound dims assumed, the user's
 // bound, the canonical passes as fxc runs them but shape-folding (shapes come later).
 LoadOptions explorer_load_options(const AnalysisSettings& settings);
+// How it reads the model again once the first paint is up: as fxc reads it, with shapes
+// and every canonical pass (shape-folding included).
+LoadOptions explorer_folded_load_options(const AnalysisSettings& settings);
 // The same as fxc options (--dim, --disable-pass, --enable-pass, --no-canonicalize),
 // for a child fxc that must read the model as the window did: the plan names its nodes.
 QStringList model_arguments(const LoadOptions& options);
@@ -103,6 +113,25 @@ std::shared_ptr<ModelDocument> open_document(const QString& path, const Analysis
                                              const drawing::LabelMetrics& metrics,
                                              const OpenCallbacks& callbacks);
 
+// The model read again as fxc reads it (explorer_folded_load_options), in a worker after
+// the first paint. Shape inference runs here (in place of infer_value_types), and
+// shape-folding with it: when that removed nodes (Shape -> ... -> Reshape chains), the
+// result is a new document to swap in (its hierarchy built with `constants_as_nodes`,
+// laid out with its initial expansion); when the nodes are the document's own, only the
+// inferred types, applied in place. Throws fx::Error when the model cannot be read with
+// shapes (the caller falls back to infer_value_types).
+struct FoldedReading {
+  std::shared_ptr<ModelDocument> doc;  // set: swap it in
+  std::shared_ptr<drawing::SceneLayout> layout;
+  InferredTypes types;  // when doc is null
+};
+FoldedReading read_with_shapes(const ModelDocument& doc, bool constants_as_nodes,
+                               const drawing::LabelMetrics& metrics);
+// The expansion of `to` that opens the groups open in `from` (matched by their names
+// from the root), the others as initial_expansion opens them.
+drawing::Expansion carry_expansion(const drawing::ScopeTree& from, const drawing::Expansion& open,
+                                   const drawing::ScopeTree& to);
+
 // The analysis of a graph, computed in a worker and then applied to the document on
 // the UI thread (the views read the document meanwhile).
 struct AnalysisOutput {
@@ -115,12 +144,14 @@ struct AnalysisOutput {
   std::vector<int> node_group;  // NodeId -> plan group index (ModelDocument::node_group_)
 };
 // Never throws: a failure is reported in AnalysisOutput::error. `assumed`: the dims the
-// model was read with by the default rule; each is read and analysed once more at
-// kAssumedProbeFactor times its value, and a group legal only at the assumed value
-// carries the note (analysis/assumed_legality.h), as `fxc analyze` prints it.
+// model was read with by the default rule; the model is read and analysed once more with
+// every one of them at kAssumedProbeFactor times its value (one reading, however many
+// dims), and a group legal only at the assumed values carries the note
+// (analysis/assumed_legality.h). `shapes_folded`: the graph is the document's after
+// shape-folding (ModelDocument::shapes_folded); the probe and the plan say so.
 std::shared_ptr<AnalysisOutput> run_analysis(
     const Graph& graph, const QString& model_path, const AnalysisSettings& settings,
-    const std::vector<transforms::AssumedDim>& assumed = {});
+    const std::vector<transforms::AssumedDim>& assumed = {}, bool shapes_folded = false);
 // The nodes canonicalization folded into others, by the name of the node that now
 // computes them.
 std::map<std::string, std::vector<FoldedNode>> folded_nodes(

@@ -88,7 +88,7 @@ QStringList profile_arguments(const ModelDocument& doc, const QString& plan,
                      trace_before,
                      QStringLiteral("--trace-after"),
                      trace_after}
-         << model_arguments(explorer_load_options(doc.settings)) << QStringLiteral("--device")
+         << model_arguments(doc.load_options()) << QStringLiteral("--device")
          << profile_run_device(doc.settings.device, gpu_present());
 }
 

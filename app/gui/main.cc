@@ -144,9 +144,16 @@ int main(int argc, char** argv) {
   double expand_ms = -1, expand_stall_ms = -1;
   QStringList check_errors, check_dialogs;
   auto write_check = [&] {
-    const QJsonObject report =
+    QJsonObject report =
         fx::views::check_report(args.isEmpty() ? QString() : QFileInfo(args.front()).fileName(),
                                 fx::views::pane_states(window), check_errors, check_dialogs);
+    // The graph analysed, to compare with `fxc inspect` / `fxc analyze` (the same
+    // canonical graph, the same kernel count).
+    if (const auto* doc = window.document()) {
+      report[QStringLiteral("nodes")] = qint64(doc->graph().node_count());
+      if (doc->analysis)
+        report[QStringLiteral("kernels_before")] = qint64(doc->analysis->kernels_before);
+    }
     QFile f(cli.value(check));
     if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(report).toJson()) < 0) {
       std::fprintf(stderr, "fusion-explorer: --check: cannot write %s\n",

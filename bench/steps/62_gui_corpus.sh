@@ -5,8 +5,9 @@
 # `fusion-explorer --check REPORT --screenshot PNG MODEL` waits until the model is ready,
 # then reports what each pane shows (an empty pane must say why), the errors raised and
 # the dialogs that came up (closed and recorded: nobody is there to click them), and
-# saves the window. Writes $RESULTS/62_gui_corpus.md, the reports and the screenshots in
-# $RESULTS/gui_corpus/. Needs xvfb-run; skipped without it or without the GUI binary.
+# saves the window. The graph the explorer analysed is compared with `fxc inspect`'s
+# canonical graph (node count; $FXC, skipped when it is not built). Writes
+# $RESULTS/62_gui_corpus.md, the reports and the screenshots in $RESULTS/gui_corpus/. Needs xvfb-run; skipped without it or without the GUI binary.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 GUI=${FX_GUI:-$FX_ROOT/build/app/gui/fusion-explorer}
@@ -33,12 +34,15 @@ fi
   echo "(a settings folder of its own per run, so that no state carries between models)."
   echo "ok: every pane shows something or says why it is empty, no error, no dialog."
   echo
-  echo "| model | ok | boxes | candidates | empty panes (what they say) | errors / dialogs | wall s |"
-  echo "|---|---|---:|---:|---|---|---:|"
+  echo "nodes: the explorer's canonical graph against \`fxc inspect\`'s (\"=\" when they are the same)."
+  echo
+  echo "| model | ok | boxes | candidates | nodes (fxc) | empty panes (what they say) | errors / dialogs | wall s |"
+  echo "|---|---|---:|---:|---|---|---|---:|"
 } >> "$out"
 
 total=0
 clean=0
+differ=0
 while IFS=$'\t' read -r name path _dims _int; do
   [ -f "$path" ] || continue
   total=$((total + 1))
@@ -59,10 +63,21 @@ while IFS=$'\t' read -r name path _dims _int; do
   fi
   ok=$(jq -r '.ok' "$dir/$name.json")
   [ "$ok" = true ] && clean=$((clean + 1))
-  jq -r --arg wall "$wall" --arg name "$name" '
+  nodes=$(jq -r '.nodes // "-"' "$dir/$name.json")
+  fxc_nodes=-
+  [ -x "$FXC" ] && fxc_nodes=$("$FXC" inspect "$path" --json 2> /dev/null | jq -r '.nodes // "-"' || echo -)
+  if [ "$fxc_nodes" = - ]; then
+    same="$nodes"
+  elif [ "$nodes" = "$fxc_nodes" ]; then
+    same="$nodes ="
+  else
+    same="**$nodes ≠ $fxc_nodes**"
+    differ=$((differ + 1))
+  fi
+  jq -r --arg wall "$wall" --arg name "$name" --arg same "$same" '
     def pane(p): (.panes[] | select(.pane == p));
     [$name, (if .ok then "yes" else "**no**" end), (pane("graph").items | tostring),
-     (pane("candidates").items | tostring),
+     (pane("candidates").items | tostring), $same,
      ([.panes[] | select(.empty) | "\(.pane): \(.explanation | .[0:90])"] | join("; ")),
      ((.errors + .dialogs + .problems) | map(.[0:120]) | join("; ")), $wall]
     | "| " + join(" | ") + " |"' "$dir/$name.json" | sed 's/\r//g' >> "$out"
@@ -71,5 +86,5 @@ done < <(corpus_models)
 
 {
   echo
-  echo "$clean of $total models clean. Screenshots: \`$dir/NAME.png\`."
+  echo "$clean of $total models clean; $differ with a node count other than fxc's. Screenshots: \`$dir/NAME.png\`."
 } >> "$out"

@@ -9,6 +9,21 @@ namespace fx {
 
 void note_assumed_legality(const AnalysisResult& r, const std::string& symbol, int64_t assumed,
                            int64_t probe, const AnalysisResult& at_probe, AssumedNotes& notes) {
+  note_assumed_legality(r, {{symbol, assumed, probe}}, at_probe, notes);
+}
+
+void note_assumed_legality(const AnalysisResult& r, const std::vector<AssumedProbe>& dims,
+                           const AnalysisResult& at_probe, AssumedNotes& notes) {
+  if (dims.empty()) return;
+  std::string at_assumed, at_probed;
+  for (const auto& d : dims) {
+    if (!at_assumed.empty()) {
+      at_assumed += ", ";
+      at_probed += ", ";
+    }
+    at_assumed += fmt::format("{}={}", d.symbol, d.assumed);
+    at_probed += fmt::format("{}={}", d.symbol, d.probe);
+  }
   std::set<std::string> probe_ids;
   for (const auto& g : at_probe.groups) probe_ids.insert(g.id);
   for (const auto& g : r.groups) {
@@ -21,9 +36,8 @@ void note_assumed_legality(const AnalysisResult& r, const std::string& symbol, i
     if (!over) continue;
     std::string& note = notes[g.id];
     if (!note.empty()) note += "; ";
-    note +=
-        fmt::format("legal for the assumed {}={} (over on-chip capacity at {}={}); rebind to check",
-                    symbol, assumed, symbol, probe);
+    note += fmt::format("legal for the assumed {} (over on-chip capacity at {}); rebind to check",
+                        at_assumed, at_probed);
   }
 }
 

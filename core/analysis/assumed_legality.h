@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "analysis/analysis_result.h"
 
@@ -32,6 +33,17 @@ using AssumedNotes = std::map<std::string, std::string>;
 // one group join with "; ".
 void note_assumed_legality(const AnalysisResult& r, const std::string& symbol, int64_t assumed,
                            int64_t probe, const AnalysisResult& at_probe, AssumedNotes& notes);
+
+// The same for a probe that bound several assumed dims at once (one reading and one
+// analysis however many dims the model has: the explorer's check). The note names them
+// all, as the single-dim note names one:
+//   legal for the assumed batch=1, seq=128 (over on-chip capacity at batch=16, seq=2048); ...
+struct AssumedProbe {
+  std::string symbol;
+  int64_t assumed = 0, probe = 0;
+};
+void note_assumed_legality(const AnalysisResult& r, const std::vector<AssumedProbe>& dims,
+                           const AnalysisResult& at_probe, AssumedNotes& notes);
 
 // Sets each group's FusionGroup::assumed_note from `notes` (so that plans and reports
 // made from the groups carry it).

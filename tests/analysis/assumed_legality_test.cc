@@ -64,6 +64,13 @@ TEST(AssumedLegality, AGroupThatFitsOnlyAtTheAssumedSequenceSaysSo) {
   // A second dim that changes nothing adds nothing.
   note_assumed_legality(r, "batch", 1, 16, analyse(small, p), notes);
   EXPECT_EQ(notes[r.groups[0].id].find("batch"), std::string::npos);
+  // One probe with several dims bound at once (the explorer's single reading): the note
+  // names each dim at its assumed and its probe value.
+  AssumedNotes joint;
+  note_assumed_legality(r, {{"batch", 1, 16}, {"seq", assumed, probe}}, at_probe, joint);
+  EXPECT_EQ(joint, (AssumedNotes{{r.groups[0].id,
+                                  "legal for the assumed batch=1, seq=128 (over on-chip capacity "
+                                  "at batch=16, seq=2048); rebind to check"}}));
 
   // With room at the probe value too, the group carries no note.
   p.onchip_capacity_bytes = int64_t(1) << 40;

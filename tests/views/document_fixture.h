@@ -25,9 +25,15 @@ inline AnalysisSettings h100_settings() {
 inline std::shared_ptr<ModelDocument> analysed_document(const QString& path = kTinyCnn) {
   const AnalysisSettings settings = h100_settings();
   auto doc = open_document(path, settings, label_metrics(QFont()), {});
-  apply_value_types(doc->model, infer_value_types(doc->model));
-  apply_analysis(
-      *doc, std::move(*run_analysis(doc->graph(), doc->path, settings, doc->model.assumed_dims)));
+  // Shapes as the controller reads them: a new document when shape-folding removed nodes.
+  FoldedReading folded = read_with_shapes(*doc, false, label_metrics(QFont()));
+  if (folded.doc)
+    doc = folded.doc;
+  else
+    apply_value_types(doc->model, std::move(folded.types));
+  doc->shapes_folded = true;
+  apply_analysis(*doc, std::move(*run_analysis(doc->graph(), doc->path, settings,
+                                               doc->model.assumed_dims, true)));
   return doc;
 }
 

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // DocumentController without a window: opening runs in workers and ends with the
 // analysis; a second open, or Cancel, makes every result of the first one stale (dropped
-// by generation); a relayout after an expand; a bad file is reported.
+// by generation); a relayout after an expand; the graph swapped for fxc's canonical graph
+// once shapes are known; a bad file is reported.
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -11,6 +15,7 @@
 #include "views/document_controller.h"
 
 using fx::views::DocumentController;
+using fx::views::model_arguments;
 namespace t = fx::views::test;
 
 class TestDocumentController : public QObject {
@@ -108,6 +113,46 @@ class TestDocumentController : public QObject {
     QVERIFY(boxes > 0);
     QCOMPARE(c.document(), doc);
   }
+
+#ifdef FX_FXC_PATH
+  // The explorer paints before shapes are known, so its first graph keeps the shape
+  // arithmetic (tiny_transformer: Shape -> Gather -> ... of the dynamic batch and seq).
+  // Once shapes are in, the model is read again with shape-folding and the document
+  // swapped: the graph analysed and counted is fxc's canonical graph, node for node.
+  void the_canonical_graph_is_fxcs_once_shapes_are_known() {
+    DocumentController c;
+    c.set_settings(t::h100_settings());
+    int first_nodes = -1;
+    connect(&c, &DocumentController::document_shown, this,
+            [&] { first_nodes = int(c.document()->graph().node_count()); });
+    QSignalSpy replaced(&c, &DocumentController::document_replaced);
+    QSignalSpy opened(&c, &DocumentController::opened);
+    c.open(t::kTinyTransformer);
+    QVERIFY(opened.wait(30000));
+    QCOMPARE(replaced.count(), 1);
+    const auto doc = c.document();
+    QVERIFY(doc->shapes_folded);
+
+    QProcess fxc;
+    fxc.start(QStringLiteral(FX_FXC_PATH),
+              {QStringLiteral("inspect"), t::kTinyTransformer, QStringLiteral("--json")});
+    QVERIFY(fxc.waitForFinished(60000));
+    QCOMPARE(fxc.exitCode(), 0);
+    const QJsonObject inspect = QJsonDocument::fromJson(fxc.readAllStandardOutput()).object();
+    const int fxc_nodes = inspect.value(QStringLiteral("nodes")).toInt(-1);
+    QVERIFY(fxc_nodes > 0);
+    QVERIFY2(
+        first_nodes > fxc_nodes,
+        qPrintable(QStringLiteral("first paint %1 nodes, fxc %2").arg(first_nodes).arg(fxc_nodes)));
+    QCOMPARE(int(doc->graph().node_count()), fxc_nodes);
+    // ... and the analysis ran on it: its kernel count is the canonical graph's.
+    QVERIFY(doc->analysis.has_value());
+    QCOMPARE(doc->analysis->kernels_before, fxc_nodes);
+    // A child fxc given this document's options reads the same graph: nothing disabled.
+    QVERIFY(!model_arguments(doc->load_options()).contains(QStringLiteral("shape-folding")));
+    for (const auto& p : doc->plan.disabled_passes()) QVERIFY(p != "shape-folding");
+  }
+#endif
 
   void a_bad_model_is_reported() {
     QTemporaryDir dir;

@@ -11,9 +11,11 @@
 #include <QtTest>
 
 #include <QDirIterator>
+#include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QStatusBar>
@@ -285,6 +287,88 @@ class TestMainWindow : public QObject {
              qPrintable(panel->empty_note()));
   }
 
+  // Shape-folding swaps the document once shapes are known (DocumentController::
+  // document_replaced): what the user selected and the zoom stay.
+  void the_shape_folding_swap_keeps_selection_and_zoom() {
+    Fixture f;
+    const QString model = QStringLiteral(FX_RESOURCES_DIR "/models/tiny_transformer.onnx");
+    int first_nodes = -1;
+    std::string picked;
+    double zoom = 0;
+    connect(&f.window, &MainWindow::graph_shown, this, [&] {
+      if (first_nodes >= 0) return;
+      const auto* doc = f.window.document();
+      first_nodes = int(doc->graph().node_count());
+      // The last op drawn as a box of its own: it stays through the folding.
+      for (QGraphicsItem* it : f.window.scene()->items())
+        if (auto* b = qgraphicsitem_cast<fx::views::BoxItem*>(it);
+            b && b->item().kind == fx::drawing::Item::Node && doc->is_model_node(b->item().id) &&
+            doc->graph().node(b->item().id).op_type == "MatMul") {
+          picked = doc->graph().node(b->item().id).name;
+          b->setSelected(true);  // as a click does: the inspector follows
+          break;
+        }
+      f.window.view()->zoom_by(1.7);
+      zoom = f.window.view()->zoom();
+    });
+    QVERIFY(f.open(model));
+    QVERIFY(!picked.empty());
+    const auto* doc = f.window.document();
+    QVERIFY(doc->shapes_folded);
+    QVERIFY2(
+        int(doc->graph().node_count()) < first_nodes,
+        qPrintable(QStringLiteral("%1 -> %2").arg(first_nodes).arg(doc->graph().node_count())));
+    const auto selected = f.window.scene()->selectedItems();
+    QCOMPARE(selected.size(), qsizetype(1));
+    auto* box = qgraphicsitem_cast<fx::views::BoxItem*>(selected.front());
+    QVERIFY(box);
+    QCOMPARE(doc->graph().node(box->item().id).name, picked);
+    QCOMPARE(f.window.inspector()->value_of(QStringLiteral("Name")),
+             QString::fromStdString(picked));
+    QCOMPARE(f.window.view()->zoom(), zoom);
+  }
+
+  // Room to work: the geometry and the dock layout the user left are the next window's;
+  // a decision keeps the inspector on the group and the panel's buttons where they were.
+  void geometry_docks_inspector_and_buttons_stay() {
+    {
+      Fixture f;
+      f.window.resize(1000, 700);
+      auto* dims = f.window.findChild<QDockWidget*>(QStringLiteral("DimensionsDock"));
+      QVERIFY(dims);
+      const bool dims_hidden = !dims->isHidden();  // the other state than the default
+      dims->setVisible(!dims_hidden);
+      QVERIFY(f.window.close());
+      MainWindow again;
+      QCOMPARE(again.size(), QSize(1000, 700));
+      auto* dims_again = again.findChild<QDockWidget*>(QStringLiteral("DimensionsDock"));
+      QCOMPARE(dims_again->isHidden(), dims_hidden);
+      dims_again->setVisible(true);  // the next tests start with every dock shown
+      again.resize(1200, 800);
+      again.close();
+    }
+    Fixture f;
+    QVERIFY(f.open());
+    const auto* doc = f.window.document();
+    QVERIFY(doc->plan.groups().size() >= 2);
+    f.window.select_group(1);
+    QCOMPARE(f.window.inspector()->shown_fusion_group(), 1);
+    QPushButton* accept = nullptr;
+    for (auto* b : f.window.candidate_panel()->findChildren<QPushButton*>())
+      if (b->text() == QStringLiteral("&Accept")) accept = b;
+    QVERIFY(accept);
+    QCoreApplication::processEvents();
+    const QPoint at = accept->mapTo(&f.window, QPoint(0, 0));
+    const QString summary_before =
+        f.window.candidate_panel()->findChild<QLabel*>(QStringLiteral("PlanSummary"))->text();
+    f.window.accept_groups({QString::fromStdString(doc->plan.groups()[1].id)});
+    QCoreApplication::processEvents();
+    QCOMPARE(f.window.inspector()->shown_fusion_group(), 1);  // not back to "Model"
+    QVERIFY(f.window.candidate_panel()->findChild<QLabel*>(QStringLiteral("PlanSummary"))->text() !=
+            summary_before);
+    QCOMPARE(accept->mapTo(&f.window, QPoint(0, 0)), at);
+  }
+
   // Every "Menu > Item" the window's text or the user guide names is a real menu path.
   void every_menu_path_the_ui_names_exists() {
     Fixture f;
@@ -326,6 +410,35 @@ class TestMainWindow : public QObject {
                 .join(QLatin1Char('\n'))
                 .contains(QStringLiteral("File > Open Model")));
     QVERIFY(!fx::views::user_guide_path().isEmpty());
+  }
+
+  // Terms have tooltips and a short glossary: Help > Glossary and the user guide's
+  // Glossary define the same terms (anchor and opaque among them), and every column of
+  // the candidate table says what it holds.
+  void every_term_is_explained() {
+    QFile guide(QStringLiteral(FX_SOURCE_DIR "/docs/user-guide.md"));
+    QVERIFY(guide.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(guide.readAll());
+    const qsizetype section = text.indexOf(QStringLiteral("## Glossary"));
+    QVERIFY(section >= 0);
+    const QString guide_glossary = text.mid(section);
+    QStringList terms;
+    for (const auto& [term, definition] : fx::views::glossary()) {
+      terms << term.toLower();
+      QVERIFY(!definition.isEmpty());
+      QVERIFY2(guide_glossary.contains(QStringLiteral("**%1**").arg(term)),
+               qPrintable(term + QStringLiteral(" is not in the user guide's glossary")));
+    }
+    QVERIFY(terms.contains(QStringLiteral("anchor")));
+    QVERIFY(terms.contains(QStringLiteral("opaque")));
+    QVERIFY(terms.contains(QStringLiteral("kernel")));
+    QVERIFY(!fx::views::glossary_tip(QStringLiteral("ANCHOR")).isEmpty());
+    Fixture f;
+    QVERIFY(f.open());
+    auto* model = f.window.candidate_model();
+    for (int c = 0; c < model->columnCount(); ++c)
+      QVERIFY2(!model->headerData(c, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty(),
+               qPrintable(model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString()));
   }
 
   // Errors: one plain sentence in the status bar; command lines and paths are details.

@@ -78,16 +78,16 @@ class TestPlanController : public QObject {
     QCOMPARE(plan.plan_path(), file);
     QCOMPARE(accepted_in_file(file), QStringList{ids[0]});
     {
-      // The explorer folds BN as fxc does; it leaves out shape folding (its shapes come
-      // after the first paint): the plan says so, and fxc given it reads the model the
-      // same way.
+      // The explorer reads the model as fxc does once shapes are in (every canonical
+      // pass, shape-folding included): the plan disables none, and fxc given it reads
+      // the model the same way.
       QFile f(file);
       QVERIFY(f.open(QIODevice::ReadOnly));
       const QJsonArray passes = QJsonDocument::fromJson(f.readAll())
                                     .object()
                                     .value(QStringLiteral("disabled_passes"))
                                     .toArray();
-      QCOMPARE(passes, QJsonArray{QStringLiteral("shape-folding")});
+      QCOMPARE(passes, QJsonArray());
     }
 
     QVERIFY(plan.undo());  // the reset

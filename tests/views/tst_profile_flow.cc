@@ -5,11 +5,13 @@
 // bad JSON reported while the window lives on; Cancel), then the real fxc on tiny_cnn.
 #include <QDir>
 #include <QFile>
+#include <QLabel>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/plan_totals.h"
 #include "before_after_json.h"
 #include "views/graph_scene.h"
 #include "views/group_result_model.h"
@@ -277,6 +279,15 @@ class TestProfileFlow : public QObject {
     QCOMPARE(sum->value(QStringLiteral("after_kernels")), QString::number(after.events.size()));
     QVERIFY(sum->value(QStringLiteral("speedup")).endsWith(QStringLiteral("×")));
     QVERIFY(sum->value(QStringLiteral("outputs_match")).contains(QStringLiteral("match")));
+    // One definition of "kernels": what the profile measured is what the status bar
+    // counts from the plan (every group accepted here).
+    const fx::PlanTotals t = fx::plan_totals(*w.document()->analysis, w.document()->plan);
+    QCOMPARE(int(before.events.size()), t.kernels_before);
+    QCOMPARE(int(after.events.size()), t.kernels_after);
+    const QString stats = w.findChild<QLabel*>(QStringLiteral("StatsLabel"))->text();
+    QVERIFY2(stats.contains(
+                 QStringLiteral("kernels %1 → %2").arg(t.kernels_before).arg(t.kernels_after)),
+             qPrintable(stats));
 #endif
   }
 };
