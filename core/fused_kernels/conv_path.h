@@ -119,6 +119,11 @@ std::unique_ptr<ConvPath> make_plain_conv_path(const ConvPrep& p, const std::vec
 // Shared by the paths.
 dnnl::algorithm conv_post_op_algorithm(const std::string& alg);
 dnnl::memory::desc nhwc_md(const std::vector<int64_t>& d);
+// A grouped 2-D convolution (not depthwise) on NHWC input dims `x` for which oneDNN has
+// a native channels-last kernel (neither its reference nor its gemm one): the layout
+// plan may then keep its tensors NHWC (conv_prep.h), and the channels-last path runs
+// it without the reorders of the plain path's blocked or channels-last parts.
+bool grouped_nhwc_native(const ConvPrep& p, const std::vector<int64_t>& x);
 // The post-ops of the channels-last convolution: all but the folded ones, in order; the
 // descriptors of the Binary operands' memory go to `binary_mds`.
 dnnl::post_ops nhwc_post_ops(const ConvPrep& p, const OperandDims& operands,

@@ -5,8 +5,10 @@
 #include <cstring>
 #include <string>
 
+#include "runtime/conv_parts.h"
 #include "runtime/dnnl_util.h"
 #include "runtime/thread_pool.h"
+#include "util/error.h"
 
 namespace fx {
 
@@ -50,6 +52,27 @@ bool prefers_nhwc(const ConvPrep& p, const std::vector<int64_t>& x, const ConvGe
 
 }  // namespace
 
+bool grouped_nhwc_native(const ConvPrep& p, const std::vector<int64_t>& x) {
+  if (p.group <= 1 || p.w_dims.size() != 4 || x.size() != 4 || p.w_dims[1] == 1 ||
+      std::getenv("FX_CONV_PLAIN"))
+    return false;
+  try {
+    const ConvGeometry geo = conv_geometry(p, x);
+    dnnl::convolution_forward::desc probe(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, nhwc_md(x),
+        dnnl::memory::desc(to_dnnl(dnnl_conv_weight_dims(p.w_dims, p.group)), dt::f32,
+                           dnnl::memory::format_tag::any),
+        nhwc_md(geo.out), geo.st, geo.dil, geo.pl, geo.pr);
+    dnnl::convolution_forward::primitive_desc pd(probe, dnnl_engine());
+    const std::string impl = pd.impl_info_str();
+    return impl.find("ref") == std::string::npos && impl.find("gemm") == std::string::npos;
+  } catch (const Error&) {
+    return false;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
 void NhwcPartsPath::run(const ConvRunArgs& a) {
   const Tensor* r = a.residual;
   bool copy_in_parts = false;
@@ -87,8 +110,12 @@ std::unique_ptr<ConvPath> make_nhwc_conv_path(const ConvPrep& p, const ConvLayou
                                               const ConvGeometry& geo, const OperandDims& operands,
                                               int threads) {
   const bool any_cl = lay.x || lay.out || lay.sum;
-  if (x.size() != 4 || p.group != 1 || std::getenv("FX_CONV_PLAIN") ||
-      !per_channel_operands(p, operands) || !(any_cl || prefers_nhwc(p, x, geo)))
+  // A grouped convolution only where the layout plan keeps a tensor of it NHWC (on
+  // NCHW the plain path's parts pick oneDNN's preferred layout themselves), as rows.
+  const bool grouped = p.group != 1;
+  if (x.size() != 4 || (grouped && !(any_cl && grouped_nhwc_native(p, x))) ||
+      std::getenv("FX_CONV_PLAIN") || !per_channel_operands(p, operands) ||
+      !(any_cl || prefers_nhwc(p, x, geo)))
     return nullptr;
   const int64_t n = x[0];
   const int64_t oc = geo.out[1], oh = geo.out[2], ow = geo.out[3];
@@ -105,6 +132,7 @@ std::unique_ptr<ConvPath> make_nhwc_conv_path(const ConvPrep& p, const ConvLayou
   const int64_t w_numel = dims_numel(p.w_dims);
   const bool weights_dominate =
       w_numel / (p.w_dims[0] * p.w_dims[1]) > 1 || w_numel * 4 > (int64_t{2} << 20);
+  if (grouped) return make_nhwc_rows_path(p, x, geo, threads, attr, binary_mds);
   if (n == 1 && threads > 1 && oh < 4 * threads && oc >= 32 * threads &&
       oh * ow * oc * 4 <= (int64_t{1} << 20) && weights_dominate)
     return make_nhwc_channels_path(p, x, geo, threads, attr, binary_mds);

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "fused_kernels/conv_path_nhwc.h"
+#include "runtime/conv_parts.h"
 #include "runtime/dnnl_util.h"
 
 namespace fx {
@@ -22,8 +23,10 @@ std::unique_ptr<ConvPath> make_nhwc_rows_path(const ConvPrep& p, const std::vect
   const int64_t n = x[0], ic = x[1], ih = x[2], iw = x[3];
   const int64_t oc = geo.out[1], oh = geo.out[2], ow = geo.out[3];
   const int64_t s = geo.st[0], ek = (p.w_dims[2] - 1) * (geo.dil[0] + 1) + 1;
-  auto user_w = plain_f32_desc(p.w_dims);
-  dnnl::memory::desc w_any(to_dnnl(p.w_dims), dt::f32, dnnl::memory::format_tag::any);
+  // oneDNN's weight dims: [G, O/G, I/G, kh, kw] when grouped (the same memory).
+  const std::vector<int64_t> wd = dnnl_conv_weight_dims(p.w_dims, p.group);
+  auto user_w = plain_f32_desc(wd);
+  dnnl::memory::desc w_any(to_dnnl(wd), dt::f32, dnnl::memory::format_tag::any);
   dnnl::memory::desc b_md({oc}, dt::f32, dnnl::memory::format_tag::a);
   dnnl::memory b_mem(b_md, dnnl_engine(), const_cast<float*>(p.bias.data()));
   const int64_t row_macs = ow * dims_numel(p.w_dims);

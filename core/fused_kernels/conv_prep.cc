@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 
+#include "fused_kernels/conv_path.h"
 #include "ir/graph_queries.h"
 #include "onnx/bn_fold.h"
 #include "util/error.h"
@@ -84,9 +85,13 @@ std::shared_ptr<ConvPrep> prepare_conv(const Graph& g, const ConvPostOpPlan& pla
     ops.push_back(e);
   }
   if (own) p->epilogue.emplace(std::move(ops));
+  // A grouped one only where oneDNN runs it natively on NHWC (for the input's static
+  // shape): elsewhere NHWC would cost reorders around a slower kernel.
+  const auto& x = g.value(n.inputs[0]).shape;
   p->channels_last =
       p->w_dims.size() == 4 && !std::getenv("FX_CONV_PLAIN") &&
-      (p->group == 1 || (p->epilogue && p->w_dims[1] == 1 && p->w_dims[0] == p->group));
+      (p->group == 1 || (p->epilogue && p->w_dims[1] == 1 && p->w_dims[0] == p->group) ||
+       (x.is_static() && grouped_nhwc_native(*p, x.static_dims())));
   return p;
 }
 

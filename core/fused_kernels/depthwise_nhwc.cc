@@ -124,7 +124,7 @@ FX_DW_CLONES void row_blocks(const RowArgs& a) {
 // pixel's NB blocks share one address register (offsets within a pixel are
 // constants; across pixels they are multiples of C, which takes registers).
 template <int K, int S, int NB, int PX>
-FX_DW_CLONES void dw_group(const RowArgs& a, const float* wb, int64_t c0, int64_t in_lo,
+FX_DW_CLONES void dw_group(const RowArgs& a, const float* wg, int64_t c0, int64_t in_lo,
                            int64_t in_hi, int64_t kh0, int64_t kh1, float lo, float hi) {
   constexpr int T = K * K;
   const DepthwiseShape& s = *a.s;
@@ -132,7 +132,7 @@ FX_DW_CLONES void dw_group(const RowArgs& a, const float* wb, int64_t c0, int64_
   const int64_t ih0 = a.oh * S - s.pt;
   v16 lov, hiv;
   for (int i = 0; i < 16; ++i) lov[i] = lo, hiv[i] = hi;
-  const float* wg = wb + (c0 / 16) * T * 16;  // [NB][T][16]
+  // wg: the group's weights, [NB][T][16].
   v16 bias[NB];
   for (int j = 0; j < NB; ++j) bias[j] = FX_LOAD16(a.b + c0 + 16 * j);
   const float* img = a.img + ih0 * W * C + c0;  // may point before the image
@@ -197,10 +197,18 @@ void row_blocks_fast(const RowArgs& a, const float* wb, float lo, float hi) {
   while (in_lo < s.ow && in_lo * S - s.pl < 0) ++in_lo;
   while (in_hi > in_lo && (in_hi - 1) * S - s.pl + K - 1 >= s.w) --in_hi;
   if (in_hi < in_lo) in_hi = in_lo;
+  constexpr int64_t T = K * K;
   int64_t c0 = 0;
-  for (; c0 + 64 <= s.c; c0 += 64) dw_group<K, S, 4, 2>(a, wb, c0, in_lo, in_hi, kh0, kh1, lo, hi);
-  for (; c0 + 32 <= s.c; c0 += 32) dw_group<K, S, 2, 4>(a, wb, c0, in_lo, in_hi, kh0, kh1, lo, hi);
-  for (; c0 + 16 <= s.c; c0 += 16) dw_group<K, S, 1, 8>(a, wb, c0, in_lo, in_hi, kh0, kh1, lo, hi);
+  for (; c0 + 64 <= s.c; c0 += 64)
+    dw_group<K, S, 4, 2>(a, wb + c0 * T, c0, in_lo, in_hi, kh0, kh1, lo, hi);
+  for (; c0 + 32 <= s.c; c0 += 32)
+    dw_group<K, S, 2, 4>(a, wb + c0 * T, c0, in_lo, in_hi, kh0, kh1, lo, hi);
+  for (; c0 + 16 <= s.c; c0 += 16)
+    dw_group<K, S, 1, 8>(a, wb + c0 * T, c0, in_lo, in_hi, kh0, kh1, lo, hi);
+  // Channels past the last full block: the block of the last 16 channels, overlapping
+  // the one before (its other channels are computed again, to the same values), with
+  // its weights blocked after the full blocks'.
+  if (c0 < s.c) dw_group<K, S, 1, 8>(a, wb + c0 * T, s.c - 16, in_lo, in_hi, kh0, kh1, lo, hi);
 }
 
 // The channels of one output row past the last full block of 16, plainly.
@@ -304,13 +312,18 @@ DepthwiseNhwc::DepthwiseNhwc(const DepthwiseShape& s, const std::vector<float>& 
     for (int64_t t = 0; t < taps; ++t)
       w_[static_cast<std::size_t>(t * s.c + c)] = w[static_cast<std::size_t>(c * taps + t)];
   // [C / 16][taps][16] for the fast path (every weight of a channel group at a
-  // compile-time offset).
-  if (s.c % 16 == 0) {
-    w_blocked_.resize(w_.size());
-    for (int64_t c = 0; c < s.c; ++c)
-      for (int64_t t = 0; t < taps; ++t)
-        w_blocked_[static_cast<std::size_t>(((c / 16) * taps + t) * 16 + c % 16)] =
-            w[static_cast<std::size_t>(c * taps + t)];
+  // compile-time offset), then, when C is no multiple of 16, the block of the last 16
+  // channels (row_blocks_fast's overlapping last block).
+  if (s.c >= 16) {
+    const int64_t full = s.c / 16, blocks = full + (s.c % 16 != 0);
+    w_blocked_.resize(static_cast<std::size_t>(blocks * taps * 16));
+    for (int64_t b = 0; b < blocks; ++b)
+      for (int64_t i = 0; i < 16; ++i) {
+        const int64_t c = b < full ? b * 16 + i : s.c - 16 + i;
+        for (int64_t t = 0; t < taps; ++t)
+          w_blocked_[static_cast<std::size_t>((b * taps + t) * 16 + i)] =
+              w[static_cast<std::size_t>(c * taps + t)];
+      }
   }
   bias_ = bias.empty() ? std::vector<float>(static_cast<std::size_t>(s.c), 0.f) : bias;
 }
@@ -400,10 +413,11 @@ void DepthwiseNhwc::rows(const float* x, float* y, const ConvEpilogue* ep,
                          bool y_nchw) const {
   const int64_t C = s_.c;
   const int k = s_.kh == s_.kw && (s_.kh == 3 || s_.kh == 5) ? static_cast<int>(s_.kh) : 0;
-  // The fast path: 3x3 or 5x5, stride 1 or 2 (both axes), no dilation, no channel
-  // tail; a lone Clip or Relu epilogue is then applied in registers.
-  const bool fast = k != 0 && s_.sh == s_.sw && (s_.sh == 1 || s_.sh == 2) && s_.dh == 1 &&
-                    s_.dw == 1 && C % 16 == 0;
+  // The fast path: 3x3 or 5x5, stride 1 or 2 (both axes), no dilation, at least 16
+  // channels (a tail past the last block of 16 as one more block that overlaps it); a
+  // lone Clip or Relu epilogue is then applied in registers.
+  const bool fast =
+      k != 0 && s_.sh == s_.sw && (s_.sh == 1 || s_.sh == 2) && s_.dh == 1 && s_.dw == 1 && C >= 16;
   float lo = -INFINITY, hi = INFINITY;
   bool ep_done = !ep || ep->empty();
   if (fast && !ep_done) ep_done = clamp_of(*ep, &lo, &hi);

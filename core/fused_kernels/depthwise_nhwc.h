@@ -54,7 +54,8 @@ class DepthwiseNhwc {
             bool y_nchw = false) const;
   DepthwiseShape s_;
   std::vector<float> w_;          // [kh * kw][C]
-  std::vector<float> w_blocked_;  // [C / 16][kh * kw][16] (C a multiple of 16)
+  std::vector<float> w_blocked_;  // [C / 16][kh * kw][16], then the last 16 channels' block
+                                  // when C is no multiple of 16 (C >= 16)
   std::vector<float> bias_;       // [C]
 };
 

@@ -3,7 +3,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <typeinfo>
 #include <vector>
+
+#include <spdlog/fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
 #include "fused_kernels/conv_path.h"
 #include "fused_kernels/conv_prep.h"
@@ -94,6 +98,11 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
         !(path_ = make_winograd_conv_path(p, lay_, x, geo, operands, threads)) &&
         !(path_ = make_nhwc_conv_path(p, lay_, x, geo, operands, threads)))
       path_ = make_plain_conv_path(p, x, geo, operands, threads);
+    spdlog::debug(
+        "fused Conv '{}': group {} x{} path {} reads {} writes {}; tensors x {} out {} sum {}",
+        p.name, p.group, fmt::join(x, "x"), typeid(*path_).name(),
+        path_->reads_nhwc() ? "NHWC" : "NCHW", path_->writes_nhwc() ? "NHWC" : "NCHW",
+        lay_.x ? "NHWC" : "NCHW", lay_.out ? "NHWC" : "NCHW", lay_.sum ? "NHWC" : "NCHW");
     if (path_->converts_layouts()) return;
     const bool native = path_->reads_nhwc();
     if (lay_.x != native) x_convert_.build(x, !lay_.x, threads);

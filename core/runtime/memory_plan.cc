@@ -3,32 +3,156 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
+#include <utility>
 
 namespace fx {
 
 namespace {
 
+// Values that share one slot in every plan (a chain of outputs written over their
+// inputs): one lifetime, the largest size.
+struct Unit {
+  int first = std::numeric_limits<int>::max(), last = -1;
+  int64_t bytes = 0;
+  std::vector<ValueId> values;
+};
+
+// A packing of units into slots: the slot of each unit, and each slot's size.
+struct Packing {
+  std::vector<int> slot_of_unit;
+  std::vector<int64_t> size;
+
+  int64_t total() const {
+    int64_t t = 0;
+    for (int64_t b : size) t += b;
+    return t;
+  }
+};
+
+// How a packing picks among the free slots that hold a unit: the one with the least
+// room to spare, or the one whose units' lifetimes end or start nearest to the unit's
+// (so that lifetimes that follow each other fill one slot and leave the others free
+// for values alive beside them).
+enum class Fit { Tightest, Nearest };
+
+// Slots with the lifetimes of the units placed in them so far.
+class SlotTable {
+ public:
+  SlotTable(std::size_t units, Fit fit) : fit_(fit) { p_.slot_of_unit.assign(units, -1); }
+
+  bool free_over(std::size_t s, const Unit& u) const {
+    for (auto [f, l] : busy_[s])
+      if (u.first <= l && f <= u.last) return false;
+    return true;
+  }
+  // Steps between the unit and the nearest unit in slot s.
+  int gap(std::size_t s, const Unit& u) const {
+    int g = std::numeric_limits<int>::max();
+    for (auto [f, l] : busy_[s]) g = std::min(g, f > u.last ? f - u.last : u.first - l);
+    return g;
+  }
+  // Puts unit k in the free slot that holds it (the tightest or the nearest, by `fit`),
+  // else in the largest free slot (grown to it), else in a new slot.
+  void place(std::size_t k, const Unit& u) {
+    int fit = -1, grow = -1;
+    for (std::size_t s = 0; s < p_.size.size(); ++s) {
+      if (!free_over(s, u)) continue;
+      const int64_t have = p_.size[s];
+      if (have >= u.bytes) {
+        const auto f = static_cast<std::size_t>(fit);
+        const bool better =
+            fit < 0 || (fit_ == Fit::Tightest ? have < p_.size[f]
+                                              : gap(s, u) < gap(f, u) ||
+                                                    (gap(s, u) == gap(f, u) && have < p_.size[f]));
+        if (better) fit = static_cast<int>(s);
+      } else if (grow < 0 || have > p_.size[static_cast<std::size_t>(grow)]) {
+        grow = static_cast<int>(s);
+      }
+    }
+    int best = fit >= 0 ? fit : grow;
+    if (best < 0) {
+      best = static_cast<int>(p_.size.size());
+      p_.size.push_back(0);
+      busy_.emplace_back();
+    }
+    const auto b = static_cast<std::size_t>(best);
+    p_.size[b] = std::max(p_.size[b], u.bytes);
+    busy_[b].push_back({u.first, u.last});
+    p_.slot_of_unit[k] = best;
+  }
+  Packing take() { return std::move(p_); }
+
+ private:
+  Fit fit_;
+  Packing p_;
+  std::vector<std::vector<std::pair<int, int>>> busy_;  // per slot: [first, last] of its units
+};
+
+// Greedy by size (TFLite's arena planner): the largest units first, each into the
+// smallest slot whose units' lifetimes it does not overlap, so a slot never grows past
+// its first unit.
+Packing pack_by_size(const std::vector<Unit>& units, Fit fit) {
+  std::vector<std::size_t> order(units.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return units[a].bytes > units[b].bytes; });
+  SlotTable t(units.size(), fit);
+  for (std::size_t k : order) t.place(k, units[k]);
+  return t.take();
+}
+
+// Greedy by breadth (Pisarchyk and Lee, "Efficient Memory Management for Deep Neural
+// Net Inference"): steps in order of the bytes alive across them, largest first; at
+// each, its live units not yet placed, largest first, each into the free slot that
+// holds it with the least to spare, else the largest free slot grown to it. Placing the
+// widest step's values first packs where greedy by size leaves a large value alone in
+// a slot that smaller ones alive beside it could have shared (after fusion removes the
+// small values that used to fill the gaps).
+Packing pack_by_breadth(const std::vector<Unit>& units, int n, Fit fit) {
+  std::vector<std::vector<std::size_t>> live(static_cast<std::size_t>(n) + 1);
+  std::vector<int64_t> breadth(live.size(), 0);
+  for (std::size_t k = 0; k < units.size(); ++k)
+    for (int s = std::max(units[k].first, 0); s <= units[k].last && s <= n; ++s) {
+      live[static_cast<std::size_t>(s)].push_back(k);
+      breadth[static_cast<std::size_t>(s)] += units[k].bytes;
+    }
+  std::vector<std::size_t> steps(live.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) steps[i] = i;
+  std::stable_sort(steps.begin(), steps.end(),
+                   [&](std::size_t a, std::size_t b) { return breadth[a] > breadth[b]; });
+  SlotTable t(units.size(), fit);
+  std::vector<bool> placed(units.size(), false);
+  for (std::size_t s : steps) {
+    auto& at = live[s];
+    std::stable_sort(at.begin(), at.end(),
+                     [&](std::size_t a, std::size_t b) { return units[a].bytes > units[b].bytes; });
+    for (std::size_t k : at) {
+      if (placed[k]) continue;
+      placed[k] = true;
+      t.place(k, units[k]);
+    }
+  }
+  for (std::size_t k = 0; k < units.size(); ++k)
+    if (!placed[k]) t.place(k, units[k]);
+  return t.take();
+}
+
 // The arena is the sum of the slot sizes, and the step-order best fit above depends on
-// the order values appear: removing values (fusion) can make it grow. Greedy by size
-// (TFLite's arena planner): the largest values first, each into the smallest slot
-// whose values' lifetimes it does not overlap, so a slot never grows past its first
-// value. The plan keeps whichever total is smaller. Values without a static size
-// (shape arithmetic the canonical passes could not fold) count 0 in both totals and
-// go last here; a few such values used to keep a whole model in step order, and then
-// a fused program's fewer values could pack worse than the unfused ones.
+// the order values appear: removing values (fusion) can make it grow. Packings over
+// whole lifetimes (by size and by breadth, each with either Fit) compete with it, and
+// the plan keeps whichever totals least. Values without a static size (shape
+// arithmetic the canonical passes could not fold) count 0 in every total and go last in
+// the greedy orders; a few such values used to keep a whole model in step order, and
+// then a fused program's fewer values could pack worse than the unfused ones.
 template <class Estimate>
-void by_size_if_smaller(MemoryPlan& plan, const std::vector<int>& def_step,
-                        const std::vector<int>& last_use, const std::vector<ValueId>& unit, int n,
-                        Estimate estimate) {
-  struct Unit {
-    int first = std::numeric_limits<int>::max(), last = -1;
-    int64_t bytes = 0;
-    std::vector<ValueId> values;
-  };
+void pack_if_smaller(MemoryPlan& plan, const std::vector<int>& def_step,
+                     const std::vector<int>& last_use, const std::vector<ValueId>& unit, int n,
+                     Estimate estimate) {
   std::vector<Unit> units;
   std::vector<int> index(unit.size(), -1);
-  int64_t total_a = 0;
-  for (int64_t b : plan.slot_estimate) total_a += b;
+  int64_t best_total = 0;
+  for (int64_t b : plan.slot_estimate) best_total += b;
   for (std::size_t v = 0; v < unit.size(); ++v) {
     if (plan.slot_of_value[v] < 0) continue;
     const auto id = static_cast<ValueId>(v);
@@ -47,41 +171,18 @@ void by_size_if_smaller(MemoryPlan& plan, const std::vector<int>& def_step,
     u.bytes = std::max(u.bytes, b);
     u.values.push_back(id);
   }
-  std::vector<int> order(units.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return units[static_cast<std::size_t>(a)].bytes > units[static_cast<std::size_t>(b)].bytes;
-  });
-  std::vector<int64_t> size;                           // per slot
-  std::vector<std::vector<std::pair<int, int>>> busy;  // per slot: [first, last] of its units
-  std::vector<int> slot_of_unit(units.size(), -1);
-  int64_t total_b = 0;
-  for (int k : order) {
-    const Unit& u = units[static_cast<std::size_t>(k)];
-    int best = -1;
-    for (std::size_t s = 0; s < size.size(); ++s) {
-      bool free = true;
-      for (auto [f, l] : busy[s])
-        if (u.first <= l && f <= u.last) {
-          free = false;
-          break;
-        }
-      if (free && (best < 0 || size[s] < size[static_cast<std::size_t>(best)]))
-        best = static_cast<int>(s);
-    }
-    if (best < 0) {
-      best = static_cast<int>(size.size());
-      size.push_back(u.bytes);
-      busy.emplace_back();
-      total_b += u.bytes;
-    }
-    busy[static_cast<std::size_t>(best)].push_back({u.first, u.last});
-    slot_of_unit[static_cast<std::size_t>(k)] = best;
+  std::optional<Packing> best;
+  for (Packing p :
+       {pack_by_size(units, Fit::Tightest), pack_by_size(units, Fit::Nearest),
+        pack_by_breadth(units, n, Fit::Tightest), pack_by_breadth(units, n, Fit::Nearest)}) {
+    if (p.total() >= best_total) continue;
+    best_total = p.total();
+    best = std::move(p);
   }
-  if (total_b >= total_a) return;
+  if (!best) return;
   for (std::size_t k = 0; k < units.size(); ++k)
-    for (ValueId v : units[k].values) plan.slot_of_value[v] = slot_of_unit[k];
-  plan.slot_estimate = size;
+    for (ValueId v : units[k].values) plan.slot_of_value[v] = best->slot_of_unit[k];
+  plan.slot_estimate = best->size;
 }
 
 }  // namespace
@@ -201,7 +302,7 @@ MemoryPlan MemoryPlan::build(const Graph& graph, const std::vector<PlanStep>& st
     }
     for (ValueId v : dying[s]) free_slots.push_back(plan.slot_of_value[v]);
   }
-  by_size_if_smaller(plan, def_step, last_use, unit, n, estimate);
+  pack_if_smaller(plan, def_step, last_use, unit, n, estimate);
   return plan;
 }
 

@@ -7,7 +7,8 @@
 // inputs, except output 0 of a step that may write over an input (unary elementwise
 // ops: input 0; a fused Conv: its residual): it takes that input's slot when the input
 // dies at that step. Slot sizes start from inferred
-// static shapes (best fit in step order, or largest values first when that totals less)
+// static shapes (best fit in step order, or greedy by size or by breadth over whole
+// lifetimes, whichever totals least)
 // and grow to what runs need.
 
 #include <cstdint>

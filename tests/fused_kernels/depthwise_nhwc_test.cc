@@ -57,6 +57,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{1, 64, 7, 7, 5, 1, 1, 2, 2, 2, 2},     // 5x5 on a 7x7 map
                       Case{1, 32, 3, 2, 3, 1, 1, 1, 1, 1, 1},     // narrower than a block
                       Case{1, 16, 17, 23, 3, 1, 1, 0, 0, 0, 0},   // no padding
+                      // A channel tail past the last block of 16 (ShuffleNet's 58, 116):
+                      // one more block of the last 16 channels, overlapping.
+                      Case{1, 58, 14, 14, 3, 1, 1, 1, 1, 1, 1},  // 32 + 16 + last 16
+                      Case{1, 116, 9, 9, 3, 2, 1, 1, 1, 1, 1},   // 64 + 32 + 16 + last 16
+                      Case{1, 21, 8, 10, 5, 1, 1, 2, 2, 2, 2},   // 16 + last 16, 5x5
                       // Rows of 16 pixels or more (NCHW output: tiles of 16 x 16).
                       Case{1, 48, 6, 37, 3, 1, 1, 1, 1, 1, 1},    // 2 tiles + 1 overlapping
                       Case{2, 40, 5, 40, 5, 2, 1, 2, 2, 2, 2}));  // channel tail of 8
@@ -131,16 +136,17 @@ TEST_P(DepthwiseNhwcCases, MatchesTheNchwLoop) {
 }
 
 // Written over its own input: the same values as run() into a separate buffer, for
-// 3x3 and 5x5 ("same" padding, stride 1), the fast path (C a multiple of 16) and the
-// generic one (C = 24, 7x7 kernel), on one to four threads: the map is cut into bands
-// whose boundary rows are saved before any band writes (bands of 6 and 5 rows on a
-// 17-row map with 3 threads: fewer rows than the 5x5's reach in some windows).
+// 3x3 and 5x5 ("same" padding, stride 1), the fast path (C a multiple of 16, or with
+// an overlapping last block: C = 58) and the generic one (C = 24, 7x7 kernel), on one to four
+// threads: the map is cut into bands whose boundary rows are saved before any band writes (bands of
+// 6 and 5 rows on a 17-row map with 3 threads: fewer rows than the 5x5's reach in some windows).
 TEST(DepthwiseNhwcInPlace, MatchesRunIntoASeparateBuffer) {
   struct InPlaceCase {
     int64_t c, h, w, k;
   };
-  for (const InPlaceCase t : {InPlaceCase{96, 17, 19, 3}, InPlaceCase{64, 17, 13, 5},
-                              InPlaceCase{24, 20, 20, 7}, InPlaceCase{144, 56, 56, 3}}) {
+  for (const InPlaceCase t :
+       {InPlaceCase{96, 17, 19, 3}, InPlaceCase{64, 17, 13, 5}, InPlaceCase{24, 20, 20, 7},
+        InPlaceCase{144, 56, 56, 3}, InPlaceCase{58, 15, 14, 3}}) {
     const int64_t p = (t.k - 1) / 2;
     const DepthwiseShape s{1, t.c, t.h, t.w, t.h, t.w, t.k, t.k, 1, 1, 1, 1, p, p};
     const auto x = random_floats(static_cast<std::size_t>(t.c * t.h * t.w), 5);

@@ -9,6 +9,9 @@
 #include <cstdlib>
 
 #include "codegen/codegen_test_util.h"
+#include "fused_kernels/conv_layout_plan.h"
+#include "fused_kernels/conv_path.h"
+#include "fused_kernels/conv_prep.h"
 #include "fused_kernels/fused_conv_kernel.h"
 #include "ir/graph_builder.h"
 
@@ -74,6 +77,57 @@ TEST_P(FusedConvGrouped, GroupedAnd3dMatchUnfused) {
     auto d = testing::compare({expected[i]}, {actual[i]});
     EXPECT_LT(d.max_abs, 1e-4) << "output " << i;
   }
+}
+
+// A RegNet block: 1x1 a + Relu -> grouped 3x3 b (8 channels per group) + Relu -> 1x1 c
+// + x + Relu, twice. Where oneDNN runs the grouped convolution natively on NHWC, the
+// layout plan keeps every tensor between the fused Convs NHWC (a's and b's outputs, and
+// the first block's output, which the second block's a and c read): no reorder around
+// the grouped Conv. Outputs match the unfused runtime.
+TEST(GroupedNhwc, RegNetChainStaysNhwcThroughGroupedConvs) {
+  GraphBuilder b;
+  const Shape s4 = Shape::of({1, 32, 12, 12});
+  ValueId v = b.input("x", {1, 32, 12, 12});
+  uint32_t seed = 20;
+  auto w = [&](const std::string& name, Ints d) {
+    return b.constant(
+        name, TensorData::from_floats(
+                  d, random_floats(static_cast<std::size_t>(dims_numel(d)), seed++, -0.3f, 0.3f)));
+  };
+  std::vector<FusionGroup> groups;
+  for (int k = 0; k < 2; ++k) {
+    const std::string n = std::to_string(k);
+    auto a =
+        b.op("Relu",
+             {b.op("Conv", {v, w("wa" + n, {32, 32, 1, 1}), w("ba" + n, {32})}, {}, "a" + n, s4)},
+             {}, "a" + n + "_relu", s4);
+    auto g = b.op("Relu",
+                  {b.op("Conv", {a, w("wb" + n, {32, 8, 3, 3}), w("bb" + n, {32})},
+                        {{"pads", Ints{1, 1, 1, 1}}, {"group", int64_t{4}}}, "b" + n, s4)},
+                  {}, "b" + n + "_relu", s4);
+    auto sum = b.op("Add", {b.op("Conv", {g, w("wc" + n, {32, 32, 1, 1})}, {}, "c" + n, s4), v}, {},
+                    "c" + n + "_add", s4);
+    v = b.op("Relu", {sum}, {}, "c" + n + "_relu", s4);
+    groups.push_back(testing::make_group("ga" + n, {"a" + n, "a" + n + "_relu"}));
+    groups.push_back(testing::make_group("gb" + n, {"b" + n, "b" + n + "_relu"}));
+    groups.push_back(testing::make_group("gc" + n, {"c" + n, "c" + n + "_add", "c" + n + "_relu"}));
+  }
+  b.output(v);
+  const Graph g = b.build();
+  FusedProgram p = testing::post_op_program(g, groups);
+  ASSERT_EQ(p.steps.size(), 6u);
+  // Whether this CPU's oneDNN has a native NHWC kernel for the grouped 3x3 (it decides
+  // whether the plan may keep its tensors NHWC).
+  auto cp = plan_conv_post_ops(g, {g.find_node("b0")}, nullptr);
+  ASSERT_TRUE(cp);
+  const bool native = grouped_nhwc_native(*prepare_conv(g, *cp), {1, 32, 12, 12});
+  std::vector<Step> steps = p.steps;
+  // a0, b0, c0 (read by a1 and c1's residual), a1, b1; c1 is the graph output.
+  EXPECT_EQ(plan_conv_layouts(g, steps), native ? 5 : 0);
+  std::map<std::string, Tensor> in{{"x", testing::random_tensor({1, 32, 12, 12}, 3)}};
+  auto expected = Executor(g, ExecutorOptions{2}).run(in);
+  Executor fused(g, p.steps, ExecutorOptions{2});
+  testing::expect_two_runs_match(fused, in, expected, "regnet", 1e-3);
 }
 
 }  // namespace

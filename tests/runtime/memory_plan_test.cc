@@ -221,6 +221,36 @@ TEST(MemoryPlan, FusedStepThatWritesOverItsInputIsNoLargerThanUnfused) {
   EXPECT_LE(total_of({0, 3, 4}, true), unfused);
 }
 
+// a(3) -> b(3) -> c(3); d(1) made beside c; e(4) = f(c, d), a graph output (units of
+// 1 Ki floats). At most 8 units are alive at once (c, d and e at the last step). Step
+// order puts e in a new slot (3 + 3 + 1 + 3 = 10) and so does largest first (e first,
+// then a, b, c alternate in two slots of 3 and d needs a fourth); placing the widest
+// step's values first (c, e, d) leaves a and b to share slots with them: 4 + 3 + 1.
+TEST(MemoryPlan, PacksTheWidestStepFirstWhenThatTotalsLess) {
+  const std::vector<int64_t> units = {3, 3, 3, 1, 4};
+  GraphBuilder b;
+  std::vector<ValueId> v;
+  for (std::size_t i = 0; i < units.size(); ++i)
+    v.push_back(b.op("Relu", {b.input("x" + std::to_string(i), {units[i] * 1024})}));
+  b.output(v[4]);
+  Graph g = b.build();
+  const std::vector<PlanStep> steps = {
+      {{}, {v[0]}}, {{v[0]}, {v[1]}}, {{v[1]}, {v[2]}}, {{}, {v[3]}}, {{v[2], v[3]}, {v[4]}}};
+  MemoryPlan p = MemoryPlan::build(g, steps);
+  int64_t total = 0;
+  for (int64_t bytes : p.slot_estimate) total += bytes;
+  EXPECT_EQ(total, 8 * 4096);
+  // A valid plan: values alive at the same step never share a slot, each slot holds its
+  // values.
+  const std::vector<std::pair<int, int>> life = {{0, 1}, {1, 2}, {2, 4}, {3, 4}, {4, 5}};
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    EXPECT_GE(p.slot_estimate[static_cast<std::size_t>(p.slot_of_value[v[i]])], units[i] * 4096);
+    for (std::size_t j = i + 1; j < v.size(); ++j)
+      if (life[i].first <= life[j].second && life[j].first <= life[i].second)
+        EXPECT_NE(p.slot_of_value[v[i]], p.slot_of_value[v[j]]) << i << " " << j;
+  }
+}
+
 TEST(MemoryPlan, EstimatesFromStaticShapesBeforeTheFirstRun) {
   Graph g = add_chain(4);
   Executor ex(g, ExecutorOptions{1});
