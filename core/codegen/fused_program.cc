@@ -21,6 +21,7 @@
 #include "fused_kernels/qdq_int8_kernel.h"
 #include "runtime/dead_steps.h"
 #include "runtime/kernel_registry.h"
+#include "runtime/thread_pool.h"
 #include "util/error.h"
 
 namespace fx {
@@ -361,6 +362,11 @@ FusedProgram build_fused_program(const Graph& g, const FusionPlan& plan,
 
 FusedProgram build_fused_program(const Graph& g, const std::vector<const FusionGroup*>& groups,
                                  const CodegenOptions& options) {
+  // oneDNN primitives of fused kernels are made as they run, on one OpenMP thread:
+  // some (gemm-based matmul with post-ops) size their own OpenMP regions by the thread
+  // count they were made under, and a primitive made for two threads but run on one
+  // per part spawns a team inside every part (tens of times slower on a busy machine).
+  OneOmpThread one_omp;
   FusedProgram p;
   std::vector<Pending> pending;
   std::vector<std::pair<GroupBuild, Pending>> parts;

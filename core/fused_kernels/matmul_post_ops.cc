@@ -9,6 +9,8 @@
 #include <iterator>
 #include <set>
 
+#include <unistd.h>
+
 #include "analysis/fusion_pattern.h"
 #include "ir/graph_queries.h"
 #include "runtime/dnnl_parts.h"
@@ -240,13 +242,11 @@ class MatMulPostOpKernel final : public Kernel {
     const int64_t k = ad[r - 1], n = bd.back();
     if (!batched_) {
       const int64_t m = dims_numel(ad) / std::max<int64_t>(k, 1);
-      // Binary operands of the output's shape or of one row: oneDNN's fast (brgemm)
-      // matmul wants them with a dense output, so the rows are split (the reordered
-      // weights shared); otherwise the columns, as the runtime's MatMul (each part
-      // its slice of the weights; gemm with the post-ops on its output block).
-      const bool rows =
+      // Rows (the reordered weights shared) or columns, as the runtime's MatMul (each
+      // part its slice of the weights): matmul_post_ops_split_rows.
+      const bool reads_tensor =
           std::any_of(bcasts_.begin(), bcasts_.end(), [](Bcast b) { return b != Bcast::Scalar; });
-      if (rows) {
+      if (matmul_post_ops_split_rows(m, k, n, threads, reads_tensor, l2_cache_bytes())) {
         dnnl::memory::desc w_md = plain_f32_desc({k, n});
         for (auto [m0, m1] : split_range(m, threads, min_slice(n * k)))
           add_part(plain_f32_desc({m1 - m0, k}), m0 * k, w_md, 0, true,
@@ -297,6 +297,28 @@ NodeId next_of(const Graph& g, const std::set<NodeId>& left, ValueId v) {
 }
 
 }  // namespace
+
+bool matmul_post_ops_split_rows(int64_t m, int64_t k, int64_t n, int threads, bool reads_tensor,
+                                int64_t l2_bytes) {
+  if (reads_tensor) return true;
+  if (l2_bytes <= 0 || k * n * static_cast<int64_t>(sizeof(float)) > l2_bytes) return false;
+  // About 256K multiply-adds per part at least, as MatMulPostOpKernel::min_slice.
+  auto parts = [&](int64_t len, int64_t macs_per_unit) {
+    return split_range(
+               len, threads,
+               std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(macs_per_unit, 1)))
+        .size();
+  };
+  return parts(m, n * k) >= parts(n, m * k);
+}
+
+int64_t l2_cache_bytes() {
+  static const int64_t bytes = [] {
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return l2 > 0 ? static_cast<int64_t>(l2) : int64_t{0};
+  }();
+  return bytes;
+}
 
 std::string matmul_fusion_loss(const Graph& g, const std::vector<NodeId>& nodes, int threads) {
   if (threads <= 1) return {};

@@ -5,7 +5,9 @@
 // so the fused group costs what the MatMul alone costs. Parts are cut as the runtime's
 // MatMul cuts them (runtime/matmul_kernels.cc: columns of constant 2-D weights, each
 // part its slice of the reordered weights; the batch of a batched MatMul), so that the
-// matmul itself is never slower than unfused.
+// matmul itself is never slower than unfused, except that rows are cut where oneDNN
+// then applies the epilogue in registers and the weights stay in each core's cache
+// (matmul_post_ops_split_rows).
 //
 // plan_matmul_post_ops() says whether a group's epilogue is expressible, a chain on
 // the MatMul's output of:
@@ -69,6 +71,18 @@ std::optional<MatMulPostOpPlan> plan_matmul_post_ops(const Graph& g,
 // (ten ops) gains. build_fused_program applies it to a group and to each generated part
 // of a group that is not generated whole.
 std::string matmul_fusion_loss(const Graph& g, const std::vector<NodeId>& nodes, int threads);
+
+// Whether the fused kernel splits the M rows of [M, K] x constant [K, N] weights over
+// `threads` (each part a dense output block: oneDNN's brgemm matmul, which applies the
+// bias and eltwise post-ops in registers) rather than the N columns (a strided output
+// block: oneDNN's gemm-based matmul, which applies them in a second pass over the
+// output). Rows when the epilogue reads a tensor (binary post-ops need a dense output),
+// or when the weights, which every row part then reads, fit in one core's L2 cache
+// (`l2_bytes`, 0 when unknown: columns) and rows give as many parts as columns.
+bool matmul_post_ops_split_rows(int64_t m, int64_t k, int64_t n, int threads, bool reads_tensor,
+                                int64_t l2_bytes);
+// This machine's L2 cache per core in bytes (sysconf), 0 when the system does not say.
+int64_t l2_cache_bytes();
 
 // The kernel of a plan: step inputs plan.step_inputs, output {plan.output}.
 std::shared_ptr<Kernel> make_matmul_post_op_kernel(const Graph& g, const MatMulPostOpPlan& plan);

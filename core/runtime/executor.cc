@@ -19,6 +19,10 @@
 namespace fx {
 
 std::vector<Step> make_steps(const Graph& original, int64_t opset) {
+  // Primitives that kernels make now are made as they will run, on one OpenMP thread
+  // (run_values): some oneDNN implementations size their OpenMP regions by the thread
+  // count they were made under.
+  OneOmpThread one_omp;
   // Kernels are built over float32 copies of half weights (half_adapter.h).
   std::optional<Graph> widened;
   if (has_half_constants(original)) widened = widen_half_constants(original);
