@@ -276,9 +276,12 @@ class QdqAddKernel final : public Kernel {
     const float sa = scale_[0], sb = scale_[1], sy = scale_[2];
     const float za = zp_[0], zb = zp_[1];
     const int32_t zy = static_cast<int32_t>(zp_[2]);
+    // Locals only: the 8-bit stores may alias any member, which would keep the loop from
+    // vectorizing. The Relu as a select against a floor: max(v, 0) with it, v without.
+    const float floor = relu_ ? 0.f : -std::numeric_limits<float>::infinity();
     for (int64_t i = i0; i < i1; ++i) {
       float v = (static_cast<float>(a[i]) - za) * sa + (static_cast<float>(b[i]) - zb) * sb;
-      if (relu_) v = v > 0.f ? v : 0.f;
+      v = v > floor ? v : floor;
       v = v / sy;
       v = v > -300.f ? v : -300.f;
       v = v < 300.f ? v : 300.f;
