@@ -101,6 +101,7 @@ std::unique_ptr<FusionPattern> make_gelu_pattern();
 std::unique_ptr<FusionPattern> make_softmax_pattern();
 std::unique_ptr<FusionPattern> make_anchor_epilogue_pattern();
 std::unique_ptr<FusionPattern> make_qdq_pattern();
+std::unique_ptr<FusionPattern> make_qdq_between_pattern();
 
 // The ordered seed list.
 std::vector<std::unique_ptr<FusionPattern>> seed_patterns();

@@ -98,6 +98,7 @@ std::vector<std::unique_ptr<FusionPattern>> seed_patterns() {
   // A quantized anchor with its (De)QuantizeLinear nodes is one int8 kernel; before
   // conv_bias_act, which would take the Conv and its Relu alone.
   p.push_back(make_qdq_pattern());
+  p.push_back(make_qdq_between_pattern());
   p.push_back(make_conv_bn_pattern());
   // Before conv_bias_act, which would claim the pointwise Conv and its activation alone.
   p.push_back(make_pointwise_depthwise_pattern());

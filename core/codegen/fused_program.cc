@@ -109,14 +109,16 @@ bool try_qdq_int8(const Graph& g, const std::vector<NodeId>& nodes, GroupBuild& 
   auto qp = plan_qdq_int8(g, nodes, why);
   if (!qp) return false;
   try {
-    gb.step = make_group_step(g, gb, nodes, {qp->x}, make_qdq_int8_kernel(g, *qp));
+    gb.step = make_group_step(g, gb, nodes, qp->inputs(), make_qdq_int8_kernel(g, *qp));
   } catch (const Error& e) {
     *why = e.what();
     return false;
   }
+  const std::string& op = g.node(qp->anchor).op_type;
   gb.outcome = GroupOutcome::DnnlPostOps;
-  gb.detail = "oneDNN int8 " +
-              std::string(g.node(qp->anchor).op_type == "Conv" ? "convolution" : "matmul") +
+  gb.detail = (op == "Add" || op == "MaxPool"
+                   ? "int8 " + op
+                   : "oneDNN int8 " + std::string(op == "Conv" ? "convolution" : "matmul")) +
               " reading and writing 8-bit tensors (fused_kernels/qdq_int8_kernel.h)";
   return true;
 }

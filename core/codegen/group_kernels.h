@@ -6,7 +6,9 @@
 // code does not remove. In order of preference, as generate_group_source shows it:
 //
 //   qdq int8             DequantizeLinear -> Conv/MatMul/Gemm [-> Relu] -> QuantizeLinear
-//                        as one oneDNN int8 primitive (fused_kernels/qdq_int8_kernel.h)
+//                        as one oneDNN int8 primitive, and the Add [-> Relu] or MaxPool
+//                        between such groups on the 8-bit tensors
+//                        (fused_kernels/qdq_int8_kernel.h)
 //   pointwise-depthwise  a 1x1 Conv + depthwise Conv chain run in row bands (one kernel)
 //   conv post-ops        a Conv (+BN folded) with an expressible epilogue (one kernel)
 //   generated            the whole group as one generated kernel (an anchor first runs

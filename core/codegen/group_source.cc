@@ -30,9 +30,12 @@ std::string generate_group_source(const Graph& g, const FusionGroup& group) {
     return head + "// Not generated: " + e.what() + "\n";
   }
   if (const auto& q = k.qdq) {
-    std::string s = head + "// Runs as one oneDNN int8 primitive (no generated code):\n";
-    s += "//   " + g.node(q->anchor).op_type + " " + g.node(q->anchor).name +
-         " reads the 8-bit input and weights, accumulates in int32\n";
+    const std::string& op = g.node(q->anchor).op_type;
+    std::string s = head + "// Runs as one int8 kernel (no generated code):\n";
+    s += "//   " + op + " " + g.node(q->anchor).name +
+         (op == "Add"       ? " dequantizes and adds its two 8-bit operands element by element\n"
+          : op == "MaxPool" ? " pools the 8-bit values (one scale and zero point on both sides)\n"
+                            : " reads the 8-bit input and weights, accumulates in int32\n");
     if (q->relu != kNoNode)
       s += "//   Relu " + g.node(q->relu).name + " applied before requantizing\n";
     s += "//   QuantizeLinear " + g.node(q->q).name + " writes the 8-bit output\n";

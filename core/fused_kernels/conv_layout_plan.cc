@@ -15,6 +15,7 @@
 #include "fused_kernels/nhwc_concat.h"
 #include "fused_kernels/nhwc_max_pool.h"
 #include "fused_kernels/pointwise_depthwise_kernel.h"
+#include "fused_kernels/qdq_int8_kernel.h"
 #include "runtime/kernel_registry.h"
 #include "util/error.h"
 
@@ -42,6 +43,9 @@ struct Candidates {
   // Muls by a per-channel scale (nhwc_channel_ops.h): the full-size input's index; its
   // NHWC kernel replaces the step's, and `transparent` joins that input and the output.
   std::vector<std::optional<int>> scale;
+  // QDQ int8 2-D Convs (qdq_int8_kernel.h): x and output NHWC each or not; oneDNN runs
+  // them on NHWC either way, so every tensor of theirs kept NHWC spares a reorder.
+  std::vector<bool> int8conv;
   std::vector<std::vector<ValueId>> inputs;
 };
 
@@ -95,10 +99,21 @@ Candidates find_candidates(const Graph& g, const std::vector<Step>& steps) {
   c.transparent.resize(steps.size());
   c.global_pool.resize(steps.size());
   c.scale.resize(steps.size());
+  c.int8conv.resize(steps.size());
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const Step& s = steps[i];
     c.inputs[i] = s.inputs;
     if (s.outputs.size() != 1) continue;
+    if (!std::getenv("FX_CONV_PLAIN")) {
+      if (qdq_int8_conv_layouts(s.kernel.get(), nullptr, nullptr)) {
+        c.int8conv[i] = true;
+        continue;
+      }
+      if (is_qdq_int8_add_kernel(s.kernel.get())) {  // both operands have the output's shape
+        c.transparent[i] = std::vector<std::size_t>{0, 1};
+        continue;
+      }
+    }
     if (s.kernel && (c.pwdw[i] = shared_pointwise_depthwise_prep(*s.kernel))) {
       if (std::getenv("FX_CONV_PLAIN")) c.pwdw[i].reset();
       continue;
@@ -141,7 +156,7 @@ std::map<ValueId, bool> nhwc_values(const Graph& g, const std::vector<Step>& ste
   std::set<ValueId> graph_outputs(g.outputs().begin(), g.outputs().end());
   std::map<ValueId, bool> nhwc;
   for (std::size_t i = 0; i < steps.size(); ++i)
-    if ((c.prep[i] || c.pool[i] || c.pwdw[i] || c.concat[i] || c.transparent[i]) &&
+    if ((c.prep[i] || c.pool[i] || c.pwdw[i] || c.concat[i] || c.transparent[i] || c.int8conv[i]) &&
         !graph_outputs.count(steps[i].outputs[0]))
       nhwc[steps[i].outputs[0]] = true;
   for (std::size_t j = 0; j < steps.size(); ++j) {
@@ -150,7 +165,8 @@ std::map<ValueId, bool> nhwc_values(const Graph& g, const std::vector<Step>& ste
       if (it == nhwc.end()) continue;
       const bool layout_input =
           (c.prep[j] && (i == 0 || static_cast<int>(i) == c.prep[j]->sum_input)) ||
-          ((c.pool[j] || c.pwdw[j] || c.global_pool[j]) && i == 0) || c.concat[j] ||
+          ((c.pool[j] || c.pwdw[j] || c.global_pool[j] || c.int8conv[j]) && i == 0) ||
+          c.concat[j] ||
           (c.transparent[j] && std::count(c.transparent[j]->begin(), c.transparent[j]->end(), i));
       if (!layout_input) it->second = false;
     }
@@ -197,7 +213,7 @@ std::vector<ValueId> layout_tensors(const std::vector<Step>& steps, const Candid
   if (c.prep[i]) {
     t = {in[0], steps[i].outputs[0]};
     if (c.prep[i]->sum_input >= 0) t.push_back(in[static_cast<std::size_t>(c.prep[i]->sum_input)]);
-  } else if (c.pwdw[i] || c.pool[i]) {
+  } else if (c.pwdw[i] || c.pool[i] || c.int8conv[i]) {
     t = {in[0], steps[i].outputs[0]};
   } else if (c.concat[i]) {
     t = in;
@@ -253,7 +269,7 @@ void drop_unprofitable_components(const Graph& g, const std::vector<Step>& steps
   std::map<ValueId, int64_t> saved, added;  // bytes, by component root
   std::set<ValueId> unknown;                // components with a tensor of unknown size
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    if (!c.prep[i] && !c.pwdw[i]) continue;
+    if (!c.prep[i] && !c.pwdw[i] && !c.int8conv[i]) continue;
     ValueId comp = kNoValue;
     int64_t in = 0, out = 0;
     bool sized = true;
@@ -270,7 +286,7 @@ void drop_unprofitable_components(const Graph& g, const std::vector<Step>& steps
     }
     if (comp == kNoValue) continue;
     if (!sized) unknown.insert(comp);
-    const bool native = c.pwdw[i] || c.prep[i]->group > 1 ||
+    const bool native = c.pwdw[i] || c.int8conv[i] || c.prep[i]->group > 1 ||
                         std::any_of(c.prep[i]->w_dims.begin() + 2, c.prep[i]->w_dims.end(),
                                     [](int64_t k) { return k > 1; });
     if (native)
@@ -319,10 +335,23 @@ void apply_layouts(const Graph& g, std::vector<Step>& steps, const Candidates& c
       if (!is_nhwc_global_pool_kernel(s.kernel.get())) s.kernel = make_nhwc_global_pool_kernel();
       continue;
     }
-    // Planned before, not now.
+    if (c.int8conv[i]) {
+      bool x_now = false, out_now = false;
+      qdq_int8_conv_layouts(s.kernel.get(), &x_now, &out_now);
+      const bool x = is(c.inputs[i][0]), out = is(s.outputs[0]);
+      if (x != x_now || out != out_now) s.kernel = qdq_int8_conv_with_layouts(*s.kernel, x, out);
+      continue;
+    }
+    // Planned before, not now. A QDQ MaxPool group's kernel is its MaxPool's on the
+    // 8-bit values (qdq_int8_kernel.cc).
     if (is_nhwc_max_pool_kernel(s.kernel.get()) || is_nhwc_concat_kernel(s.kernel.get()) ||
-        is_nhwc_channel_scale_kernel(s.kernel.get()) || is_nhwc_global_pool_kernel(s.kernel.get()))
-      s.kernel = make_kernel(g, g.node(s.nodes[0]));
+        is_nhwc_channel_scale_kernel(s.kernel.get()) ||
+        is_nhwc_global_pool_kernel(s.kernel.get())) {
+      NodeId own = s.nodes[0];
+      for (NodeId id : s.nodes)
+        if (g.node(id).op_type == "MaxPool") own = id;
+      s.kernel = make_kernel(g, g.node(own));
+    }
     if (c.pwdw[i]) {
       bool x_now = false, out_now = false;
       pointwise_depthwise_prep(*s.kernel, &x_now, &out_now);

@@ -17,19 +17,20 @@ namespace {
 #define FX_CONV_CLONES
 #endif
 
-FX_CONV_CLONES void max_pool_nhwc_row(const float* img, float* out, int64_t C, int64_t H, int64_t W,
+template <class T>
+FX_CONV_CLONES void max_pool_nhwc_row(const T* img, T* out, int64_t C, int64_t H, int64_t W,
                                       int64_t OW, int64_t oh, const PoolGeometry& p) {
   const int64_t h0 = std::max<int64_t>(0, oh * p.sh - p.pt),
                 h1 = std::min<int64_t>(H, oh * p.sh - p.pt + p.kh);
   for (int64_t ow = 0; ow < OW; ++ow) {
     const int64_t w0 = std::max<int64_t>(0, ow * p.sw - p.pl),
                   w1 = std::min<int64_t>(W, ow * p.sw - p.pl + p.kw);
-    float* __restrict o = out + ow * C;
-    const float* first = img + (h0 * W + w0) * C;
+    T* __restrict o = out + ow * C;
+    const T* first = img + (h0 * W + w0) * C;
     for (int64_t c = 0; c < C; ++c) o[c] = first[c];
     for (int64_t h = h0; h < h1; ++h)
       for (int64_t w = w0; w < w1; ++w) {
-        const float* __restrict x = img + (h * W + w) * C;
+        const T* __restrict x = img + (h * W + w) * C;
         for (int64_t c = 0; c < C; ++c) o[c] = x[c] > o[c] ? x[c] : o[c];
       }
   }
@@ -50,31 +51,55 @@ class NhwcMaxPoolKernel final : public Kernel {
   explicit NhwcMaxPoolKernel(PoolGeometry p) : p_(p) {}
   void run(KernelContext& ctx) override {
     const Tensor& x = ctx.in(0);
-    if (x.dtype() != DType::Float32 || x.rank() != 4)
+    if (x.rank() != 4)
       throw Error("MaxPool step " + ctx.step_name() + ": unsupported input " + x.str());
+    switch (x.dtype()) {
+      case DType::Float32: return pool<float>(ctx, x);
+      case DType::UInt8: return pool<uint8_t>(ctx, x);
+      case DType::Int8: return pool<int8_t>(ctx, x);
+      default: throw Error("MaxPool step " + ctx.step_name() + ": unsupported input " + x.str());
+    }
+  }
+
+ private:
+  template <class T>
+  void pool(KernelContext& ctx, const Tensor& x) {
     const auto& d = x.dims();
     const int64_t n = d[0], c = d[1], h = d[2], w = d[3];
     const int64_t oh = out_size(h, p_.kh, p_.sh, p_.pt, p_.pb, p_.ceil),
                   ow = out_size(w, p_.kw, p_.sw, p_.pl, p_.pr, p_.ceil);
     if (oh <= 0 || ow <= 0) throw Error("MaxPool step " + ctx.step_name() + ": empty output");
-    Tensor& y = ctx.output(0, DType::Float32, {n, c, oh, ow});
-    const float* xp = x.data<float>();
-    float* yp = y.data<float>();
+    Tensor& y = ctx.output(0, x.dtype(), {n, c, oh, ow});
+    const T* xp = x.data<T>();
+    T* yp = y.data<T>();
     parallel_for(n * oh, ow * c * p_.kh * p_.kw, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r)
         max_pool_nhwc_row(xp + (r / oh) * h * w * c, yp + r * ow * c, c, h, w, ow, r % oh, p_);
     });
   }
 
- private:
   PoolGeometry p_;
 };
 
 }  // namespace
 
 std::optional<PoolGeometry> nhwc_max_pool_geometry(const Graph& g, const Step& s) {
-  if (s.nodes.size() != 1 || s.outputs.size() != 1 || s.inputs.size() != 1) return {};
-  const Node& n = g.node(s.nodes[0]);
+  if (s.outputs.size() != 1 || s.inputs.size() != 1 || s.nodes.empty()) return {};
+  // A lone MaxPool, or a QDQ MaxPool group (qdq_int8_kernel.h) pooling 8-bit values.
+  NodeId pool = s.nodes[0];
+  if (s.nodes.size() > 1) {
+    pool = kNoNode;
+    for (NodeId id : s.nodes) {
+      const std::string& op = g.node(id).op_type;
+      if (op == "MaxPool" && pool == kNoNode)
+        pool = id;
+      else if (op != "DequantizeLinear" && op != "QuantizeLinear")
+        return {};
+    }
+    const DType in = g.value(s.inputs[0]).dtype, out = g.value(s.outputs[0]).dtype;
+    if (pool == kNoNode || in != out || (in != DType::UInt8 && in != DType::Int8)) return {};
+  }
+  const Node& n = g.node(pool);
   if (n.op_type != "MaxPool" || n.outputs.size() != 1) return {};
   const auto k = n.attrs.get_ints("kernel_shape");
   auto st = n.attrs.get_ints("strides"), pads = n.attrs.get_ints("pads"),

@@ -19,7 +19,8 @@ struct PoolGeometry {
 };
 
 // The geometry of a step that is a lone 2-D MaxPool this kernel runs (no auto_pad,
-// storage_order or dilation; pads smaller than the window), or nullopt.
+// storage_order or dilation; pads smaller than the window), or a QDQ MaxPool group
+// between 8-bit tensors of one type, or nullopt. It pools float32, uint8 and int8.
 std::optional<PoolGeometry> nhwc_max_pool_geometry(const Graph& g, const Step& s);
 
 std::shared_ptr<Kernel> make_nhwc_max_pool_kernel(const PoolGeometry& p);

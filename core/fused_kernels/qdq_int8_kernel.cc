@@ -2,9 +2,12 @@
 #include "fused_kernels/qdq_int8_kernel.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "runtime/int8_conv.h"
 #include "runtime/int8_matmul.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/parallel.h"
 #include "runtime/quant_math.h"
 #include "util/error.h"
 
@@ -90,12 +93,27 @@ class QdqInt8Kernel final : public Kernel {
     }
   }
 
+  // A copy that reads x and writes its output in the memory orders given (a Conv's).
+  std::shared_ptr<Kernel> with_layouts(bool x_nhwc, bool y_nhwc) const {
+    auto k = std::make_shared<QdqInt8Kernel>(*this);
+    k->built_ = false;
+    k->conv_.reset();
+    k->mm_.reset();
+    k->x_nhwc_ = x_nhwc;
+    k->y_nhwc_ = y_nhwc;
+    return k;
+  }
+  // Whether the layout plan may hand it NHWC tensors: a 2-D convolution.
+  bool conv_2d() const { return anchor_.op_type == "Conv" && w_.rank() == 4; }
+  bool x_nhwc() const { return x_nhwc_; }
+  bool y_nhwc() const { return y_nhwc_; }
+
   void run(KernelContext& ctx) override {
     const Tensor& x = ctx.in(0);
     if (!built_ || x.dims() != x_dims_ || x.dtype() != x_type_) build(x, ctx.threads());
     if (conv_) {
       Tensor& y = ctx.output(0, c_.y_type, conv_->y_dims());
-      conv_->run(x.raw(), y.raw(), ctx.threads());
+      conv_->run(x.raw(), y.raw(), ctx.threads(), x_nhwc_, y_nhwc_);
     } else {
       Tensor& y = ctx.output(0, c_.y_type, y_dims_);
       mm_->run(x.raw(), y.raw(), ctx.threads());
@@ -136,7 +154,7 @@ class QdqInt8Kernel final : public Kernel {
     s.y_type = c_.y_type;
     s.y_zero_point = c_.y_zp;
     s.relu = plan_.relu != kNoNode;
-    conv_ = std::make_unique<Int8Conv>(std::move(s), threads);
+    conv_ = std::make_shared<Int8Conv>(std::move(s), threads);
   }
 
   void build_matmul(const Tensor& x, int threads) {
@@ -174,7 +192,7 @@ class QdqInt8Kernel final : public Kernel {
     s.relu = plan_.relu != kNoNode;
     y_dims_ = x.dims();
     y_dims_.back() = n;
-    mm_ = std::make_unique<Int8MatMul>(std::move(s), threads);
+    mm_ = std::make_shared<Int8MatMul>(std::move(s), threads);
   }
 
   int64_t normalize(int64_t axis) const { return axis < 0 ? axis + 2 : axis; }
@@ -203,9 +221,93 @@ class QdqInt8Kernel final : public Kernel {
   std::vector<float> bias_;
   bool built_ = false;
   std::vector<int64_t> x_dims_, y_dims_;
-  std::unique_ptr<Int8Conv> conv_;
-  std::unique_ptr<Int8MatMul> mm_;
+  // Built for the first input seen (copies share them until they build their own).
+  std::shared_ptr<Int8Conv> conv_;
+  std::shared_ptr<Int8MatMul> mm_;
+  bool x_nhwc_ = false, y_nhwc_ = false;
 };
+
+// Dequantize both operands, add, [relu,] quantize: per element, in the operations and
+// order of the unfused DequantizeLinear, Add, Relu and QuantizeLinear kernels
+// (runtime/quant_kernels.cc), so the result is theirs bit for bit.
+class QdqAddKernel final : public Kernel {
+ public:
+  QdqAddKernel(const Graph& g, const QdqInt8Plan& p) : relu_(p.relu != kNoNode) {
+    for (NodeId dq : {p.dq_x, p.dq_x2, p.q}) {
+      DqParams d = dq_params(g, dq);
+      if (d.scale.size() != 1) throw Error("QDQ Add: quantization must be per tensor");
+      scale_.push_back(d.scale[0]);
+      zp_.push_back(static_cast<float>(d.zero_point[0]));
+    }
+    auto yzp = constant(g, in(g, p.q, 2), "zero point");
+    y_type_ = yzp ? yzp->dtype() : DType::UInt8;
+    if (!is_int8_type(y_type_)) throw Error("QDQ Add: the output must be uint8 or int8");
+  }
+
+  void run(KernelContext& ctx) override {
+    const Tensor& a = ctx.in(0);
+    const Tensor& b = ctx.in(1);
+    if (!is_int8_type(a.dtype()) || !is_int8_type(b.dtype()) || a.dims() != b.dims())
+      throw Error("QDQ Add: operands must be 8-bit tensors of one shape, got " + a.str() + " and " +
+                  b.str());
+    Tensor& y = ctx.output(0, y_type_, a.dims());
+    auto by_types = [&](auto* out) {
+      auto with = [&](const auto* pa, const auto* pb) {
+        parallel_for(a.numel(), 8, [&](int64_t i0, int64_t i1) { add(pa, pb, out, i0, i1); });
+      };
+      const bool ua = a.dtype() == DType::UInt8, ub = b.dtype() == DType::UInt8;
+      if (ua && ub) with(a.data<uint8_t>(), b.data<uint8_t>());
+      if (ua && !ub) with(a.data<uint8_t>(), b.data<int8_t>());
+      if (!ua && ub) with(a.data<int8_t>(), b.data<uint8_t>());
+      if (!ua && !ub) with(a.data<int8_t>(), b.data<int8_t>());
+    };
+    if (y_type_ == DType::UInt8) {
+      by_types(y.data<uint8_t>());
+    } else {
+      by_types(y.data<int8_t>());
+    }
+  }
+
+ private:
+  template <class A, class B, class Q>
+  void add(const A* a, const B* b, Q* y, int64_t i0, int64_t i1) const {
+    constexpr int32_t lo = std::numeric_limits<Q>::min(), hi = std::numeric_limits<Q>::max();
+    constexpr float kRound = 12582912.f;  // 1.5 * 2^23, as quantize_block rounds
+    const float sa = scale_[0], sb = scale_[1], sy = scale_[2];
+    const float za = zp_[0], zb = zp_[1];
+    const int32_t zy = static_cast<int32_t>(zp_[2]);
+    // Locals only: the 8-bit stores may alias any member, which would keep the loop from
+    // vectorizing. The Relu as a select against a floor: max(v, 0) with it, v without.
+    const float floor = relu_ ? 0.f : -std::numeric_limits<float>::infinity();
+    for (int64_t i = i0; i < i1; ++i) {
+      float v = (static_cast<float>(a[i]) - za) * sa + (static_cast<float>(b[i]) - zb) * sb;
+      v = v > floor ? v : floor;
+      v = v / sy;
+      v = v > -300.f ? v : -300.f;
+      v = v < 300.f ? v : 300.f;
+      const int32_t q = static_cast<int32_t>((v + kRound) - kRound) + zy;
+      y[i] = static_cast<Q>(q < lo ? lo : (q > hi ? hi : q));
+    }
+  }
+
+  bool relu_;
+  DType y_type_ = DType::UInt8;
+  std::vector<float> scale_, zp_;  // a, b, y
+};
+
+// MaxPool on the 8-bit values: the runtime's MaxPool kernel, which pools uint8 and
+// int8 as they are. Equal to dequantize -> pool -> quantize because the two share
+// scale and zero point (checked here) and dequantization is increasing.
+std::shared_ptr<Kernel> qdq_max_pool_kernel(const Graph& g, const QdqInt8Plan& p) {
+  DqParams x = dq_params(g, p.dq_x), y = dq_params(g, p.q);
+  auto xz = constant(g, in(g, p.dq_x, 2), "zero point"),
+       yz = constant(g, in(g, p.q, 2), "zero point");
+  const DType xt = xz ? xz->dtype() : DType::UInt8, yt = yz ? yz->dtype() : DType::UInt8;
+  if (x.scale.size() != 1 || x.scale != y.scale || x.zero_point != y.zero_point || xt != yt)
+    throw Error(
+        "QDQ MaxPool: the DequantizeLinear and QuantizeLinear differ in scale, zero point or type");
+  return make_kernel(g, g.node(p.anchor));
+}
 
 }  // namespace
 
@@ -218,7 +320,7 @@ std::optional<QdqInt8Plan> plan_qdq_int8(const Graph& g, const std::vector<NodeI
   QdqInt8Plan p;
   for (NodeId n : nodes) {
     const std::string& op = g.node(n).op_type;
-    if (op == "Conv" || op == "MatMul" || op == "Gemm") {
+    if (op == "Conv" || op == "MatMul" || op == "Gemm" || op == "Add" || op == "MaxPool") {
       if (p.anchor != kNoNode) return fail("two anchors");
       p.anchor = n;
     } else if (op == "QuantizeLinear") {
@@ -232,15 +334,20 @@ std::optional<QdqInt8Plan> plan_qdq_int8(const Graph& g, const std::vector<NodeI
   }
   if (p.anchor == kNoNode || p.q == kNoNode)
     return fail("not a QDQ group (no anchor or no QuantizeLinear)");
+  const std::string& anchor_op = g.node(p.anchor).op_type;
+  const bool weighted = anchor_op != "Add" && anchor_op != "MaxPool";
   p.dq_x = producer_if(g, in(g, p.anchor, 0), "DequantizeLinear");
-  p.dq_w = producer_if(g, in(g, p.anchor, 1), "DequantizeLinear");
-  if (g.node(p.anchor).op_type != "MatMul")
+  if (weighted) p.dq_w = producer_if(g, in(g, p.anchor, 1), "DequantizeLinear");
+  if (anchor_op == "Add") p.dq_x2 = producer_if(g, in(g, p.anchor, 1), "DequantizeLinear");
+  if (weighted && anchor_op != "MatMul")
     p.dq_b = producer_if(g, in(g, p.anchor, 2), "DequantizeLinear");
-  std::vector<NodeId> want{p.dq_x, p.dq_w, p.anchor, p.q};
-  if (p.dq_b != kNoNode) want.push_back(p.dq_b);
-  if (p.relu != kNoNode) want.push_back(p.relu);
-  if (p.dq_x == kNoNode || p.dq_w == kNoNode)
+  std::vector<NodeId> want{p.dq_x, p.anchor, p.q};
+  for (NodeId n : {p.dq_w, p.dq_b, p.dq_x2, p.relu})
+    if (n != kNoNode) want.push_back(n);
+  if (p.dq_x == kNoNode || (weighted && p.dq_w == kNoNode) ||
+      (anchor_op == "Add" && p.dq_x2 == kNoNode))
     return fail("the anchor's inputs are not dequantized");
+  if (anchor_op == "MaxPool" && p.relu != kNoNode) return fail("a Relu after a QDQ MaxPool");
   ValueId chain = g.node(p.relu != kNoNode ? p.relu : p.anchor).outputs[0];
   if (in(g, p.q, 0) != chain ||
       (p.relu != kNoNode && in(g, p.relu, 0) != g.node(p.anchor).outputs[0]))
@@ -251,11 +358,33 @@ std::optional<QdqInt8Plan> plan_qdq_int8(const Graph& g, const std::vector<NodeI
   if (sorted != want)
     return fail("the group holds more than one QDQ anchor and its (de)quantizers");
   p.x = in(g, p.dq_x, 0);
+  if (p.dq_x2 != kNoNode) p.x2 = in(g, p.dq_x2, 0);
   p.output = g.node(p.q).outputs[0];
   return p;
 }
 
+bool qdq_int8_conv_layouts(const Kernel* k, bool* x_nhwc, bool* y_nhwc) {
+  const auto* q = dynamic_cast<const QdqInt8Kernel*>(k);
+  if (!q || !q->conv_2d()) return false;
+  if (x_nhwc) *x_nhwc = q->x_nhwc();
+  if (y_nhwc) *y_nhwc = q->y_nhwc();
+  return true;
+}
+
+std::shared_ptr<Kernel> qdq_int8_conv_with_layouts(const Kernel& k, bool x_nhwc, bool y_nhwc) {
+  const auto* q = dynamic_cast<const QdqInt8Kernel*>(&k);
+  if (!q || !q->conv_2d()) throw Error("not a QDQ int8 2-D convolution kernel");
+  return q->with_layouts(x_nhwc, y_nhwc);
+}
+
+bool is_qdq_int8_add_kernel(const Kernel* k) {
+  return dynamic_cast<const QdqAddKernel*>(k) != nullptr;
+}
+
 std::shared_ptr<Kernel> make_qdq_int8_kernel(const Graph& g, const QdqInt8Plan& plan) {
+  const std::string& op = g.node(plan.anchor).op_type;
+  if (op == "Add") return std::make_shared<QdqAddKernel>(g, plan);
+  if (op == "MaxPool") return qdq_max_pool_kernel(g, plan);
   return std::make_shared<QdqInt8Kernel>(g, plan);
 }
 

@@ -2,6 +2,7 @@
 #include "runtime/int8_conv.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "runtime/dnnl_util.h"
 #include "runtime/kernel_util.h"
@@ -40,6 +41,30 @@ std::vector<DnnlPart> row_reorders(const std::vector<int64_t>& d, dt type, bool 
                               {{DNNL_ARG_FROM, 0, off_from * es}, {DNNL_ARG_TO, 3, off_to * es}}));
   }
   return parts;
+}
+
+// Element-size-generic conversions of a [N, C, H, W] image between memory orders
+// (the exact loop's fallback when a layout plan hands it NHWC tensors).
+void nhwc_to_nchw_bytes(const void* from, void* to, const std::vector<int64_t>& d, int64_t es) {
+  const int64_t n = d[0], c = d[1], hw = d[2] * d[3];
+  const auto* f = static_cast<const std::byte*>(from);
+  auto* t = static_cast<std::byte*>(to);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t p = 0; p < hw; ++p)
+      for (int64_t ch = 0; ch < c; ++ch)
+        std::memcpy(t + ((b * c + ch) * hw + p) * es, f + ((b * hw + p) * c + ch) * es,
+                    static_cast<std::size_t>(es));
+}
+
+void nchw_to_nhwc_bytes(const void* from, void* to, const std::vector<int64_t>& d, int64_t es) {
+  const int64_t n = d[0], c = d[1], hw = d[2] * d[3];
+  const auto* f = static_cast<const std::byte*>(from);
+  auto* t = static_cast<std::byte*>(to);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t p = 0; p < hw; ++p)
+      for (int64_t ch = 0; ch < c; ++ch)
+        std::memcpy(t + ((b * hw + p) * c + ch) * es, f + ((b * c + ch) * hw + p) * es,
+                    static_cast<std::size_t>(es));
 }
 
 }  // namespace
@@ -209,18 +234,30 @@ void Int8Conv::build_onednn(int threads) {
   impl_ = impl;
 }
 
-void Int8Conv::run(const void* x, void* y, int threads) {
+void Int8Conv::run(const void* x, void* y, int threads, bool x_nhwc, bool y_nhwc) {
   if (dims_numel(y_dims_) == 0) return;
+  x_nhwc = x_nhwc && s_.x_dims.size() == 4;
+  y_nhwc = y_nhwc && y_dims_.size() == 4;
   if (parts_.empty()) {
-    run_reference(x, y);
+    if (!x_nhwc && !y_nhwc) return run_reference(x, y);
+    // The exact loop reads and writes NCHW: convert around it.
+    const auto x_es = int64_t{1}, y_es = static_cast<int64_t>(dtype_size(s_.y_type));
+    std::vector<std::byte> xc, yc;
+    if (x_nhwc) {
+      xc.resize(static_cast<std::size_t>(dims_numel(s_.x_dims)));
+      nhwc_to_nchw_bytes(x, xc.data(), s_.x_dims, x_es);
+    }
+    if (y_nhwc) yc.resize(static_cast<std::size_t>(dims_numel(y_dims_) * y_es));
+    run_reference(x_nhwc ? xc.data() : x, y_nhwc ? yc.data() : y);
+    if (y_nhwc) nchw_to_nhwc_bytes(yc.data(), y, y_dims_, y_es);
     return;
   }
-  void* in = src_nhwc_.get_data_handle();
-  void* mid = dst_nhwc_.get_data_handle();
+  void* in = x_nhwc ? const_cast<void*>(x) : src_nhwc_.get_data_handle();
+  void* mid = y_nhwc ? y : dst_nhwc_.get_data_handle();
   void* bias = s_.bias.empty() ? nullptr : s_.bias.data();
-  run_parts(in_parts_, {const_cast<void*>(x), nullptr, nullptr, in}, threads);
+  if (!x_nhwc) run_parts(in_parts_, {const_cast<void*>(x), nullptr, nullptr, in}, threads);
   run_parts(parts_, {in, nullptr, bias, mid}, threads);
-  run_parts(out_parts_, {mid, nullptr, nullptr, y}, threads);
+  if (!y_nhwc) run_parts(out_parts_, {mid, nullptr, nullptr, y}, threads);
 }
 
 void Int8Conv::run_reference(const void* xp, void* y) const {

@@ -51,7 +51,10 @@ class Int8Conv {
   const std::vector<int64_t>& y_dims() const { return y_dims_; }
   // oneDNN's implementation name, or "reference".
   const std::string& impl() const { return impl_; }
-  void run(const void* x, void* y, int threads);
+  // x_nhwc / y_nhwc: the image (4-D only) is, or is to be written, in NHWC memory order
+  // under its NCHW dims (a layout plan's tensors between int8 steps): oneDNN then reads
+  // or writes it in place, without the reorder.
+  void run(const void* x, void* y, int threads, bool x_nhwc = false, bool y_nhwc = false);
 
  private:
   void build_onednn(int threads);

@@ -71,23 +71,29 @@ std::array<Axis, 3> geometry(const Tensor& x, const PoolAttrs& a) {
   return g;
 }
 
-// Float 2-D pooling without dilation or Indices, one plane at a time: for each output
+// Float 2-D pooling (and 8-bit max pooling: a QDQ MaxPool group's) without dilation or
+// Indices, one plane at a time: for each output
 // row, the rows of its window are reduced into one row over the padded width (long
 // contiguous loops the compiler vectorizes), then each output reduces k entries of that
 // row. The generic loop below recomputes every window tap by tap, with bounds checks per
 // tap (MaxPool took more time than all Convs in SqueezeNet and GoogLeNet).
-bool rows_pool_applies(const Tensor& x, const std::array<Axis, 3>& g, bool indices) {
-  return x.dtype() == DType::Float32 && x.rank() == 4 && !indices && g[1].d == 1 && g[2].d == 1;
+bool rows_pool_applies(const Tensor& x, const std::array<Axis, 3>& g, bool indices, bool is_max) {
+  const bool eight_bit_max = is_max && (x.dtype() == DType::UInt8 || x.dtype() == DType::Int8);
+  return (x.dtype() == DType::Float32 || eight_bit_max) && x.rank() == 4 && !indices &&
+         g[1].d == 1 && g[2].d == 1;
 }
 
-void rows_pool(const float* src, float* dst, const Axis& ay, const Axis& ax, bool is_max,
-               bool count_include_pad, std::vector<float>& buf) {
+template <class T>
+void rows_pool(const T* src, T* dst, const Axis& ay, const Axis& ax, bool is_max,
+               bool count_include_pad, std::vector<T>& buf) {
   // buf[j] holds padded column j (input column j - ax.p0) of the window's reduced rows.
   const int64_t width = std::max((ax.out - 1) * ax.s + ax.k, ax.p0 + ax.in);
   buf.resize(static_cast<std::size_t>(width));
-  const float none = is_max ? -std::numeric_limits<float>::infinity() : 0.f;
-  float* b = buf.data();
-  float* mid = b + ax.p0;  // input column 0
+  const T lowest = std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity()
+                                               : std::numeric_limits<T>::lowest();
+  const T none = is_max ? lowest : T(0);
+  T* b = buf.data();
+  T* mid = b + ax.p0;  // input column 0
   for (int64_t j = 0; j < ax.p0; ++j) b[j] = none;
   for (int64_t j = ax.p0 + ax.in; j < width; ++j) b[j] = none;
   for (int64_t oy = 0; oy < ay.out; ++oy) {
@@ -96,20 +102,20 @@ void rows_pool(const float* src, float* dst, const Axis& ay, const Axis& ax, boo
     if (r1 <= r0) {
       for (int64_t c = 0; c < ax.in; ++c) mid[c] = none;
     } else {
-      const float* first = src + r0 * ax.in;
+      const T* first = src + r0 * ax.in;
       for (int64_t c = 0; c < ax.in; ++c) mid[c] = first[c];
       for (int64_t r = r0 + 1; r < r1; ++r) {
-        const float* row = src + r * ax.in;
+        const T* row = src + r * ax.in;
         if (is_max)
           for (int64_t c = 0; c < ax.in; ++c) mid[c] = std::max(mid[c], row[c]);
         else
           for (int64_t c = 0; c < ax.in; ++c) mid[c] += row[c];
       }
     }
-    float* out = dst + oy * ax.out;
+    T* out = dst + oy * ax.out;
     for (int64_t ox = 0; ox < ax.out; ++ox) {
       const int64_t cs = ox * ax.s, ce = std::min(cs + ax.k, ax.in + ax.p0 + ax.p1);
-      float acc = b[cs];
+      T acc = b[cs];
       for (int64_t j = cs + 1; j < ce; ++j) acc = is_max ? std::max(acc, b[j]) : acc + b[j];
       if (!is_max) {
         const int64_t c0 = std::max<int64_t>(cs - ax.p0, 0), c1 = std::min(ce - ax.p0, ax.in);
@@ -140,10 +146,11 @@ void pool(KernelContext& ctx, const PoolAttrs& a, bool is_max, bool indices = fa
   const T* in = x.data<T>();
   T* o = y.data<T>();
   const int64_t window = g[0].k * g[1].k * g[2].k;
-  if constexpr (std::is_same_v<T, float>) {
-    if (rows_pool_applies(x, g, indices)) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, uint8_t> ||
+                std::is_same_v<T, int8_t>) {
+    if (rows_pool_applies(x, g, indices, is_max)) {
       parallel_for(planes, out_plane * window, [&](int64_t b, int64_t e) {
-        std::vector<float> buf;
+        std::vector<T> buf;
         for (int64_t p = b; p < e; ++p)
           rows_pool(in + p * in_plane, o + p * out_plane, g[1], g[2], is_max, a.count_include_pad,
                     buf);

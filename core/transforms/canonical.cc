@@ -24,6 +24,7 @@ struct PassEntry {
 const std::vector<PassEntry>& passes() {
   static const std::vector<PassEntry> p = {
       {"constant-to-initializer", constant_to_initializer, false},
+      {"half-to-float", half_to_float, false},
       {"identity-elimination", identity_elimination, true},
       {"shape-folding", shape_folding, false},
       {"constant-folding", constant_folding, false},
@@ -132,6 +133,8 @@ std::string CanonicalRecord::summary() const {
     if (p.pass == "constant-to-initializer" && p.nodes_removed)
       parts.push_back(fmt::format("{} Constant -> initializers ({})", p.nodes_removed,
                                   bytes_text(p.weight_bytes)));
+    else if (p.pass == "half-to-float" && p.widened)
+      parts.push_back(fmt::format("{} float16 tensors computed as float32", p.widened));
     else if (p.pass == "identity-elimination" && p.nodes_removed)
       parts.push_back(
           fmt::format("removed {} Identity ({} on weights)", p.nodes_removed, p.weights.size()));

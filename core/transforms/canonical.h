@@ -7,6 +7,10 @@
 //
 //   constant-to-initializer  Constant nodes become initializers (paddle2onnx, tf2onnx
 //                            and PyTorch without constant folding keep weights there)
+//   half-to-float            a model computing in float16 behind a float32 interface
+//                            computes in float32, as ONNX Runtime's CPU provider does
+//                            (half_to_float.cc says when it does not apply); its Casts
+//                            to float16 become Identity for the next pass
 //   identity-elimination     readers of an Identity read its input (PyTorch emits
 //                            Identity for shared or equal parameters); an Identity
 //                            whose output is a graph output stays
@@ -66,6 +70,9 @@ struct PassRecord {
   std::vector<std::string> weights;
   int64_t weight_bytes = 0;
   int merged = 0;  // duplicate-initializers: values merged
+  // half-to-float: float16 values made float32, Casts left float32 -> float32 (Identity).
+  int widened = 0;
+  int casts_to_identity = 0;
   // conv-bn-folding: each removed node's name -> the node that now computes it.
   std::map<std::string, std::string> folded_into;
 };

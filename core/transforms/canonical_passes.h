@@ -9,6 +9,7 @@
 namespace fx::transforms {
 
 Graph constant_to_initializer(const Graph& g, PassRecord& record);
+Graph half_to_float(const Graph& g, PassRecord& record);  // half_to_float.cc
 Graph identity_elimination(const Graph& g, PassRecord& record);
 Graph shape_folding(const Graph& g, PassRecord& record);
 Graph constant_folding(const Graph& g, PassRecord& record);

@@ -106,6 +106,60 @@ TEST(QdqPattern, FloatWeightsAreNotQdq) {
   for (const auto& gr : analyze(g, 1).groups) EXPECT_NE(gr.pattern, "qdq_matmul_int8");
 }
 
+// a, b uint8 [1, 8, 8, 8] -> DQ each -> Add -> Relu -> Q: QLinearAdd's QDQ form.
+TEST(QdqPattern, AddBetweenEightBitTensorsIsOneKernel) {
+  GraphBuilder b;
+  const Shape s = Shape::of({1, 8, 8, 8});
+  auto dq = [&](const std::string& name, float scale) {
+    auto x = b.input(name, {1, 8, 8, 8}, DType::UInt8);
+    return b.op("DequantizeLinear",
+                {x, testing::scalar(b, name + "_s", scale),
+                 b.constant(name + "_z", filled(DType::UInt8, {}))},
+                {}, "dq_" + name, s, DType::Float32);
+  };
+  auto add = b.op("Add", {dq("a", 0.1f), dq("b", 0.2f)}, {}, "add", s, DType::Float32);
+  auto relu = b.op("Relu", {add}, {}, "relu", s, DType::Float32);
+  b.output(b.op("QuantizeLinear",
+                {relu, testing::scalar(b, "sy", 0.3f), b.constant("zy", filled(DType::UInt8, {}))},
+                {}, "q", s, DType::UInt8));
+  Graph g = b.build();
+  AnalysisResult r = analyze(g, 1);
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].pattern, "qdq_add_int8");
+  EXPECT_EQ(testing::sorted(r.groups[0].nodes),
+            testing::sorted({"dq_a", "dq_b", "add", "relu", "q"}));
+  EXPECT_EQ(r.kernels_after, 1);
+}
+
+// x uint8 -> DQ -> MaxPool -> Q: one kernel when both sides share scale and zero
+// point (then the pool of the 8-bit values is the float pool); not otherwise.
+Graph qdq_max_pool(float out_scale) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 4, 8, 8}, DType::UInt8);
+  auto zx = b.constant("zx", filled(DType::UInt8, {}));
+  auto dq = b.op("DequantizeLinear", {x, testing::scalar(b, "sx", 0.5f), zx}, {}, "dq",
+                 Shape::of({1, 4, 8, 8}), DType::Float32);
+  const Shape o = Shape::of({1, 4, 4, 4});
+  auto pool =
+      b.op("MaxPool", {dq},
+           {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}},
+           "pool", o, DType::Float32);
+  b.output(
+      b.op("QuantizeLinear",
+           {pool, testing::scalar(b, "sy", out_scale), b.constant("zy", filled(DType::UInt8, {}))},
+           {}, "q", o, DType::UInt8));
+  return b.build();
+}
+
+TEST(QdqPattern, MaxPoolWithOneScaleIsOneKernel) {
+  AnalysisResult r = analyze(qdq_max_pool(0.5f), 1);
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].pattern, "qdq_maxpool_int8");
+  EXPECT_EQ(testing::sorted(r.groups[0].nodes), testing::sorted({"dq", "pool", "q"}));
+  for (const auto& gr : analyze(qdq_max_pool(0.25f), 1).groups)
+    EXPECT_NE(gr.pattern, "qdq_maxpool_int8");
+}
+
 // The fused QDQ kernel multiplies at the int8 rate the device profile measured
 // (DeviceProfile::int8_speedup); without that figure it is estimated at the float rate.
 // The test conv is compute-bound on test_profile (590 kFLOP at 1 GFLOP/s, 7 KB at 1 GB/s).

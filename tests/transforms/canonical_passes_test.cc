@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "ir/graph_builder.h"
 #include "transforms/canonical.h"
 #include "transforms/constant_folding.h"
@@ -68,6 +70,58 @@ TEST(ConstantToInitializer, ConstantNodeBecomesAWeight) {
   EXPECT_EQ(p.nodes_removed, 1);
   EXPECT_EQ(p.weights, std::vector<std::string>{"w_const:0"});
   EXPECT_EQ(p.weight_bytes, 4 * 3 * 3 * 3 * 4);
+}
+
+// float16 bits of small integers and halves (exact in both types).
+std::shared_ptr<TensorData> half_weights(std::vector<int64_t> dims,
+                                         const std::vector<uint16_t>& h) {
+  std::vector<std::byte> bytes(h.size() * 2);
+  std::memcpy(bytes.data(), h.data(), bytes.size());
+  return TensorData::owned(DType::Float16, std::move(dims), std::move(bytes));
+}
+
+// x (float32) -> Cast(fp16) -> Add(W fp16) -> Relu -> Cast(fp32) -> y: the export
+// habit of onnxconverter-common's keep_io_types.
+Graph half_inside(DType in = DType::Float32, DType out = DType::Float32) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 4}, in);
+  auto h = b.op("Cast", {x}, {{"to", int64_t{10}}}, "to_half", Shape::of({1, 4}), DType::Float16);
+  // 1.0, -2.0, 0.5, 65504 (the largest float16)
+  auto w = b.constant("w", half_weights({1, 4}, {0x3c00, 0xc000, 0x3800, 0x7bff}));
+  auto a = b.op("Add", {h, w}, {}, "add");
+  auto r = b.op("Relu", {a}, {}, "relu");
+  b.output(b.op("Cast", {r}, {{"to", int64_t{1}}}, "to_float", Shape::of({1, 4}), out));
+  return b.build();
+}
+
+TEST(HalfToFloat, HalfInsideAFloatInterfaceComputesInFloat) {
+  CanonicalRecord rec;
+  Graph c = canonicalize(half_inside(), CanonicalOptions{}, &rec);
+  for (const auto& v : c.values()) EXPECT_NE(v.dtype, DType::Float16) << v.name;
+  EXPECT_EQ(count_op(c, "Cast"), 0);
+  // The input's Cast is gone; the output's stays as an Identity (its name is the model's).
+  EXPECT_EQ(count_op(c, "Identity"), 1);
+  EXPECT_EQ(c.node_count(), 3u);
+  const auto w = c.value(c.find_value("w")).data;
+  ASSERT_EQ(w->dtype(), DType::Float32);
+  EXPECT_EQ(w->to_floats(), (std::vector<float>{1.f, -2.f, 0.5f, 65504.f}));
+  EXPECT_EQ(record_of(rec, "half-to-float").widened, 4);  // cast, w, add, relu
+  EXPECT_NE(rec.summary().find("4 float16 tensors computed as float32"), std::string::npos);
+}
+
+TEST(HalfToFloat, AHalfInterfaceOrDisablingKeepsTheHalfGraph) {
+  CanonicalRecord rec;
+  Graph c = canonicalize(half_inside(DType::Float32, DType::Float16), CanonicalOptions{}, &rec);
+  EXPECT_EQ(record_of(rec, "half-to-float").skipped_because, "float16 graph output");
+  EXPECT_EQ(c.value(c.find_value("w")).data->dtype(), DType::Float16);
+  c = canonicalize(half_inside(DType::Float16, DType::Float32), CanonicalOptions{}, &rec);
+  EXPECT_EQ(record_of(rec, "half-to-float").skipped_because, "float16 graph input");
+  EXPECT_EQ(c.value(c.find_value("w")).data->dtype(), DType::Float16);
+  CanonicalOptions off;
+  off.disabled.insert("half-to-float");
+  Graph d = canonicalize(half_inside(), off, &rec);
+  EXPECT_EQ(d.value(d.find_value("w")).dtype, DType::Float16);
+  EXPECT_EQ(count_op(d, "Cast"), 2);
 }
 
 TEST(IdentityElimination, ReadersReadTheInput) {
