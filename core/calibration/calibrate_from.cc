@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "calibration/lone_kernel_fit.h"
+#include "profile/before_after_document.h"
 #include "util/error.h"
 
 namespace fx {
@@ -133,8 +135,11 @@ CalibrationRun calibrate_from(const CalibrateFromOptions& o) {
   }
   KernelFitCalibration k;
   // Every repeat's kernels are fitted; a model's repeats give one merged group each.
-  for (const auto& m : groups_by_model(docs, o.from, stat))
+  int model = 0;
+  for (const auto& m : groups_by_model(docs, o.from, stat)) {
     k.groups.insert(k.groups.end(), m.groups.begin(), m.groups.end());
+    k.group_model.insert(k.group_model.end(), m.groups.size(), model++);
+  }
   run.base = o.base();
   // Stage 2 fits the fused kernels of the same results' "after" timelines.
   std::vector<KernelSample> fused;
@@ -143,6 +148,11 @@ CalibrationRun calibrate_from(const CalibrateFromOptions& o) {
     fused.insert(fused.end(), f.begin(), f.end());
   }
   fit_rates(run, kernels, fused, k);
+  // What the fused programs of these results saved on the kernels they left alone.
+  std::vector<LoneKernelTimes> lone;
+  for (std::size_t i = 0; i < docs.size(); ++i)
+    lone.push_back(lone_kernel_times(read_before_after_document(docs[i], o.from[i]), stat));
+  k.profile.lone_kernel_saving = fit_lone_kernel_saving(lone);
   fit_savings(run, stat, k);
   run.kernel_fit = std::move(k);
   return run;
