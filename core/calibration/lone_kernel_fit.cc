@@ -46,10 +46,10 @@ LoneKernelTimes lone_kernel_times(const BeforeAfterDocument& doc, TimingStat sta
   return t;
 }
 
-LoneKernelSaving fit_lone_kernel_saving(const std::vector<LoneKernelTimes>& results) {
+LoneKernelSaving fit_lone_kernel_saving(const std::vector<LoneKernelTimes>& models) {
   LoneKernelSaving s;
   std::array<std::vector<double>, kKernelClassCount> shares;
-  for (const LoneKernelTimes& r : results) {
+  for (const LoneKernelTimes& r : models) {
     bool any = false;
     for (std::size_t c = 0; c < shares.size(); ++c) {
       if (!(r.before_us[c] > 0)) continue;

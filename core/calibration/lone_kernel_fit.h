@@ -10,8 +10,11 @@
 // result with at least one fused group, per kernel class of the rows outside every
 // group (one node, timed before and after):
 //   share(class) = sum(before - after) / sum(before)
-// and per class the median over the results that have such rows (at least
-// kMinLoneResults of them; else 0: not measured), held below kMaxLoneShare.
+// with the repeats of one model summed, and per class the median over the models that
+// have such rows (at least kMinLoneResults of them; else 0: not measured), held below
+// kMaxLoneShare. Over models: a calibration grid's three repeats of one conv family say
+// what that family does, not what convolutions do (LoneKernelSaving::results counts
+// models).
 
 #include <vector>
 
@@ -28,10 +31,16 @@ inline constexpr double kMaxLoneShare = 0.9;
 // a class without lone rows or a result without fused groups.
 struct LoneKernelTimes {
   std::array<double, kKernelClassCount> before_us{}, after_us{};
+  LoneKernelTimes& operator+=(const LoneKernelTimes& o) {
+    for (std::size_t c = 0; c < before_us.size(); ++c)
+      before_us[c] += o.before_us[c], after_us[c] += o.after_us[c];
+    return *this;
+  }
 };
 LoneKernelTimes lone_kernel_times(const BeforeAfterDocument& doc,
                                   TimingStat stat = TimingStat::Median);
 
-LoneKernelSaving fit_lone_kernel_saving(const std::vector<LoneKernelTimes>& results);
+// One entry per model.
+LoneKernelSaving fit_lone_kernel_saving(const std::vector<LoneKernelTimes>& models);
 
 }  // namespace fx
