@@ -53,8 +53,9 @@
 // the share of an unfused kernel's time that a program with fused groups saves on the
 // kernels it leaves alone (the fused program keeps activations in the layout its convs
 // want, runs pooling with generated loops, ...), measured on the kernels outside every
-// group of the results fitted, the median over those results. Absent: 0 (a plan changes
-// only the groups it fuses).
+// group of the results fitted, the median over their models (calibration/
+// lone_kernel_fit.h; "results" counts those models). Absent: 0 (a plan changes only the
+// groups it fuses).
 //   "lone_kernel_saving": { "results": 60, "classes": { "conv": 0.09, ... } }
 // "measured_ops": the op types calibration timed (a model's other ops are estimated
 // with rates never measured on them); "calibration_flags": what the sanity checks found
@@ -116,7 +117,7 @@ struct SavingUncertainty {
 
 // See "lone_kernel_saving" above.
 struct LoneKernelSaving {
-  int results = 0;  // results (with fused groups) the shares are medians over; 0: none
+  int results = 0;  // models (results with fused groups) the shares are medians over; 0: none
   std::array<double, kKernelClassCount> share{};  // per KernelClass, of the unfused time
 };
 
