@@ -15,6 +15,9 @@ measurements are reused by every fold. Two predictions are judged on them:
 
 usage: validate_lomo.py FXC DIR NAME=MODEL[:DIMS]... [--runs N] [--threads T]
                         [--profile GRID_PROFILE] [--jobs J] [--skip-measure] [--skip-folds]
+                        [--families CORPUS_JSON]
+--families: also a table per model family (corpus.json's "family" of each model), pooled
+over the family's models as the corpus is pooled.
 DIR must hold grid/ (`fxc calibrate --work-dir DIR/grid --out GRID_PROFILE`, by default
 GRID_PROFILE = DIR/grid.json); --threads should be the calibration's. Writes
   DIR/measured/NAME.result.json   the one measurement per model (and the grid's predictions)
@@ -102,6 +105,24 @@ def table(title, per_model, summary):
     print()
 
 
+def family_table(title, per_model, rows_by_model, family_of):
+    pct = lambda v: "-" if v is None else f"{100 * v:.0f}%"  # noqa: E731
+    fams = {}
+    for name in per_model:
+        fams.setdefault(family_of.get(name, "?"), []).append(name)
+    print(f"{title}\n")
+    print("| family | models | speed-up within 10% | groups (outside noise) | sign acc. "
+          "| median err | interval held |")
+    print("|---|---|---|---|---|---|---|")
+    for fam, names in sorted(fams.items()):
+        pm = {n: per_model[n] for n in names}
+        s = pooled(pm, [r for n in names for r in rows_by_model.get(n, [])])
+        print(f"| {fam} | {len(names)} | {pct(s['speedup_within_10pct'])} "
+              f"| {s['groups']} ({s['resolved']}) | {pct(s['sign_accuracy'])} "
+              f"| {pct(s['median_abs_rel_error'])} | {pct(s['interval_coverage'])} |")
+    print()
+
+
 def targets(name, s):
     ok = lambda v, t, ge=True: v is not None and (v >= t if ge else v <= t)  # noqa: E731
     items = [("speed-up within 10% on >= 80% of models", s["speedup_within_10pct"], 0.8, True),
@@ -116,7 +137,8 @@ def targets(name, s):
 
 def main():
     args = sys.argv[1:]
-    opts = {"--runs": "10", "--threads": "1", "--profile": None, "--jobs": "1"}
+    opts = {"--runs": "10", "--threads": "1", "--profile": None, "--jobs": "1",
+            "--families": None}
     for k in list(opts):
         if k in args:
             i = args.index(k)
@@ -153,7 +175,7 @@ def main():
     measure_s = time.time() - t0
 
     # 2. Per fold: fit without the held-out model, predict it on its one measurement.
-    lomo_pm, lomo_rows = {}, []
+    lomo_pm, lomo_rows, lomo_rows_by = {}, [], {}
     t1 = time.time()
     def fold(spec):
         name = spec.split("=", 1)[0]
@@ -176,6 +198,7 @@ def main():
             for name, m, rows in pool.map(fold, specs):
                 lomo_pm[name] = m
                 lomo_rows += rows
+                lomo_rows_by[name] = rows
     folds_s = time.time() - t1
 
     result = {"grid": {"per_model": grid_pm, "pooled": pooled(grid_pm, grid_rows)},
@@ -191,6 +214,13 @@ def main():
         table("Leave one model out (grid + every other corpus model fitted, per fold):", lomo_pm,
               result["lomo"]["pooled"])
         targets("leave one model out", result["lomo"]["pooled"])
+    if opts["--families"]:
+        family_of = {m["name"]: m.get("family", "?")
+                     for m in json.load(open(opts["--families"]))["models"]}
+        family_table("Per family, grid profile:", grid_pm,
+                     {n: rows_of(measured_dir, n) for n in grid_pm}, family_of)
+        if lomo_pm:
+            family_table("Per family, leave one model out:", lomo_pm, lomo_rows_by, family_of)
 
 
 if __name__ == "__main__":

@@ -504,9 +504,11 @@ int run_calibrate(const CalibrateOptions& o) {
   co.date = today_utc();
   const fx::CalibrationRun run = fx::calibrate_from(co);
   fx::DeviceProfile fitted = run.profile();
-  // The intervals of later estimates: the fitted groups' leave-one-out residuals.
+  // The intervals of later estimates: the fitted groups' residuals, each model's groups
+  // predicted by a fit to the other models (leave one group out from a single model).
   if (run.kernel_fit)
-    fitted.saving_uncertainty = fx::saving_uncertainty(run.kernel_fit->groups, fitted);
+    fitted.saving_uncertainty =
+        fx::saving_uncertainty(run.kernel_fit->groups, run.kernel_fit->group_model, fitted);
   fx::save_device_profile(fitted, path);
   if (o.json)
     fmt::print("{}\n", fx::to_json(run, path).dump(2));

@@ -60,6 +60,7 @@ nlohmann::json to_json(const AnalysisResult& r) {
   j["bytes_after"] = r.bytes_after;
   j["est_time_before_us"] = r.time_before_s * 1e6;
   j["est_time_after_us"] = r.time_after_s * 1e6;
+  j["est_lone_saved_us"] = r.lone_saved_s * 1e6;
   j["unknown_cost_nodes"] = r.unknown_cost_nodes;
   j["analysis_ms"] = r.analysis_ms;
   j["unmeasured_classes"] = r.unmeasured_classes;

@@ -12,7 +12,10 @@ void set_interval(GroupEstimate& e, const DeviceProfile& p, KernelClass fused_cl
   e.fused_class = kernel_class_name(fused_class);
   const SavingUncertainty& u = p.uncertainty(fused_class);
   if (!e.known || u.groups == 0) return;
-  const double half = kIntervalSigmas * u.rel_rms * std::fabs(e.time_before_s);
+  // The residuals' own quantile where calibration recorded one; older profiles: two
+  // robust standard deviations.
+  const double rel = u.rel_half_width > 0 ? u.rel_half_width : kIntervalSigmas * u.rel_rms;
+  const double half = rel * std::fabs(e.time_before_s);
   e.saved_low_s = e.time_saved_s() - half;
   e.saved_high_s = e.time_saved_s() + half;
 }

@@ -7,8 +7,10 @@
 //
 // The residuals are relative to the group's predicted unfused time (a saving is the
 // difference of two times of that order, so its error scales with them, not with the
-// saving): half width = kIntervalSigmas x rel_rms(class) x time_before. Two robust
-// standard deviations: about 95% of calibration's own groups fell inside.
+// saving): half width = rel_half_width(class) x time_before, the quantile of calibration's
+// residuals (each group predicted without its model) that held the coverage the profile
+// records (calibration/saving_uncertainty.h: 90%). Profiles without it:
+// kIntervalSigmas x rel_rms(class) x time_before (two robust standard deviations).
 
 #include <string>
 #include <vector>

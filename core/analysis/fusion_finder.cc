@@ -306,7 +306,24 @@ AnalysisResult FusionFinder::run() {
   }
   r.kernels_after = r.kernels_before - launches_saved;
   r.bytes_after = r.bytes_before - bytes_saved;
-  r.time_after_s = r.time_before_s - time_saved;
+  // The kernels outside the groups run in the fused program too, at the profile's
+  // measured share of their time (device_profile.h: lone_kernel_saving).
+  if (cost_.profile().lone_kernel_saving.results > 0) {
+    r.node_lone_saving_s.assign(g_.node_count(), 0.0);
+    for (std::size_t i = 0; i < g_.node_count(); ++i) {
+      const Cost& c = cost_.node(NodeId(i));
+      if (c.known)
+        r.node_lone_saving_s[i] = cost_.profile().lone_saving_share(c.kernel_class) * c.time_s;
+    }
+    if (!r.groups.empty()) {
+      std::vector<char> grouped(g_.node_count(), 0);
+      for (const auto& fg : r.groups)
+        for (NodeId n : fg.node_ids) grouped[std::size_t(n)] = 1;
+      for (std::size_t i = 0; i < g_.node_count(); ++i)
+        if (!grouped[i]) r.lone_saved_s += r.node_lone_saving_s[i];
+    }
+  }
+  r.time_after_s = r.time_before_s - time_saved - r.lone_saved_s;
 
   for (NodeId p : topo) {
     if (!st.is_kernel(p)) continue;

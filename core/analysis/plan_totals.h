@@ -9,6 +9,8 @@
 // One definition of a kernel: a launch, as the cost model counts them
 // (GroupEstimate::launches_before/after). A group is credited only with the launches and
 // time its estimate says it removes; a group without a known estimate removes nothing.
+// With at least one group accepted, every node outside the accepted groups is credited
+// with what the fused program saves on it (AnalysisResult::node_lone_saving_s).
 
 #include <cstdint>
 #include <vector>

@@ -3,9 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "calibration/lone_kernel_fit.h"
+#include "profile/before_after_document.h"
 #include "util/error.h"
 
 namespace fx {
@@ -133,8 +136,11 @@ CalibrationRun calibrate_from(const CalibrateFromOptions& o) {
   }
   KernelFitCalibration k;
   // Every repeat's kernels are fitted; a model's repeats give one merged group each.
-  for (const auto& m : groups_by_model(docs, o.from, stat))
+  int model = 0;
+  for (const auto& m : groups_by_model(docs, o.from, stat)) {
     k.groups.insert(k.groups.end(), m.groups.begin(), m.groups.end());
+    k.group_model.insert(k.group_model.end(), m.groups.size(), model++);
+  }
   run.base = o.base();
   // Stage 2 fits the fused kernels of the same results' "after" timelines.
   std::vector<KernelSample> fused;
@@ -143,6 +149,19 @@ CalibrationRun calibrate_from(const CalibrateFromOptions& o) {
     fused.insert(fused.end(), f.begin(), f.end());
   }
   fit_rates(run, kernels, fused, k);
+  // What the fused programs of these results saved on the kernels they left alone, per
+  // model (its repeats summed): the median is over models, not over repeats of one.
+  std::vector<std::string> model_of;
+  std::vector<LoneKernelTimes> lone;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const BeforeAfterDocument d = read_before_after_document(docs[i], o.from[i]);
+    const std::string m = d.model.empty() ? o.from[i] : d.model;
+    const auto at = std::find(model_of.begin(), model_of.end(), m);
+    const std::size_t j = std::size_t(at - model_of.begin());
+    if (at == model_of.end()) model_of.push_back(m), lone.emplace_back();
+    lone[j] += lone_kernel_times(d, stat);
+  }
+  k.profile.lone_kernel_saving = fit_lone_kernel_saving(lone);
   fit_savings(run, stat, k);
   run.kernel_fit = std::move(k);
   return run;

@@ -66,6 +66,7 @@ struct KernelFitCalibration {
   SavingModel saving;
   DeviceProfile profile;                 // all three stages: what is saved
   std::vector<GroupTermsSample> groups;  // the fitted results' groups, merged per model
+  std::vector<int> group_model;          // per group: which model (index) it comes from
   JudgedGroups fitted_results;           // judged on the results fitted to
   PredictionError leave_one_out, leave_one_out_resolved;  // the saving model's
   std::vector<JudgedGroups> held_out;                     // per --evaluate model (and all of them)

@@ -47,9 +47,17 @@ void DeviceProfile::check() const {
         !std::isfinite(r.epilogue_bandwidth_bytes_per_s))
       bad("fused_kernel_classes rates");
   for (const auto& u : saving_uncertainty)
-    if (u.groups < 0 || !(u.rel_rms >= 0) || !std::isfinite(u.rel_rms))
+    if (u.groups < 0 || !(u.rel_rms >= 0) || !std::isfinite(u.rel_rms) ||
+        !(u.rel_half_width >= 0) || !std::isfinite(u.rel_half_width) || !(u.coverage >= 0) ||
+        !(u.coverage < 1))
+      throw Error(
+          "device profile '" + name +
+          "': saving_uncertainty must have groups >= 0, finite rel_rms and rel_half_width >= 0 "
+          "and a coverage in [0, 1)");
+  for (double v : lone_kernel_saving.share)
+    if (!std::isfinite(v) || v >= 1)
       throw Error("device profile '" + name +
-                  "': saving_uncertainty must have groups >= 0 and a finite rel_rms >= 0");
+                  "': lone_kernel_saving shares must be finite and < 1");
   for (std::size_t i = 0; i < bandwidth_curve.points.size(); ++i) {
     const auto& [b, v] = bandwidth_curve.points[i];
     if (!(b > 0) || !(v > 0) || !std::isfinite(b) || !std::isfinite(v) ||
@@ -104,11 +112,21 @@ nlohmann::json to_json(const DeviceProfile& p) {
     nlohmann::json u = nlohmann::json::object();
     for (int i = 0; i < kKernelClassCount; ++i) {
       const SavingUncertainty& s = p.saving_uncertainty[static_cast<std::size_t>(i)];
-      if (s.groups > 0)
-        u[kernel_class_name(static_cast<KernelClass>(i))] = {{"groups", s.groups},
-                                                             {"rel_rms", s.rel_rms}};
+      if (s.groups > 0) {
+        nlohmann::json& e = u[kernel_class_name(static_cast<KernelClass>(i))];
+        e = {{"groups", s.groups}, {"rel_rms", s.rel_rms}};
+        if (s.rel_half_width > 0)
+          e["rel_half_width"] = s.rel_half_width, e["coverage"] = s.coverage;
+      }
     }
     j["saving_uncertainty"] = u;
+  }
+  if (p.lone_kernel_saving.results > 0) {
+    nlohmann::json c = nlohmann::json::object();
+    for (int i = 0; i < kKernelClassCount; ++i)
+      c[kernel_class_name(static_cast<KernelClass>(i))] =
+          p.lone_kernel_saving.share[static_cast<std::size_t>(i)];
+    j["lone_kernel_saving"] = {{"results", p.lone_kernel_saving.results}, {"classes", c}};
   }
   if (!p.measured_ops.empty()) j["measured_ops"] = p.measured_ops;
   if (!p.calibration_flags.empty()) j["calibration_flags"] = p.calibration_flags;
@@ -178,6 +196,18 @@ DeviceProfile device_profile_from_json(const nlohmann::json& j) {
         SavingUncertainty& s = p.saving_uncertainty[static_cast<std::size_t>(*c)];
         s.groups = u.at("groups").get<int>();
         s.rel_rms = u.at("rel_rms").get<double>();
+        s.rel_half_width = u.value("rel_half_width", 0.0);
+        s.coverage = u.value("coverage", 0.0);
+      }
+    }
+    if (auto it = j.find("lone_kernel_saving"); it != j.end() && !it->is_null()) {
+      if (!it->is_object() || !it->contains("classes") || !it->at("classes").is_object())
+        throw Error("device profile: \"lone_kernel_saving\" needs an object \"classes\"");
+      p.lone_kernel_saving.results = it->value("results", 0);
+      for (const auto& [key, v] : it->at("classes").items()) {
+        auto c = kernel_class_from_name(key);
+        if (!c) throw Error("device profile: unknown kernel class '" + key + "'");
+        p.lone_kernel_saving.share[static_cast<std::size_t>(*c)] = v.get<double>();
       }
     }
     if (auto it = j.find("bandwidth_curve"); it != j.end() && !it->is_null()) {

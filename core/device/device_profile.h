@@ -43,9 +43,20 @@
 // Saving uncertainty: "saving_uncertainty" (written by `fxc calibrate`'s grid): per
 // fused-kernel class, the robust RMS of (measured - predicted saving) / the group's
 // predicted unfused time over the calibration's own groups, each predicted without its
-// own measurement. Analysis turns it into each estimate's interval (analysis/
+// own measurement (without its whole model's, where the results come from several
+// models), and the quantile of |residual| that held `coverage` of them: the interval's
+// half width. Analysis turns it into each estimate's interval (analysis/
 // estimate_interval.h). Absent: the interval is unknown.
-//   "saving_uncertainty": { "conv": { "groups": 14, "rel_rms": 0.08 }, ... }
+//   "saving_uncertainty": { "conv": { "groups": 14, "rel_rms": 0.08,
+//                                     "rel_half_width": 0.12, "coverage": 0.9 }, ... }
+// Lone kernels: "lone_kernel_saving" (written by `fxc calibrate --from`): per kernel class,
+// the share of an unfused kernel's time that a program with fused groups saves on the
+// kernels it leaves alone (the fused program keeps activations in the layout its convs
+// want, runs pooling with generated loops, ...), measured on the kernels outside every
+// group of the results fitted, the median over their models (calibration/
+// lone_kernel_fit.h; "results" counts those models). Absent: 0 (a plan changes only the
+// groups it fuses).
+//   "lone_kernel_saving": { "results": 60, "classes": { "conv": 0.09, ... } }
 // "measured_ops": the op types calibration timed (a model's other ops are estimated
 // with rates never measured on them); "calibration_flags": what the sanity checks found
 // wrong with a calibration saved anyway (`fxc calibrate --force`); "cpu_model" and
@@ -98,6 +109,16 @@ struct FusedClassRates {
 struct SavingUncertainty {
   int groups = 0;      // calibration groups the figure comes from (0: unknown)
   double rel_rms = 0;  // robust RMS residual / predicted unfused time of the group
+  // |residual| / predicted unfused time that `coverage` of the residuals stayed within:
+  // the interval's half width (0: older profiles, 2 x rel_rms stands in).
+  double rel_half_width = 0;
+  double coverage = 0;
+};
+
+// See "lone_kernel_saving" above.
+struct LoneKernelSaving {
+  int results = 0;  // models (results with fused groups) the shares are medians over; 0: none
+  std::array<double, kKernelClassCount> share{};  // per KernelClass, of the unfused time
 };
 
 // The copy bandwidth against the bytes a kernel touches (see the formula above).
@@ -143,6 +164,7 @@ struct DeviceProfile {
   WinogradSupport winograd;
   // Per fused-kernel class; groups == 0: no residuals (presets, quick measurement).
   std::array<SavingUncertainty, kKernelClassCount> saving_uncertainty{};
+  LoneKernelSaving lone_kernel_saving;
   std::vector<std::string> measured_ops;       // op types calibration timed (sorted)
   std::vector<std::string> calibration_flags;  // sanity-check findings saved anyway
   BandwidthCurve bandwidth_curve;              // none: one bandwidth per class
@@ -151,6 +173,10 @@ struct DeviceProfile {
 
   const SavingUncertainty& uncertainty(KernelClass c) const {
     return saving_uncertainty[static_cast<std::size_t>(c)];
+  }
+  // The share of a lone kernel of class `c`'s time a plan with fused groups saves.
+  double lone_saving_share(KernelClass c) const {
+    return lone_kernel_saving.share[static_cast<std::size_t>(c)];
   }
   bool has_uncertainty() const {
     for (const auto& u : saving_uncertainty)

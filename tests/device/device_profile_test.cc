@@ -172,6 +172,34 @@ TEST(DeviceProfile, CalibrationResidualsAndProvenanceRoundTrip) {
   EXPECT_THROW(device_profile_from_json(j), Error);
 }
 
+// The interval's half width and the coverage it claims, and the lone kernels' shares,
+// survive the file; absent, they are 0; out of range, the profile is refused.
+TEST(DeviceProfile, HalfWidthCoverageAndLoneSharesRoundTrip) {
+  DeviceProfile p = preset_nvidia_h100();
+  EXPECT_FALSE(to_json(p).contains("lone_kernel_saving"));
+  EXPECT_EQ(device_profile_from_json(to_json(p)).lone_saving_share(KernelClass::Conv), 0);
+  p.saving_uncertainty[std::size_t(KernelClass::Conv)] = {14, 0.08, 0.15, 0.9};
+  p.lone_kernel_saving.results = 40;
+  p.lone_kernel_saving.share[std::size_t(KernelClass::Conv)] = 0.09;
+  p.lone_kernel_saving.share[std::size_t(KernelClass::Depthwise)] = 0.6;
+  const DeviceProfile q = device_profile_from_json(to_json(p));
+  EXPECT_DOUBLE_EQ(q.uncertainty(KernelClass::Conv).rel_half_width, 0.15);
+  EXPECT_DOUBLE_EQ(q.uncertainty(KernelClass::Conv).coverage, 0.9);
+  EXPECT_EQ(q.lone_kernel_saving.results, 40);
+  EXPECT_DOUBLE_EQ(q.lone_saving_share(KernelClass::Conv), 0.09);
+  EXPECT_DOUBLE_EQ(q.lone_saving_share(KernelClass::Depthwise), 0.6);
+  EXPECT_DOUBLE_EQ(q.lone_saving_share(KernelClass::MatMul), 0);
+  auto j = to_json(p);
+  j["lone_kernel_saving"]["classes"]["conv"] = 1.5;
+  EXPECT_THROW(device_profile_from_json(j), Error);
+  j = to_json(p);
+  j["lone_kernel_saving"]["classes"]["warp"] = 0.1;
+  EXPECT_THROW(device_profile_from_json(j), Error);
+  j = to_json(p);
+  j["saving_uncertainty"]["conv"]["coverage"] = 1.0;
+  EXPECT_THROW(device_profile_from_json(j), Error);
+}
+
 // The working-set curve: log-log interpolation between its points, flat beyond its ends,
 // 1 at the largest point (a class's bandwidth is its rate beyond the caches), each class
 // following it to its own degree; absent, one bandwidth whatever the bytes.
