@@ -205,6 +205,7 @@ class CompositeKernel::Inner final : public KernelContext {
     values_[v] = src.reshaped(dims);
   }
   int threads() const override { return outer_.threads(); }
+  int64_t opset() const override { return outer_.opset(); }
   const std::string& step_name() const override { return s_.name; }
 
  private:

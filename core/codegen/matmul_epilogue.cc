@@ -43,6 +43,7 @@ class EpilogueContext final : public KernelContext {
     throw Error("step " + outer_.step_name() + ": a generated epilogue does not alias");
   }
   int threads() const override { return outer_.threads(); }
+  int64_t opset() const override { return outer_.opset(); }
   const std::string& step_name() const override { return outer_.step_name(); }
 
  private:

@@ -27,6 +27,7 @@ class RecordingContext final : public KernelContext {
     inner_.alias_output(i, src, dims);
   }
   int threads() const override { return inner_.threads(); }
+  int64_t opset() const override { return inner_.opset(); }
   const std::string& step_name() const override { return inner_.step_name(); }
   const std::vector<Tensor*>& written() const { return written_; }
 

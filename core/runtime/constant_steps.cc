@@ -12,8 +12,8 @@ namespace {
 // Runs one kernel outside an executor: inputs are constants, outputs fresh tensors.
 class BuildTimeContext final : public KernelContext {
  public:
-  BuildTimeContext(const Node& n, std::vector<Tensor> inputs)
-      : name_(n.name), inputs_(std::move(inputs)), outputs_(n.outputs.size()) {}
+  BuildTimeContext(const Node& n, std::vector<Tensor> inputs, int64_t opset)
+      : name_(n.name), inputs_(std::move(inputs)), outputs_(n.outputs.size()), opset_(opset) {}
   int num_inputs() const override { return static_cast<int>(inputs_.size()); }
   const Tensor* input(int i) const override {
     if (i < 0 || i >= num_inputs()) return nullptr;
@@ -30,6 +30,7 @@ class BuildTimeContext final : public KernelContext {
                 static_cast<std::size_t>(src.numel()) * dtype_size(src.dtype()));
   }
   int threads() const override { return 1; }
+  int64_t opset() const override { return opset_; }
   const std::string& step_name() const override { return name_; }
   Tensor& slot(int i) {
     if (i < 0 || i >= num_outputs())
@@ -41,6 +42,7 @@ class BuildTimeContext final : public KernelContext {
   std::string name_;
   std::vector<Tensor> inputs_;
   std::vector<Tensor> outputs_;
+  int64_t opset_;
 };
 
 // A step whose output was computed when it was built: each run makes the output a
@@ -83,7 +85,7 @@ PrecomputedSteps precompute_constant_steps(const Graph& g, int64_t opset) {
     std::vector<Tensor> in;
     for (ValueId v : n.inputs)
       in.push_back(v == kNoValue ? Tensor() : Tensor::from_data(cur.value(v).data));
-    BuildTimeContext ctx(n, std::move(in));
+    BuildTimeContext ctx(n, std::move(in), opset);
     make_kernel(cur, n, opset)->run(ctx);
     const Tensor& y = ctx.slot(0);
     std::vector<std::byte> bytes(static_cast<std::size_t>(y.numel()) * dtype_size(y.dtype()));

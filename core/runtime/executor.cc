@@ -98,7 +98,7 @@ class StepContext final : public KernelContext {
   StepContext(const Step& step, std::vector<Tensor>& values, std::vector<BoxedPtr>& boxed,
               const MemoryPlan& plan, std::vector<std::unique_ptr<AlignedBuffer>>& slots,
               std::vector<std::unique_ptr<AlignedBuffer>>& priv,
-              const std::vector<const Tensor*>& inputs, int threads)
+              const std::vector<const Tensor*>& inputs, int threads, int64_t opset)
       : step_(step),
         values_(values),
         boxed_(boxed),
@@ -106,7 +106,8 @@ class StepContext final : public KernelContext {
         slots_(slots),
         priv_(priv),
         inputs_(inputs),
-        threads_(threads) {}
+        threads_(threads),
+        opset_(opset) {}
 
   int num_inputs() const override { return static_cast<int>(inputs_.size()); }
   const Tensor* input(int i) const override {
@@ -158,6 +159,7 @@ class StepContext final : public KernelContext {
     boxed_[static_cast<std::size_t>(v)] = std::move(value);
   }
   int threads() const override { return threads_; }
+  int64_t opset() const override { return opset_; }
   const std::string& step_name() const override { return step_.name; }
 
  private:
@@ -177,6 +179,7 @@ class StepContext final : public KernelContext {
   std::vector<std::unique_ptr<AlignedBuffer>>& priv_;
   const std::vector<const Tensor*>& inputs_;
   int threads_;
+  int64_t opset_;
 };
 
 int64_t now_ns() {
@@ -196,6 +199,7 @@ Executor::Executor(const Graph& graph, std::vector<Step> steps, ExecutorOptions 
       steps_(std::move(steps)) {
   int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   threads_ = options.threads > 0 ? options.threads : hw;
+  opset_ = options.opset;
   build();
 }
 
@@ -335,7 +339,7 @@ std::vector<RunValue> Executor::run_values(const std::map<std::string, RunValue>
   for (std::size_t s = 0; s < steps_.size(); ++s) {
     const Step& step = steps_[s];
     StepContext ctx(step, st.values, st.boxed, st.plan, st.slots, st.private_buffers,
-                    st.step_inputs[s], threads_);
+                    st.step_inputs[s], threads_, opset_);
     int64_t t0 = observer_ ? now_ns() : 0;
     try {
       step.kernel->run(ctx);

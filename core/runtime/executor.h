@@ -112,6 +112,7 @@ class Executor {
   std::shared_ptr<const Graph> graph_;
   std::vector<Step> steps_;
   int threads_ = 1;
+  int64_t opset_ = 0;
   StepObserver observer_;
   std::unique_ptr<State> state_;
 };

@@ -75,6 +75,7 @@ class WideningContext final : public KernelContext {
     real_.alias_output(i, src, dims);
   }
   int threads() const override { return real_.threads(); }
+  int64_t opset() const override { return real_.opset(); }
   const std::string& step_name() const override { return real_.step_name(); }
 
   void finish() {

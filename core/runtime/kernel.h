@@ -36,6 +36,9 @@ class KernelContext {
   virtual void set_output_boxed(int i, BoxedPtr value);
   // Intra-op thread count the kernel should use.
   virtual int threads() const = 0;
+  // The model's default-domain opset (0: latest), for kernels that build kernels of
+  // their own: a Loop or If body runs at the opset of the model that holds it.
+  virtual int64_t opset() const { return 0; }
   // Name of the step, for error messages.
   virtual const std::string& step_name() const = 0;
 };

@@ -43,7 +43,8 @@ std::vector<RunValue> SubgraphRunner::run(KernelContext& ctx, const std::vector<
   if (inputs.size() != formal_.size())
     throw Error(where_ + " takes " + std::to_string(formal_.size()) + " inputs, given " +
                 std::to_string(inputs.size()));
-  if (!exec_) exec_ = std::make_unique<Executor>(*body_, ExecutorOptions{ctx.threads(), 0});
+  if (!exec_)
+    exec_ = std::make_unique<Executor>(*body_, ExecutorOptions{ctx.threads(), ctx.opset()});
   std::map<std::string, RunValue> feed;
   for (std::size_t i = 0; i < formal_.size(); ++i) feed[body_->value(formal_[i]).name] = inputs[i];
   for (std::size_t k = 0; k < outer_names_.size(); ++k)

@@ -138,6 +138,37 @@ TEST(ControlFlow, IfRunsTheBranchTheConditionPicks) {
             (std::vector<float>{2, 4, 6}));
 }
 
+// An opset-11 If whose branch holds Softmax(axis=1) over x[1,2,2]: before opset 13 Softmax
+// flattens to [1, 4] and normalises all four values; from 13 it normalises along axis 1.
+onnx::ModelProto if_softmax_model(int opset) {
+  auto m = new_model(opset);
+  auto* g = m.mutable_graph();
+  g->set_name("if_softmax");
+  add_io(g->add_input(), "cond", onnx::TensorProto::BOOL, {});
+  add_float_io(g->add_input(), "x", {1, 2, 2});
+  add_float_io(g->add_output(), "y", {1, 2, 2});
+  auto* n = add_node(g, "If", "the_if", {"cond"}, {"y"});
+  auto* then_g = graph_attr(n, "then_branch");
+  int_attr(add_node(then_g, "Softmax", "then_softmax", {"x"}, {"t"}), "axis", 1);
+  add_float_io(then_g->add_output(), "t", {1, 2, 2});
+  auto* else_g = graph_attr(n, "else_branch");
+  add_node(else_g, "Identity", "else_id", {"x"}, {"e"});
+  add_float_io(else_g->add_output(), "e", {1, 2, 2});
+  return m;
+}
+
+TEST(ControlFlow, ABranchRunsAtTheOpsetOfItsModel) {
+  const Tensor x = Tensor::from_floats({1, 2, 2}, {0, 0, 0, 0});
+  for (int opset : {11, 13}) {
+    testing::TempDir dir;
+    auto lm = load(if_softmax_model(opset), dir);
+    Executor ex(lm.graph, ExecutorOptions{1, opset});
+    const auto y = ex.run({{"cond", Tensor::from_bools({}, {true})}, {"x", x}}).at(0).to_floats();
+    const float want = opset < 13 ? 0.25f : 0.5f;
+    for (float v : y) EXPECT_FLOAT_EQ(v, want) << "opset " << opset;
+  }
+}
+
 // Loop(M, cond=true, s0=[0,0]): body s = s_in + x (x outer), scan = s + i, and
 // cond_out = i < 2, so the loop stops after iteration 2 even when M is larger.
 onnx::ModelProto loop_model() {
