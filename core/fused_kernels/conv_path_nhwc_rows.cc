@@ -43,6 +43,11 @@ std::unique_ptr<ConvPath> make_nhwc_rows_path(const ConvPrep& p, const std::vect
                       std::pair<int64_t, int64_t> span) {
     auto desc = conv_forward_desc(src, w_any, &b_md, dst, geo.st, geo.dil, ppl, ppr);
     dnnl::convolution_forward::primitive_desc pd(desc, attr, dnnl_engine());
+    // oneDNN's reference loops are many times slower than the plain path's
+    // convolution and separate epilogue (e.g. channels-last with swish and sum post-ops
+    // on an AVX2-only CPU): refuse, so the kernel takes the plain path.
+    if (is_reference_impl(pd))
+      throw dnnl::error(dnnl_unimplemented, "only a reference implementation");
     std::vector<std::pair<int, dnnl::memory::desc>> descs{{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
     std::vector<DnnlPart::Bind> binds{{DNNL_ARG_SRC, 0, src_off}, {DNNL_ARG_DST, 3, dst_off}};
     for (std::size_t b = 0; b < binary_mds.size(); ++b) {

@@ -2,6 +2,7 @@
 #include "runtime/dnnl_parts.h"
 
 #include <algorithm>
+#include <string>
 
 #include "runtime/dnnl_util.h"
 #include "runtime/thread_pool.h"
@@ -25,6 +26,10 @@ DnnlPart make_part(const dnnl::primitive_desc_base& pd,
   if (sp.get_size() > 0) part.args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(sp, dnnl_engine());
   part.binds = std::move(binds);
   return part;
+}
+
+bool is_reference_impl(const dnnl::primitive_desc_base& pd) {
+  return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
 }
 
 dnnl::memory reorder_weights(const dnnl::memory::desc& user, const void* data,

@@ -36,6 +36,9 @@ dnnl::primitive_attr part_attr();
 DnnlPart make_part(const dnnl::primitive_desc_base& pd,
                    const std::vector<std::pair<int, dnnl::memory::desc>>& descs,
                    std::vector<DnnlPart::Bind> binds);
+// Whether oneDNN fell back to its reference loops for `pd` (no jit kernel for this
+// shape, layout, post-ops and ISA): callers that have another path take it.
+bool is_reference_impl(const dnnl::primitive_desc_base& pd);
 // Weights in the layout `want`, reordered once from plain `user` data at `data`.
 dnnl::memory reorder_weights(const dnnl::memory::desc& user, const void* data,
                              const dnnl::memory::desc& want);
