@@ -18,6 +18,7 @@
 
 #include <cstring>
 
+#include "ir/half_bits.h"
 #include "transforms/canonical.h"
 #include "transforms/canonical_passes.h"
 
@@ -26,34 +27,11 @@ namespace {
 
 constexpr int64_t kOnnxFloat = 1, kOnnxFloat16 = 10;
 
-// IEEE binary16 bits to float32 (exact: every half value is a float).
-float half_bits_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (man << 13);
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (man << 13);
-  } else if (man == 0) {
-    bits = sign;
-  } else {  // subnormal: normalize
-    int e = -1;
-    do {
-      ++e;
-      man <<= 1;
-    } while ((man & 0x400u) == 0);
-    bits = sign | (static_cast<uint32_t>(112 - e) << 23) | ((man & 0x3ffu) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
 std::shared_ptr<TensorData> widened(const TensorData& d) {
   auto half = d.as<uint16_t>();
   std::vector<std::byte> bytes(half.size() * sizeof(float));
   for (std::size_t i = 0; i < half.size(); ++i) {
-    const float f = half_bits_to_float(half[i]);
+    const float f = fx::half_to_float(half[i]);
     std::memcpy(bytes.data() + i * sizeof(float), &f, sizeof(float));
   }
   return TensorData::owned(DType::Float32, d.dims(), std::move(bytes));
