@@ -6,6 +6,7 @@
 #include <map>
 
 #include "codegen/kernel_compiler.h"
+#include "runtime/delegating_context.h"
 #include "runtime/parallel.h"
 #include "util/error.h"
 
@@ -165,11 +166,11 @@ void GeneratedKernel::run_slice(int64_t begin, int64_t end) {
 
 // The context a sub-step sees: its inputs from the step's inputs or earlier sub-steps'
 // outputs; its outputs into the step's outputs (no copy) or this kernel's buffers.
-class CompositeKernel::Inner final : public KernelContext {
+class CompositeKernel::Inner final : public DelegatingContext {
  public:
   Inner(CompositeKernel& k, KernelContext& outer, std::map<ValueId, Tensor>& values,
         const SubStep& s)
-      : k_(k), outer_(outer), values_(values), s_(s) {
+      : DelegatingContext(outer), k_(k), values_(values), s_(s) {
     for (ValueId v : s.inputs) ins_.push_back(v == kNoValue ? nullptr : &values.at(v));
   }
   int num_inputs() const override { return static_cast<int>(ins_.size()); }
@@ -204,13 +205,10 @@ class CompositeKernel::Inner final : public KernelContext {
     }
     values_[v] = src.reshaped(dims);
   }
-  int threads() const override { return outer_.threads(); }
-  int64_t opset() const override { return outer_.opset(); }
   const std::string& step_name() const override { return s_.name; }
 
  private:
   CompositeKernel& k_;
-  KernelContext& outer_;
   std::map<ValueId, Tensor>& values_;
   const SubStep& s_;
   std::vector<const Tensor*> ins_;

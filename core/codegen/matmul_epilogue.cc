@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "runtime/delegating_context.h"
 #include "runtime/dnnl_parts.h"
 #include "runtime/dnnl_util.h"
 #include "runtime/kernel_util.h"
@@ -24,11 +25,11 @@ constexpr int64_t kMinPartMacs = int64_t{1} << 18;
 
 // What the epilogue sees: its inputs from the step's inputs or the MatMul's output,
 // its outputs straight into the step's outputs.
-class EpilogueContext final : public KernelContext {
+class EpilogueContext final : public DelegatingContext {
  public:
   EpilogueContext(KernelContext& outer, const Tensor& y, const std::vector<int>& ins,
                   const std::vector<int>& outs)
-      : outer_(outer), y_(y), ins_(ins), outs_(outs) {}
+      : DelegatingContext(outer), y_(y), ins_(ins), outs_(outs) {}
   int num_inputs() const override { return static_cast<int>(ins_.size()); }
   const Tensor* input(int i) const override {
     if (i < 0 || i >= num_inputs()) return nullptr;
@@ -42,12 +43,8 @@ class EpilogueContext final : public KernelContext {
   void alias_output(int, const Tensor&, const std::vector<int64_t>&) override {
     throw Error("step " + outer_.step_name() + ": a generated epilogue does not alias");
   }
-  int threads() const override { return outer_.threads(); }
-  int64_t opset() const override { return outer_.opset(); }
-  const std::string& step_name() const override { return outer_.step_name(); }
 
  private:
-  KernelContext& outer_;
   const Tensor& y_;
   const std::vector<int>& ins_;   // step input index, -1: the MatMul's output
   const std::vector<int>& outs_;  // step output index

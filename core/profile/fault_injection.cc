@@ -6,33 +6,30 @@
 #include <memory>
 #include <thread>
 
+#include "runtime/delegating_context.h"
 #include "util/error.h"
 
 namespace fx {
 namespace {
 
 // Forwards to the real context and remembers the outputs the kernel asked for.
-class RecordingContext final : public KernelContext {
+class RecordingContext final : public DelegatingContext {
  public:
-  explicit RecordingContext(KernelContext& inner) : inner_(inner) {}
-  int num_inputs() const override { return inner_.num_inputs(); }
-  const Tensor* input(int i) const override { return inner_.input(i); }
-  int num_outputs() const override { return inner_.num_outputs(); }
+  explicit RecordingContext(KernelContext& inner) : DelegatingContext(inner) {}
+  int num_inputs() const override { return outer_.num_inputs(); }
+  const Tensor* input(int i) const override { return outer_.input(i); }
+  int num_outputs() const override { return outer_.num_outputs(); }
   Tensor& output(int i, DType dtype, const std::vector<int64_t>& dims) override {
-    Tensor& t = inner_.output(i, dtype, dims);
+    Tensor& t = outer_.output(i, dtype, dims);
     written_.push_back(&t);
     return t;
   }
   void alias_output(int i, const Tensor& src, const std::vector<int64_t>& dims) override {
-    inner_.alias_output(i, src, dims);
+    outer_.alias_output(i, src, dims);
   }
-  int threads() const override { return inner_.threads(); }
-  int64_t opset() const override { return inner_.opset(); }
-  const std::string& step_name() const override { return inner_.step_name(); }
   const std::vector<Tensor*>& written() const { return written_; }
 
  private:
-  KernelContext& inner_;
   std::vector<Tensor*> written_;
 };
 

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "runtime/delegating_context.h"
 #include "runtime/half.h"
 #include "runtime/overwrite_input.h"
 #include "util/error.h"
@@ -20,12 +21,16 @@ Tensor& reuse(Tensor& t, const std::vector<int64_t>& dims) {
 
 // The context the wrapped kernel sees: widened inputs; float32 outputs meant to
 // be half go to temporaries that finish() narrows into the real outputs.
-class WideningContext final : public KernelContext {
+class WideningContext final : public DelegatingContext {
  public:
   // `wide` and `temps`: the adapter's buffers, reused run after run.
   WideningContext(KernelContext& real, const std::vector<DType>& out_types, DType seen_half,
                   std::vector<Tensor>& wide, std::vector<Tensor>& temps)
-      : real_(real), out_types_(out_types), seen_half_(seen_half), wide_(wide), temps_(temps) {
+      : DelegatingContext(real),
+        out_types_(out_types),
+        seen_half_(seen_half),
+        wide_(wide),
+        temps_(temps) {
     const int n = real.num_inputs();
     wide_.resize(static_cast<std::size_t>(n));
     used_.assign(static_cast<std::size_t>(n), false);
@@ -40,49 +45,46 @@ class WideningContext final : public KernelContext {
     narrow_to_.assign(temps_.size(), DType::Undefined);
   }
 
-  int num_inputs() const override { return real_.num_inputs(); }
+  int num_inputs() const override { return outer_.num_inputs(); }
   const Tensor* input(int i) const override {
     if (i >= 0 && i < num_inputs() && used_[static_cast<std::size_t>(i)])
       return &wide_[static_cast<std::size_t>(i)];
-    return real_.input(i);
+    return outer_.input(i);
   }
-  int num_outputs() const override { return real_.num_outputs(); }
+  int num_outputs() const override { return outer_.num_outputs(); }
   Tensor& output(int i, DType dtype, const std::vector<int64_t>& dims) override {
     // An index past the node's outputs is the real context's to refuse.
-    if (i < 0 || i >= static_cast<int>(temps_.size())) return real_.output(i, dtype, dims);
+    if (i < 0 || i >= static_cast<int>(temps_.size())) return outer_.output(i, dtype, dims);
     const DType target = target_of(i);
     if (dtype == DType::Float32 && dtype_is_half(target)) {
       auto k = static_cast<std::size_t>(i);
       narrow_to_[k] = target;
       return reuse(temps_[k], dims);
     }
-    return real_.output(i, dtype, dims);
+    return outer_.output(i, dtype, dims);
   }
   void alias_output(int i, const Tensor& src, const std::vector<int64_t>& dims) override {
     // A view of a widened input is a view of the original half input.
     for (std::size_t k = 0; k < wide_.size(); ++k) {
       if (used_[k] && wide_[k].raw() == src.raw()) {
-        real_.alias_output(i, *real_.input(static_cast<int>(k)), dims);
+        outer_.alias_output(i, *outer_.input(static_cast<int>(k)), dims);
         return;
       }
     }
     const DType target = target_of(i);
     if (src.dtype() == DType::Float32 && dtype_is_half(target)) {
-      Tensor& y = real_.output(i, target, dims);
+      Tensor& y = outer_.output(i, target, dims);
       floats_to_half(target, src.data<float>(), y.data<uint16_t>(), src.numel());
       return;
     }
-    real_.alias_output(i, src, dims);
+    outer_.alias_output(i, src, dims);
   }
-  int threads() const override { return real_.threads(); }
-  int64_t opset() const override { return real_.opset(); }
-  const std::string& step_name() const override { return real_.step_name(); }
 
   void finish() {
     for (std::size_t k = 0; k < temps_.size(); ++k) {
       if (narrow_to_[k] == DType::Undefined) continue;
       const Tensor& f = temps_[k];
-      Tensor& y = real_.output(static_cast<int>(k), narrow_to_[k], f.dims());
+      Tensor& y = outer_.output(static_cast<int>(k), narrow_to_[k], f.dims());
       floats_to_half(narrow_to_[k], f.data<float>(), y.data<uint16_t>(), f.numel());
     }
   }
@@ -94,7 +96,6 @@ class WideningContext final : public KernelContext {
     return d == DType::Undefined ? seen_half_ : d;
   }
 
-  KernelContext& real_;
   const std::vector<DType>& out_types_;
   DType seen_half_;
   std::vector<Tensor>& wide_;

@@ -5,6 +5,7 @@
 #include <map>
 #include <vector>
 
+#include "runtime/delegating_context.h"
 #include "util/error.h"
 
 namespace fx {
@@ -32,9 +33,9 @@ const StringOp* string_op(const std::string& op_type) {
 
 // The context the numeric kernel sees: string inputs as value numbers, data outputs
 // kept aside for finish() to turn back into strings.
-class NumberingContext final : public KernelContext {
+class NumberingContext final : public DelegatingContext {
  public:
-  NumberingContext(KernelContext& real, int data_outputs) : real_(real) {
+  NumberingContext(KernelContext& real, int data_outputs) : DelegatingContext(real) {
     const int n = real.num_inputs();
     // The distinct strings in byte order, the empty string first (number 0).
     names_ = {{std::string(), 0}};
@@ -61,15 +62,15 @@ class NumberingContext final : public KernelContext {
     data_outputs_ = data_outputs < 0 ? outs : std::min(data_outputs, outs);
   }
 
-  int num_inputs() const override { return real_.num_inputs(); }
+  int num_inputs() const override { return outer_.num_inputs(); }
   const Tensor* input(int i) const override {
     if (i >= 0 && i < num_inputs() && numbers_[static_cast<std::size_t>(i)].defined())
       return &numbers_[static_cast<std::size_t>(i)];
-    return real_.input(i);
+    return outer_.input(i);
   }
-  int num_outputs() const override { return real_.num_outputs(); }
+  int num_outputs() const override { return outer_.num_outputs(); }
   Tensor& output(int i, DType dtype, const std::vector<int64_t>& dims) override {
-    if (dtype != DType::Int64 || i < 0 || i >= data_outputs_) return real_.output(i, dtype, dims);
+    if (dtype != DType::Int64 || i < 0 || i >= data_outputs_) return outer_.output(i, dtype, dims);
     Tensor& r = results_[static_cast<std::size_t>(i)];
     r = Tensor(DType::Int64, dims);
     return r;
@@ -82,18 +83,15 @@ class NumberingContext final : public KernelContext {
       std::copy(src.data<int64_t>(), src.data<int64_t>() + src.numel(), r.data<int64_t>());
       return;
     }
-    real_.alias_output(i, src, dims);
+    outer_.alias_output(i, src, dims);
   }
-  int threads() const override { return real_.threads(); }
-  int64_t opset() const override { return real_.opset(); }
-  const std::string& step_name() const override { return real_.step_name(); }
 
   // Each numbered data output as strings in the real context.
   void finish() {
     for (std::size_t k = 0; k < results_.size(); ++k) {
       const Tensor& r = results_[k];
       if (!r.defined()) continue;
-      Tensor& y = real_.output(static_cast<int>(k), DType::String, r.dims());
+      Tensor& y = outer_.output(static_cast<int>(k), DType::String, r.dims());
       std::string* out = y.data<std::string>();
       for (int64_t e = 0; e < r.numel(); ++e) {
         const int64_t at = r.data<int64_t>()[e];
@@ -105,7 +103,6 @@ class NumberingContext final : public KernelContext {
   }
 
  private:
-  KernelContext& real_;
   std::map<std::string, int64_t> names_;  // string -> number
   std::vector<const std::string*> pool_;  // number -> string (keys of names_)
   std::vector<Tensor> numbers_;           // per input: its numbers, or undefined
