@@ -43,28 +43,19 @@ std::vector<DnnlPart> row_reorders(const std::vector<int64_t>& d, dt type, bool 
   return parts;
 }
 
-// Element-size-generic conversions of a [N, C, H, W] image between memory orders
-// (the exact loop's fallback when a layout plan hands it NHWC tensors).
-void nhwc_to_nchw_bytes(const void* from, void* to, const std::vector<int64_t>& d, int64_t es) {
-  const int64_t n = d[0], c = d[1], hw = d[2] * d[3];
+// Element-size-generic conversion of a [N, C, H, W] image between memory orders (the
+// exact loop's fallback when a layout plan hands it NHWC tensors): each image is a
+// rows x cols matrix of `es`-byte elements, written transposed ([C, HW] <-> [HW, C]).
+void transpose_images_bytes(const void* from, void* to, const std::vector<int64_t>& d, int64_t es,
+                            bool to_nhwc) {
+  const int64_t c = d[1], hw = d[2] * d[3];
+  const int64_t rows = to_nhwc ? c : hw, cols = to_nhwc ? hw : c;
   const auto* f = static_cast<const std::byte*>(from);
   auto* t = static_cast<std::byte*>(to);
-  for (int64_t b = 0; b < n; ++b)
-    for (int64_t p = 0; p < hw; ++p)
-      for (int64_t ch = 0; ch < c; ++ch)
-        std::memcpy(t + ((b * c + ch) * hw + p) * es, f + ((b * hw + p) * c + ch) * es,
-                    static_cast<std::size_t>(es));
-}
-
-void nchw_to_nhwc_bytes(const void* from, void* to, const std::vector<int64_t>& d, int64_t es) {
-  const int64_t n = d[0], c = d[1], hw = d[2] * d[3];
-  const auto* f = static_cast<const std::byte*>(from);
-  auto* t = static_cast<std::byte*>(to);
-  for (int64_t b = 0; b < n; ++b)
-    for (int64_t p = 0; p < hw; ++p)
-      for (int64_t ch = 0; ch < c; ++ch)
-        std::memcpy(t + ((b * hw + p) * c + ch) * es, f + ((b * c + ch) * hw + p) * es,
-                    static_cast<std::size_t>(es));
+  for (int64_t b = 0; b < d[0]; ++b, f += rows * cols * es, t += rows * cols * es)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k = 0; k < cols; ++k)
+        std::memcpy(t + (k * rows + r) * es, f + (r * cols + k) * es, static_cast<std::size_t>(es));
 }
 
 }  // namespace
@@ -245,11 +236,11 @@ void Int8Conv::run(const void* x, void* y, int threads, bool x_nhwc, bool y_nhwc
     std::vector<std::byte> xc, yc;
     if (x_nhwc) {
       xc.resize(static_cast<std::size_t>(dims_numel(s_.x_dims)));
-      nhwc_to_nchw_bytes(x, xc.data(), s_.x_dims, x_es);
+      transpose_images_bytes(x, xc.data(), s_.x_dims, x_es, false);
     }
     if (y_nhwc) yc.resize(static_cast<std::size_t>(dims_numel(y_dims_) * y_es));
     run_reference(x_nhwc ? xc.data() : x, y_nhwc ? yc.data() : y);
-    if (y_nhwc) nchw_to_nhwc_bytes(yc.data(), y, y_dims_, y_es);
+    if (y_nhwc) transpose_images_bytes(yc.data(), y, y_dims_, y_es, true);
     return;
   }
   void* in = x_nhwc ? const_cast<void*>(x) : src_nhwc_.get_data_handle();
