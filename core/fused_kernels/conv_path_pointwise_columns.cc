@@ -52,7 +52,7 @@ std::unique_ptr<ConvPath> make_pointwise_columns_path(
       dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, w_any, b_md, y_md), attr,
                                       dnnl_engine());
       const std::string impl = pd.impl_info_str();
-      if (impl.rfind("ref", 0) == 0) {
+      if (is_reference_impl(pd)) {
         spdlog::debug("fused Conv '{}': matmul column parts only in {}", p.name, impl);
         return nullptr;
       }

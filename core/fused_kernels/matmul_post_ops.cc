@@ -212,7 +212,7 @@ class MatMulPostOpKernel final : public Kernel {
     // lack) is tens of times slower than matmul + a separate pass.
     const std::string impl = pd.impl_info_str();
     spdlog::debug("MatMul + post-ops: part {}x{} uses {}", y_md.dims()[rank - 2], np, impl);
-    if (impl.rfind("ref", 0) == 0)
+    if (is_reference_impl(pd))
       throw Error("oneDNN has only its reference matmul for these post-ops (" + impl + ")");
     DnnlPart part = make_part(pd, descs, std::move(binds));
     if (w_fixed) {
