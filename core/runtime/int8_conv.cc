@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "runtime/dnnl_util.h"
+#include "runtime/int8_exact.h"
 #include "runtime/kernel_util.h"
 #include "runtime/quant_math.h"
 #include "util/error.h"
@@ -140,8 +141,14 @@ void Int8Conv::build_onednn(int threads) {
   const auto& x = s_.x_dims;
   const int64_t n = x[0], ic = x[1], ih = x[2], iw = x[3];
   const int64_t oc = y_dims_[1], oh = y_dims_[2], ow = y_dims_[3];
-  const dt src_t = integer_kernel_type(s_.x_type, "int8 convolution"),
-           dst_t = integer_kernel_type(s_.y_type, "int8 convolution");
+  // Without VNNI: a u8 source, and the weights in 7-bit halves unless they fit already.
+  const bool exact_dot = onednn_int8_dot_exact();
+  const bool shift_src = !exact_dot && s_.x_type == DType::Int8;
+  const bool halves = !exact_dot && !fits_7bit(s_.weights);
+  const dt x_t = integer_kernel_type(s_.x_type, "int8 convolution");
+  const dt src_t = shift_src ? dt::u8 : x_t;
+  const int32_t x_zp = s_.x_zero_point + (shift_src ? 128 : 0);
+  const dt dst_t = halves ? dt::s32 : integer_kernel_type(s_.y_type, "int8 convolution");
   const int64_t dst_es = static_cast<int64_t>(dnnl::memory::data_type_size(dst_t));
   dnnl::memory::dims strides{at(s_.strides, 0, 1), at(s_.strides, 1, 1)};
   dnnl::memory::dims dil{at(s_.dilations, 0, 1) - 1, at(s_.dilations, 1, 1) - 1};
@@ -157,14 +164,24 @@ void Int8Conv::build_onednn(int threads) {
   dnnl::memory::desc user_w(to_dnnl(wd), dt::s8, to_dnnl(contiguous_strides(wd)));
   dnnl::memory::desc w_any(to_dnnl(wd), dt::s8, dnnl::memory::format_tag::any);
   dnnl::memory::desc b_md({oc}, dt::f32, dnnl::memory::format_tag::a);
-  std::vector<int8_t> w8(s_.weights.begin(), s_.weights.end());
+  // One weight set, or the two halves whose accumulators run_halves adds.
+  std::vector<std::vector<int8_t>> weight_sets;
+  if (halves) {
+    auto h = split_weights_7bit(s_.weights);
+    weight_sets = {std::move(h.lo), std::move(h.hi)};
+  } else {
+    weight_sets = {std::vector<int8_t>(s_.weights.begin(), s_.weights.end())};
+  }
+  // The halves' convolutions produce bare accumulators: bias and requantization follow
+  // their sum.
+  const bool with_bias = !s_.bias.empty() && !halves;
 
   dnnl::primitive_attr attr = part_attr();
-  if (s_.y_type != DType::Int32) {
+  if (!halves && s_.y_type != DType::Int32) {
     attr.set_output_scales(s_.scales.size() == 1 ? 0 : 2, s_.scales);
   }
-  if (s_.x_zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {s_.x_zero_point});
-  if (is_int8_type(s_.y_type)) {
+  if (x_zp != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {x_zp});
+  if (!halves && is_int8_type(s_.y_type)) {
     if (s_.relu) {
       dnnl::post_ops po;
       po.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
@@ -179,7 +196,7 @@ void Int8Conv::build_onednn(int threads) {
                     ? split_range(oh, threads, std::max<int64_t>(1, (int64_t{1} << 21) / row_macs))
                     : std::vector<std::pair<int64_t, int64_t>>{{0, oh}};
   std::vector<DnnlPart> parts;
-  dnnl::memory shared_w;
+  std::vector<dnnl::memory> shared_w(weight_sets.size());
   std::string impl;
   for (auto [o0, o1] : ranges) {
     const int64_t first = o0 * strides[0] - pt, last = (o1 - 1) * strides[0] - pt + ek;
@@ -191,8 +208,8 @@ void Int8Conv::build_onednn(int threads) {
                            to_dnnl({ic * (hi - lo) * iw, 1, iw * ic, ic}));
     dnnl::memory::desc dst(to_dnnl({n, oc, o1 - o0, ow}), dst_t,
                            to_dnnl({oc * (o1 - o0) * ow, 1, ow * oc, oc}));
-    auto desc = conv_forward_desc(src, w_any, s_.bias.empty() ? nullptr : &b_md, dst, strides, dil,
-                                  ppl, ppr);
+    auto desc =
+        conv_forward_desc(src, w_any, with_bias ? &b_md : nullptr, dst, strides, dil, ppl, ppr);
     dnnl::convolution_forward::primitive_desc pd;
     try {
       pd = dnnl::convolution_forward::primitive_desc(desc, attr, dnnl_engine());
@@ -201,28 +218,40 @@ void Int8Conv::build_onednn(int threads) {
     }
     impl = pd.impl_info_str();
     if (impl.find("ref") != std::string::npos) return;  // the reference loop is exact and no slower
-    std::vector<std::pair<int, dnnl::memory::desc>> descs{{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
-    std::vector<DnnlPart::Bind> binds{{DNNL_ARG_SRC, 0, lo * iw * ic},
-                                      {DNNL_ARG_DST, 3, o0 * ow * oc * dst_es}};
-    if (!s_.bias.empty()) {
-      descs.push_back({DNNL_ARG_BIAS, b_md});
-      binds.push_back({DNNL_ARG_BIAS, 2, 0});
+    for (std::size_t h = 0; h < weight_sets.size(); ++h) {
+      // Each weight set writes its own output: y, or the int32 accumulator of its half.
+      const int dst_tensor = 3 + static_cast<int>(h);
+      std::vector<std::pair<int, dnnl::memory::desc>> descs{{DNNL_ARG_SRC, src},
+                                                            {DNNL_ARG_DST, dst}};
+      std::vector<DnnlPart::Bind> binds{{DNNL_ARG_SRC, 0, lo * iw * ic},
+                                        {DNNL_ARG_DST, dst_tensor, o0 * ow * oc * dst_es}};
+      if (with_bias) {
+        descs.push_back({DNNL_ARG_BIAS, b_md});
+        binds.push_back({DNNL_ARG_BIAS, 2, 0});
+      }
+      DnnlPart part = make_part(pd, descs, std::move(binds));
+      if (!shared_w[h] || shared_w[h].get_desc() != pd.weights_desc()) {
+        shared_w[h] = reorder_weights(user_w, weight_sets[h].data(), pd.weights_desc());
+      }
+      part.args[DNNL_ARG_WEIGHTS] = shared_w[h];
+      parts.push_back(std::move(part));
     }
-    DnnlPart part = make_part(pd, descs, std::move(binds));
-    if (!shared_w || shared_w.get_desc() != pd.weights_desc()) {
-      shared_w = reorder_weights(user_w, w8.data(), pd.weights_desc());
-    }
-    part.args[DNNL_ARG_WEIGHTS] = shared_w;
-    parts.push_back(std::move(part));
   }
-  in_parts_ = row_reorders(x, src_t, true, threads);
-  out_parts_ = row_reorders(y_dims_, dst_t, false, threads);
+  in_parts_ = row_reorders(x, x_t, true, threads);
   src_nhwc_ = dnnl::memory(dnnl::memory::desc(to_dnnl(x), src_t, dnnl::memory::format_tag::nhwc),
                            dnnl_engine());
-  dst_nhwc_ = dnnl::memory(
-      dnnl::memory::desc(to_dnnl(y_dims_), dst_t, dnnl::memory::format_tag::nhwc), dnnl_engine());
+  if (halves) {
+    acc_lo_.assign(static_cast<std::size_t>(dims_numel(y_dims_)), 0);
+    acc_hi_.assign(acc_lo_.size(), 0);
+  } else {
+    out_parts_ = row_reorders(y_dims_, dst_t, false, threads);
+    dst_nhwc_ = dnnl::memory(
+        dnnl::memory::desc(to_dnnl(y_dims_), dst_t, dnnl::memory::format_tag::nhwc), dnnl_engine());
+  }
   parts_ = std::move(parts);
-  impl_ = impl;
+  shift_src_ = shift_src;
+  halves_ = halves;
+  impl_ = halves ? impl + " (7-bit weight halves)" : impl;
 }
 
 void Int8Conv::run(const void* x, void* y, int threads, bool x_nhwc, bool y_nhwc) {
@@ -243,12 +272,31 @@ void Int8Conv::run(const void* x, void* y, int threads, bool x_nhwc, bool y_nhwc
     if (y_nhwc) transpose_images_bytes(yc.data(), y, y_dims_, y_es, true);
     return;
   }
-  void* in = x_nhwc ? const_cast<void*>(x) : src_nhwc_.get_data_handle();
+  void* in = x_nhwc && !shift_src_ ? const_cast<void*>(x) : src_nhwc_.get_data_handle();
+  if (!x_nhwc) run_parts(in_parts_, {const_cast<void*>(x), nullptr, nullptr, in}, threads);
+  if (shift_src_) shift_s8_to_u8(x_nhwc ? x : in, in, dims_numel(s_.x_dims), threads);
+  if (halves_) {
+    run_parts(parts_, {in, nullptr, nullptr, acc_lo_.data(), acc_hi_.data()}, threads);
+    return run_halves(y, threads, y_nhwc);
+  }
   void* mid = y_nhwc ? y : dst_nhwc_.get_data_handle();
   void* bias = s_.bias.empty() ? nullptr : s_.bias.data();
-  if (!x_nhwc) run_parts(in_parts_, {const_cast<void*>(x), nullptr, nullptr, in}, threads);
   run_parts(parts_, {in, nullptr, bias, mid}, threads);
   if (!y_nhwc) run_parts(out_parts_, {mid, nullptr, nullptr, y}, threads);
+}
+
+void Int8Conv::run_halves(void* y, int threads, bool y_nhwc) {
+  HalvesEpilogue e;
+  const int64_t plane = y_dims_[2] * y_dims_[3];
+  e.rows = y_dims_[0] * plane;
+  e.cols = y_dims_[1];
+  e.plane = y_nhwc ? 0 : plane;
+  e.bias = &s_.bias;
+  e.scales = &s_.scales;
+  e.y_type = s_.y_type;
+  e.y_zero_point = s_.y_zero_point;
+  e.relu = s_.relu;
+  store_halves(e, acc_lo_.data(), acc_hi_.data(), y, threads);
 }
 
 void Int8Conv::run_reference(const void* xp, void* y) const {

@@ -11,6 +11,8 @@
 // 2-D convolutions whose weights fit int8 after their zero point is taken out run
 // as oneDNN int8 convolutions (activations reordered to NHWC around them: oneDNN has
 // only a reference int8 kernel for NCHW); the rest run an exact reference loop.
+// Where oneDNN's int8 kernels lack VNNI, they run on a u8 source with 7-bit weight
+// halves, still exact (runtime/int8_exact.h).
 
 #include <memory>
 #include <string>
@@ -49,7 +51,8 @@ class Int8Conv {
   // Throws fx::Error for inconsistent dims or types.
   Int8Conv(Int8ConvSpec spec, int threads);
   const std::vector<int64_t>& y_dims() const { return y_dims_; }
-  // oneDNN's implementation name, or "reference".
+  // oneDNN's implementation name (with " (7-bit weight halves)" where the weights are
+  // split, runtime/int8_exact.h), or "reference".
   const std::string& impl() const { return impl_; }
   // x_nhwc / y_nhwc: the image (4-D only) is, or is to be written, in NHWC memory order
   // under its NCHW dims (a layout plan's tensors between int8 steps): oneDNN then reads
@@ -59,12 +62,18 @@ class Int8Conv {
  private:
   void build_onednn(int threads);
   void run_reference(const void* x, void* y) const;
+  void run_halves(void* y, int threads, bool y_nhwc);
 
   Int8ConvSpec s_;
   std::vector<int64_t> y_dims_;
   std::string impl_ = "reference";
   std::vector<DnnlPart> in_parts_, parts_, out_parts_;  // NCHW -> NHWC, conv, NHWC -> NCHW
   dnnl::memory src_nhwc_, dst_nhwc_;
+  // No VNNI (runtime/int8_exact.h): an s8 source goes in as u8 + 128; with weights
+  // beyond 7 bits, parts_ holds the convolutions of both halves, writing int32
+  // accumulators (NHWC) that run_halves sums and requantizes.
+  bool shift_src_ = false, halves_ = false;
+  std::vector<int32_t> acc_lo_, acc_hi_;
 };
 
 }  // namespace fx

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "runtime/dnnl_util.h"
+#include "runtime/int8_exact.h"
 #include "runtime/quant_math.h"
 #include "util/error.h"
 
@@ -28,16 +29,23 @@ Int8MatMul::Int8MatMul(Int8MatMulSpec spec, int threads) : s_(std::move(spec)) {
     throw Error("int8 matmul: " + std::to_string(s_.scales.size()) + " scales for " +
                 std::to_string(s_.n) + " columns");
   }
-  const dt a_t = integer_kernel_type(s_.a_type, "int8 matmul"),
-           y_t = integer_kernel_type(s_.y_type, "int8 matmul");
+  integer_kernel_type(s_.y_type, "int8 matmul");  // validates
   const bool fits =
       std::all_of(s_.b.begin(), s_.b.end(), [](int32_t v) { return v >= -128 && v <= 127; });
   if (!fits || s_.m == 0 || s_.k == 0 || s_.n == 0) return;
+  // Without VNNI: a u8 source, and the weights in 7-bit halves unless they fit already.
+  const bool exact_dot = onednn_int8_dot_exact();
+  const bool shift_src = !exact_dot && s_.a_type == DType::Int8;
+  const bool halves = !exact_dot && !fits_7bit(s_.b);
+  const dt a_t = shift_src ? dt::u8 : integer_kernel_type(s_.a_type, "int8 matmul");
+  const dt y_t = halves ? dt::s32 : integer_kernel_type(s_.y_type, "int8 matmul");
+  const int32_t a_zp = s_.a_zero_point + (shift_src ? 128 : 0);
 
   dnnl::primitive_attr attr = part_attr();
-  if (s_.y_type != DType::Int32) attr.set_output_scales(s_.scales.size() == 1 ? 0 : 2, s_.scales);
-  if (s_.a_zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {s_.a_zero_point});
-  if (is_int8_type(s_.y_type)) {
+  if (!halves && s_.y_type != DType::Int32)
+    attr.set_output_scales(s_.scales.size() == 1 ? 0 : 2, s_.scales);
+  if (a_zp != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {a_zp});
+  if (!halves && is_int8_type(s_.y_type)) {
     if (s_.relu) {
       dnnl::post_ops po;
       po.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
@@ -49,9 +57,18 @@ Int8MatMul::Int8MatMul(Int8MatMulSpec spec, int threads) : s_(std::move(spec)) {
   dnnl::memory::desc user_b({s_.k, s_.n}, dt::s8, dnnl::memory::format_tag::ab);
   dnnl::memory::desc b_any({s_.k, s_.n}, dt::s8, dnnl::memory::format_tag::any);
   dnnl::memory::desc bias_md({1, s_.n}, dt::f32, dnnl::memory::format_tag::ab);
-  std::vector<int8_t> b8(s_.b.begin(), s_.b.end());
+  // One weight set, or the two halves whose accumulators run_halves adds (bias and
+  // requantization follow their sum).
+  std::vector<std::vector<int8_t>> weight_sets;
+  if (halves) {
+    auto h = split_weights_7bit(s_.b);
+    weight_sets = {std::move(h.lo), std::move(h.hi)};
+  } else {
+    weight_sets = {std::vector<int8_t>(s_.b.begin(), s_.b.end())};
+  }
+  const bool with_bias = !s_.bias.empty() && !halves;
   std::vector<DnnlPart> parts;
-  dnnl::memory shared_b;
+  std::vector<dnnl::memory> shared_b(weight_sets.size());
   std::string impl;
   const int64_t min_rows = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, s_.k * s_.n));
   for (auto [r0, r1] : split_range(s_.m, threads, min_rows)) {
@@ -59,31 +76,42 @@ Int8MatMul::Int8MatMul(Int8MatMulSpec spec, int threads) : s_(std::move(spec)) {
     dnnl::memory::desc y_md({r1 - r0, s_.n}, y_t, dnnl::memory::format_tag::ab);
     dnnl::matmul::primitive_desc pd;
     try {
-      dnnl::matmul::desc d = s_.bias.empty() ? dnnl::matmul::desc(a_md, b_any, y_md)
-                                             : dnnl::matmul::desc(a_md, b_any, bias_md, y_md);
+      dnnl::matmul::desc d = with_bias ? dnnl::matmul::desc(a_md, b_any, bias_md, y_md)
+                                       : dnnl::matmul::desc(a_md, b_any, y_md);
       pd = dnnl::matmul::primitive_desc(d, attr, dnnl_engine());
     } catch (const dnnl::error&) {
       return;  // no oneDNN kernel for this case: the reference loop runs it
     }
     impl = pd.impl_info_str();
     if (impl.find("ref") != std::string::npos) return;
-    std::vector<std::pair<int, dnnl::memory::desc>> descs{{DNNL_ARG_SRC, a_md},
-                                                          {DNNL_ARG_DST, y_md}};
-    std::vector<DnnlPart::Bind> binds{{DNNL_ARG_SRC, 0, r0 * s_.k},
-                                      {DNNL_ARG_DST, 1, r0 * s_.n * y_es}};
-    if (!s_.bias.empty()) {
-      descs.push_back({DNNL_ARG_BIAS, bias_md});
-      binds.push_back({DNNL_ARG_BIAS, 2, 0});
+    for (std::size_t h = 0; h < weight_sets.size(); ++h) {
+      // Each weight set writes its own output: y, or the int32 accumulator of its half.
+      const int y_tensor = halves ? 3 + static_cast<int>(h) : 1;
+      std::vector<std::pair<int, dnnl::memory::desc>> descs{{DNNL_ARG_SRC, a_md},
+                                                            {DNNL_ARG_DST, y_md}};
+      std::vector<DnnlPart::Bind> binds{{DNNL_ARG_SRC, 0, r0 * s_.k},
+                                        {DNNL_ARG_DST, y_tensor, r0 * s_.n * y_es}};
+      if (with_bias) {
+        descs.push_back({DNNL_ARG_BIAS, bias_md});
+        binds.push_back({DNNL_ARG_BIAS, 2, 0});
+      }
+      DnnlPart part = make_part(pd, descs, std::move(binds));
+      if (!shared_b[h] || shared_b[h].get_desc() != pd.weights_desc()) {
+        shared_b[h] = reorder_weights(user_b, weight_sets[h].data(), pd.weights_desc());
+      }
+      part.args[DNNL_ARG_WEIGHTS] = shared_b[h];
+      parts.push_back(std::move(part));
     }
-    DnnlPart part = make_part(pd, descs, std::move(binds));
-    if (!shared_b || shared_b.get_desc() != pd.weights_desc()) {
-      shared_b = reorder_weights(user_b, b8.data(), pd.weights_desc());
-    }
-    part.args[DNNL_ARG_WEIGHTS] = shared_b;
-    parts.push_back(std::move(part));
+  }
+  if (shift_src) a_u8_.assign(static_cast<std::size_t>(s_.m * s_.k), 0);
+  if (halves) {
+    acc_lo_.assign(static_cast<std::size_t>(s_.m * s_.n), 0);
+    acc_hi_.assign(acc_lo_.size(), 0);
   }
   parts_ = std::move(parts);
-  impl_ = impl;
+  shift_src_ = shift_src;
+  halves_ = halves;
+  impl_ = halves ? impl + " (7-bit weight halves)" : impl;
 }
 
 void Int8MatMul::run(const void* a, void* y, int threads) {
@@ -92,8 +120,29 @@ void Int8MatMul::run(const void* a, void* y, int threads) {
     run_reference(a, y);
     return;
   }
+  void* src = const_cast<void*>(a);
+  if (shift_src_) {
+    shift_s8_to_u8(a, a_u8_.data(), s_.m * s_.k, threads);
+    src = a_u8_.data();
+  }
+  if (halves_) {
+    run_parts(parts_, {src, nullptr, nullptr, acc_lo_.data(), acc_hi_.data()}, threads);
+    return run_halves(y, threads);
+  }
   void* bias = s_.bias.empty() ? nullptr : s_.bias.data();
-  run_parts(parts_, {const_cast<void*>(a), y, bias}, threads);
+  run_parts(parts_, {src, y, bias}, threads);
+}
+
+void Int8MatMul::run_halves(void* y, int threads) {
+  HalvesEpilogue e;
+  e.rows = s_.m;
+  e.cols = s_.n;
+  e.bias = &s_.bias;
+  e.scales = &s_.scales;
+  e.y_type = s_.y_type;
+  e.y_zero_point = s_.y_zero_point;
+  e.relu = s_.relu;
+  store_halves(e, acc_lo_.data(), acc_hi_.data(), y, threads);
 }
 
 void Int8MatMul::run_reference(const void* ap, void* y) const {

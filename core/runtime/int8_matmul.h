@@ -7,7 +7,9 @@
 //   y = acc | saturate(round(acc * scale[j]) + y_zp) | acc * scale[j]   (Int32 | 8-bit | Float32)
 //
 // Runs as one oneDNN int8 matmul (split over rows) when b fits int8 after its zero
-// point is taken out, else as an exact reference loop.
+// point is taken out, else as an exact reference loop. Where oneDNN's int8 kernels
+// lack VNNI, the matmul runs on a u8 source with 7-bit weight halves, still exact
+// (runtime/int8_exact.h).
 
 #include <string>
 #include <vector>
@@ -38,10 +40,17 @@ class Int8MatMul {
 
  private:
   void run_reference(const void* a, void* y) const;
+  void run_halves(void* y, int threads);
 
   Int8MatMulSpec s_;
   std::string impl_ = "reference";
   std::vector<DnnlPart> parts_;
+  // No VNNI (runtime/int8_exact.h): an s8 source goes in as u8 + 128 (a_u8_); with
+  // weights beyond 7 bits, parts_ holds the matmuls of both halves, writing int32
+  // accumulators that run_halves sums and requantizes.
+  bool shift_src_ = false, halves_ = false;
+  std::vector<uint8_t> a_u8_;
+  std::vector<int32_t> acc_lo_, acc_hi_;
 };
 
 }  // namespace fx

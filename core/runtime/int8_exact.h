@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Keeping oneDNN's int8 convolutions and matmuls exact on CPUs without VNNI.
+//
+// With VNNI (vpdpbusd: AVX512_VNNI, AVX-VNNI) oneDNN sums u8 x s8 products in 32
+// bits. Without it (SSE4.1, AVX2, AVX-512 before Cascade Lake) its kernels add
+// each pair of products in 16 bits with saturation (vpmaddubsw), which clips when
+// |x1 w1 + x2 w2| > 32767, and for s8 sources they halve the weights first (odd
+// weights round): oneDNN's "Nuances of int8 computations". Both are exact when the
+// source is u8 and every |w| <= 64 (2 * 255 * 64 < 32768). So there the integer
+// kernels feed u8 sources (an s8 source moved by 128, its zero point too) and
+// weights as two 7-bit halves, lo + hi = w, whose int32 results are summed here
+// before bias, scale and requantization.
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/tensor.h"
+
+namespace fx {
+
+// Whether oneDNN's int8 kernels, as dispatched in this process (ONEDNN_MAX_CPU_ISA
+// honoured), multiply-accumulate u8 x s8 exactly for any weights.
+bool onednn_int8_dot_exact();
+
+// All |w| <= 64: the non-VNNI kernels are exact on them as they are.
+bool fits_7bit(const std::vector<int32_t>& w);
+
+// w (each within [-128, 127]) as lo + hi with both halves within [-64, 64].
+struct WeightHalves {
+  std::vector<int8_t> lo, hi;
+};
+WeightHalves split_weights_7bit(const std::vector<int32_t>& w);
+
+// dst[i] = src[i] as s8 + 128, as u8 (n bytes).
+void shift_s8_to_u8(const void* src, void* dst, int64_t n, int threads);
+
+// The output of an integer kernel whose accumulator came as two int32 halves
+// (rows x cols, row-major): acc = lo + hi, then bias, scale, Relu and zero point as
+// store_accumulated writes them. plane == 0: y is [rows, cols]; plane > 0: rows are
+// the pixels of images of `plane` pixels and y is planar ([image, cols, plane]).
+struct HalvesEpilogue {
+  int64_t rows = 0, cols = 0, plane = 0;
+  const std::vector<float>* bias = nullptr;    // empty or cols
+  const std::vector<float>* scales = nullptr;  // 1 or cols (unused for Int32)
+  DType y_type = DType::Int32;
+  int32_t y_zero_point = 0;
+  bool relu = false;
+};
+void store_halves(const HalvesEpilogue& e, const int32_t* lo, const int32_t* hi, void* y,
+                  int threads);
+
+}  // namespace fx
