@@ -12,6 +12,7 @@
 #include <set>
 
 #include "device/device_presets.h"
+#include "util/build_id.h"
 #include "util/error.h"
 #include "util/json_file.h"
 #include "util/version.h"
@@ -57,7 +58,7 @@ bool AutotuneCache::enabled() {
 
 std::string AutotuneCache::default_path(const std::string& cpu_model) {
   return device_cache_dir() + "/autotune/" + file_name_of(cpu_model) + "-fxc-" +
-         file_name_of(kVersion) + ".json";
+         file_name_of(kVersion) + "-" + build_id() + ".json";
 }
 
 AutotuneCache AutotuneCache::open(const std::string& path) {
@@ -142,7 +143,8 @@ void AutotuneCache::save() const {
       groups[key]["noise_measurements"] = e.noise_measurements;
     }
   }
-  const nlohmann::json doc = {{"schema", kSchema}, {"fxc_version", kVersion}, {"groups", groups}};
+  const nlohmann::json doc = {
+      {"schema", kSchema}, {"fxc_version", kVersion}, {"build_id", build_id()}, {"groups", groups}};
   std::error_code ec;
   const std::filesystem::path p(path_);
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);

@@ -11,8 +11,10 @@
 //   c.save();
 //   AutotuneVerdict v = reject_autotuned_slower(plan, graph, threads, c);
 //
-// One file per CPU model and fxc version ($XDG_CACHE_HOME/fusion-explorer/autotune/),
-// since a measurement says nothing about another CPU or another code generator. A
+// One file per CPU model and fxc build ($XDG_CACHE_HOME/fusion-explorer/autotune/): the
+// version and the build id (util/build_id.h, a hash of the sources and compiler), since a
+// measurement says nothing about another CPU or about kernels changed since, even under
+// the same version number. A
 // group is keyed by its structure, not its node names: member op types and attributes,
 // how the members connect, the dtypes and shapes of everything they read and write,
 // which inputs are constants, and the thread count, so the same block measured in one
@@ -58,7 +60,7 @@ class AutotuneCache {
  public:
   // False when FX_AUTOTUNE_CACHE is "off" or "0".
   static bool enabled();
-  // <cache dir>/autotune/<CPU model, as a file name>-fxc-<version>.json
+  // <cache dir>/autotune/<CPU model, as a file name>-fxc-<version>-<build id>.json
   static std::string default_path(const std::string& cpu_model);
   // The cache at `path`, empty when the file does not exist; FileError naming the file
   // when it exists but cannot be read or is not an autotune cache.

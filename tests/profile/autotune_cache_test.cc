@@ -14,7 +14,9 @@
 #include <fstream>
 
 #include "ir/graph_builder.h"
+#include "util/build_id.h"
 #include "util/error.h"
+#include "util/version.h"
 
 namespace fx {
 namespace {
@@ -102,6 +104,11 @@ TEST(AutotuneCache, OffSwitchAndPathPerCpuAndVersion) {
   const std::string p = AutotuneCache::default_path("AMD EPYC 9R14 96-Core Processor");
   EXPECT_NE(p.find("/autotune/AMD_EPYC_9R14_96-Core_Processor-fxc-"), std::string::npos) << p;
   EXPECT_NE(p, AutotuneCache::default_path("Intel(R) Xeon(R) Platinum 8488C"));
+  // Keyed by the build too: another build of the same version does not read this file.
+  const std::string id = build_id();
+  EXPECT_EQ(id.size(), 16u);
+  EXPECT_EQ(id.find_first_not_of("0123456789abcdef"), std::string::npos) << id;
+  EXPECT_NE(p.find(std::string("-fxc-") + kVersion + "-" + id + ".json"), std::string::npos) << p;
 }
 
 TEST(AutotuneCache, TheDefaultPlanLosesGroupsMeasuredSlowerOnThisCpu) {
