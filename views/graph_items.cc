@@ -134,7 +134,7 @@ void BoxItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget
 }
 
 EdgeItem::EdgeItem(const drawing::SceneEdge& e, QString label, QSizeF label_size, QColor color)
-    : label_(std::move(label)), label_size_(label_size), color_(color) {
+    : text_(std::move(label)), label_size_(label_size), color_(color) {
   const auto& pts = e.points;
   if (!pts.empty()) {
     path_.moveTo(qt(pts[0]));
@@ -147,40 +147,62 @@ EdgeItem::EdgeItem(const drawing::SceneEdge& e, QString label, QSizeF label_size
     } else if (pts.size() >= 2) {
       arrow_ = arrow_head(qt(pts[pts.size() - 2]), end);
     }
-    label_pos_ = path_.pointAtPercent(0.5) + QPointF(5, -label_size_.height() / 2);
+    middle_ = path_.pointAtPercent(0.5) + QPointF(5, -label_size_.height() / 2);
   }
   setZValue(50);
-  bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-4, -4, 4, 4);
-  if (!label_.isEmpty()) bounds_ = bounds_.united(label_rect());
+  line_bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-4, -4, 4, 4);
+  bounds_ = line_bounds_;
+}
+
+void EdgeItem::show_label_at(std::optional<QPointF> at) {
+  prepareGeometryChange();
+  label_ = at ? text_ : QString();
+  label_pos_ = at.value_or(QPointF());
+  bounds_ = at ? line_bounds_.united(label_rect()) : line_bounds_;
+  update();
+}
+
+void EdgeItem::occupy_line(LabelPlacer& placer) const {
+  placer.occupy_path(path_);
+  if (!arrow_.isEmpty()) placer.occupy(arrow_.boundingRect().adjusted(-1, -1, 1, 1));
 }
 
 void EdgeItem::place_label(LabelPlacer& placer) {
-  if (label_.isEmpty() || path_.isEmpty()) return;
-  // Candidates: along the edge from the middle outwards, right of the line first (the
-  // usual reading place), then left of it, which frees converging edges' labels.
-  // The middle, right of the line, is computed already and free on most edges: try it
-  // before sampling the path (this runs for every edge of a 100,000-node graph).
-  const QPointF middle[] = {label_pos_};
-  if (placer.place(middle, label_size_)) return;
-  std::vector<QPointF> spots;
-  const double half_h = label_size_.height() / 2;
-  spots.push_back(path_.pointAtPercent(0.5) + QPointF(-5 - label_size_.width(), -half_h));
-  for (double t : {0.4, 0.6, 0.3, 0.7, 0.2, 0.8}) {
-    const QPointF at = path_.pointAtPercent(t);
-    spots.push_back(at + QPointF(5, -half_h));
-    spots.push_back(at + QPointF(-5 - label_size_.width(), -half_h));
-  }
-  if (const auto spot = placer.place(spots, label_size_)) {
-    if (*spot != label_pos_) {
-      prepareGeometryChange();
-      label_pos_ = *spot;
-      bounds_ = bounds_.united(label_rect());
-    }
+  if (text_.isEmpty() || path_.isEmpty()) {
+    show_label_at(std::nullopt);
     return;
   }
-  prepareGeometryChange();
-  label_.clear();
-  update();
+  // Candidates: along the edge from the middle outwards; beside a vertical stretch
+  // right of the line first (the usual reading place), then left of it, which frees
+  // converging edges' labels; above or below a horizontal stretch (a connector's run
+  // between frames), never on it.
+  // The middle, right of the line, is computed already and free on most edges: try it
+  // before sampling the path (this runs for every edge of a 100,000-node graph).
+  const QPointF middle[] = {middle_};
+  if (placer.place(middle, label_size_)) {
+    show_label_at(middle_);
+    return;
+  }
+  std::vector<QPointF> spots;
+  const double w = label_size_.width(), h = label_size_.height();
+  for (double t : {0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.1, 0.9}) {
+    const QPointF at = path_.pointAtPercent(t);
+    const double angle = path_.angleAtPercent(t);  // degrees, counter-clockwise
+    if (std::abs(std::sin(angle * M_PI / 180.0)) < 0.5) {
+      spots.push_back(at + QPointF(-w / 2, -h - 4));
+      spots.push_back(at + QPointF(-w / 2, 4));
+    } else {
+      spots.push_back(at + QPointF(5, -h / 2));
+      spots.push_back(at + QPointF(-5 - w, -h / 2));
+    }
+    // A corner of the label at the point: on a slanted line two of the four corners
+    // leave the label clear of it, whichever way the line leans.
+    spots.push_back(at + QPointF(4, -h - 4));
+    spots.push_back(at + QPointF(-w - 4, 4));
+    spots.push_back(at + QPointF(-w - 4, -h - 4));
+    spots.push_back(at + QPointF(4, 4));
+  }
+  show_label_at(placer.place(spots, label_size_));
 }
 
 QRectF EdgeItem::label_rect() const {
