@@ -63,7 +63,9 @@ void GraphScene::set_dark(bool dark) {
 QString GraphScene::edge_label(const drawing::SceneEdge& e) const {
   if (e.value == kNoValue) return {};
   const Value& v = doc_->drawn_graph().value(e.value);
-  QString s = QString::fromStdString(v.shape.str());
+  // A rank-0 tensor reads "scalar", as the boxes list scalar constants ("[]" says little).
+  QString s = v.shape.rank_known() && v.shape.rank() == 0 ? tr("scalar")
+                                                          : QString::fromStdString(v.shape.str());
   if (e.count > 1) s += QStringLiteral("  ×") + QString::number(e.count);
   return s;
 }
@@ -147,21 +149,14 @@ void GraphScene::show_layout(const drawing::SceneLayout& layout) {
 
 void GraphScene::place_labels() {
   const drawing::SceneLayout& layout = layout_;
-  // Shape labels must not cover closed boxes, the title bars and borders of open
-  // frames, the edges' lines or each other, where edges converge on one input. (Fusion
-  // hulls are translucent and change with the plan: a label may cross their outline.)
+  // Shape labels must not cover closed boxes, the title bars of open frames, the edges'
+  // lines or each other, where edges converge on one input. A label may cross a
+  // frame's side (a narrow frame leaves no room beside its chain) and a fusion hull's
+  // outline (translucent, and changed by the plan).
   LabelPlacer placer;
   const double title_h = doc_->layout ? doc_->layout->frame_header() : 22.0;
-  for (const auto& b : layout.boxes) {
-    if (!b.open) {
-      placer.occupy(QRectF(b.x, b.y, b.width, b.height));
-      continue;
-    }
-    placer.occupy(QRectF(b.x, b.y, b.width, title_h));
-    QPainterPath border;
-    border.addRect(QRectF(b.x, b.y, b.width, b.height));
-    placer.occupy_path(border, 1.5, 24.0);
-  }
+  for (const auto& b : layout.boxes)
+    placer.occupy(QRectF(b.x, b.y, b.width, b.open ? title_h : b.height));
   for (const EdgeItem* e : edges_) e->occupy_line(placer);
   for (EdgeItem* e : edges_) e->place_label(placer);
 }

@@ -81,8 +81,8 @@ class GraphScene : public QGraphicsScene {
   void on_selection_changed();
   void apply_overlay();
   QString edge_label(const drawing::SceneEdge& e) const;
-  // Puts the edges' shape labels where they cover no box, title bar, frame border, edge
-  // or other label.
+  // Puts the edges' shape labels where they cover no box, title bar, edge or other
+  // label.
   void place_labels();
   // The outline of a fusion group over the given (closed) scene boxes.
   QPainterPath hull_outline(const std::unordered_set<int>& shown) const;

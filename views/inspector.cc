@@ -90,7 +90,9 @@ void Inspector::show_model(const ModelDocument& doc) {
   const ModelInfo& info = doc.model.info;
   auto* m = section(tr("Model"));
   row(m, tr("File"), doc.path);
-  row(m, tr("Producer"), qs(info.producer_name + " " + info.producer_version));
+  // paddle2onnx leaves the producer empty: say so rather than show a blank value.
+  const QString producer = qs(info.producer_name + " " + info.producer_version).trimmed();
+  row(m, tr("Producer"), producer.isEmpty() ? tr("not recorded in the file") : producer);
   QStringList opsets;
   for (const auto& [domain, version] : info.opsets)
     opsets << (domain.empty() ? QStringLiteral("ai.onnx") : qs(domain)) + QLatin1Char(' ') +

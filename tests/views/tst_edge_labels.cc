@@ -121,6 +121,24 @@ class TestEdgeLabels : public QObject {
         for (const QRectF& l : labels) QVERIFY(!path_enters(e->path(), l));
   }
 
+  // A rank-0 tensor's edge reads "scalar" (Silero VAD's Equal deciding its If), not "[]".
+  void a_scalar_edge_says_scalar() {
+    fx::GraphBuilder b;
+    const fx::ValueId x = b.input("x", {1, 16});
+    const fx::ValueId r =
+        b.op("ReduceMax", {x}, {{"keepdims", int64_t{0}}}, "max", fx::Shape::scalar());
+    b.output(b.op("Sigmoid", {r}, {}, "gate", fx::Shape::scalar()));
+    fx::views::GraphScene scene;
+    auto doc = document(b.build(), scene.font());
+    scene.set_document(doc);
+    scene.show_layout(doc->layout->compute(fx::drawing::Expansion(doc->tree->group_count())));
+    QStringList labels;
+    for (QGraphicsItem* it : scene.items())
+      if (auto* e = qgraphicsitem_cast<fx::views::EdgeItem*>(it)) labels << e->label();
+    QVERIFY2(labels.contains(QStringLiteral("scalar")), qPrintable(labels.join(QLatin1Char('|'))));
+    QVERIFY(!labels.contains(QStringLiteral("[]")));
+  }
+
   void labels_are_clear_on_real_layouts_data() {
     QTest::addColumn<QString>("path");
     QTest::newRow("tiny_cnn") << fx::views::test::kTinyCnn;

@@ -89,6 +89,9 @@ class TestInspector : public QObject {
     // The record `fxc inspect` prints, less its "canonical: " prefix.
     QCOMPARE(QStringLiteral("canonical: ") + canonical,
              QString::fromStdString(doc->model.canonical.summary()));
+    // The file names no producer (as paddle2onnx's exports do): the row says so.
+    QCOMPARE(inspector.value_of(QStringLiteral("Producer")),
+             QStringLiteral("not recorded in the file"));
 
     const fx::NodeId matmul = doc->graph().find_node("matmul");
     QVERIFY(matmul != fx::kNoNode);
