@@ -63,9 +63,7 @@ void GraphScene::set_dark(bool dark) {
 QString GraphScene::edge_label(const drawing::SceneEdge& e) const {
   if (e.value == kNoValue) return {};
   const Value& v = doc_->drawn_graph().value(e.value);
-  // A rank-0 tensor reads "scalar", as the boxes list scalar constants ("[]" says little).
-  QString s = v.shape.rank_known() && v.shape.rank() == 0 ? tr("scalar")
-                                                          : QString::fromStdString(v.shape.str());
+  QString s = format_shape(v.shape);  // "scalar" for rank 0, not "[]"
   if (e.count > 1) s += QStringLiteral("  ×") + QString::number(e.count);
   return s;
 }

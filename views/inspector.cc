@@ -24,7 +24,8 @@ QString qs(const std::string& s) {
 QString value_text(const Graph& g, ValueId v) {
   if (v == kNoValue) return QObject::tr("(omitted)");
   const Value& val = g.value(v);
-  QString s = QString::fromLatin1(dtype_name(val.dtype)) + QLatin1Char(' ') + qs(val.shape.str());
+  QString s =
+      QString::fromLatin1(dtype_name(val.dtype)) + QLatin1Char(' ') + format_shape(val.shape);
   if (val.is_constant()) s += QObject::tr("  constant");
   return s;
 }

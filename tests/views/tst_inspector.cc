@@ -103,6 +103,20 @@ class TestInspector : public QObject {
     QVERIFY2(!x.isEmpty() && !x.contains(QStringLiteral("Identity")), qPrintable(x));
   }
 
+  // A rank-0 tensor reads "scalar" in the inspector as on the graph's edges, not "[]".
+  void a_scalar_reads_scalar() {
+    ft::TempDir dir;
+    const std::string path = dir.file("scaled_softmax.onnx");
+    ft::save(scaled_softmax(), path);
+    auto doc = fx::views::test::analysed_document(QString::fromStdString(path));
+    const fx::NodeId mul = doc->graph().find_node("mul");
+    QVERIFY(mul != fx::kNoNode);
+    Inspector inspector;
+    inspector.show_node(*doc, mul);
+    const QString scale = inspector.value_of(QStringLiteral("scale"));
+    QVERIFY2(scale.startsWith(QStringLiteral("float32 scalar")), qPrintable(scale));
+  }
+
   // A group legal only at the assumed seq (its Softmax row fits on a chip at seq=128, not
   // at 16 times that) carries fxc analyze's note into the candidate table's tip, the
   // inspector and the saved plan; bound, it carries none.
