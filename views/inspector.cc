@@ -3,6 +3,7 @@
 
 #include "analysis/plan_totals.h"
 
+#include <QPainter>
 #include <QScrollBar>
 
 #include <QApplication>
@@ -73,6 +74,20 @@ void Inspector::row(QTreeWidgetItem* parent, const QString& key, const QString& 
   auto* item = new QTreeWidgetItem(parent, {key, value});
   item->setToolTip(0, key);
   item->setToolTip(1, value);
+}
+
+void Inspector::set_empty_note(const QString& note) {
+  empty_note_ = note;
+  viewport()->update();
+}
+
+void Inspector::paintEvent(QPaintEvent* event) {
+  QTreeWidget::paintEvent(event);
+  if (topLevelItemCount() > 0 || empty_note_.isEmpty()) return;
+  QPainter p(viewport());
+  p.setPen(palette().color(QPalette::PlaceholderText));
+  p.drawText(viewport()->rect().adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap,
+             empty_note_);
 }
 
 void Inspector::show_nothing() {
