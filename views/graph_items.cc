@@ -5,6 +5,7 @@
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
+#include <algorithm>
 #include <cmath>
 
 namespace fx::views {
@@ -151,6 +152,15 @@ EdgeItem::EdgeItem(const drawing::SceneEdge& e, QString label, QSizeF label_size
   }
   setZValue(50);
   line_bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-4, -4, 4, 4);
+  // The painted line flattened once, with its running length: label candidates walk
+  // it (QPainterPath::pointAtPercent measures the whole path again on every call).
+  for (const QPolygonF& poly : path_.toSubpathPolygons()) line_ << poly;
+  length_.reserve(std::size_t(line_.size()));
+  double run = 0;
+  for (qsizetype i = 0; i < line_.size(); ++i) {
+    if (i > 0) run += QLineF(line_[i - 1], line_[i]).length();
+    length_.push_back(run);
+  }
   bounds_ = line_bounds_;
 }
 
@@ -162,8 +172,21 @@ void EdgeItem::show_label_at(std::optional<QPointF> at) {
   update();
 }
 
+std::pair<QPointF, bool> EdgeItem::along(double t) const {
+  if (line_.isEmpty()) return {QPointF(), false};
+  const double want = t * length_.back();
+  const auto it = std::lower_bound(length_.begin(), length_.end(), want);
+  const std::size_t i =
+      std::clamp<std::size_t>(std::size_t(it - length_.begin()), 1, std::size_t(line_.size()) - 1);
+  const QPointF a = line_[qsizetype(i - 1)], b = line_[qsizetype(i)];
+  const double seg = length_[i] - length_[i - 1];
+  const QPointF at = seg > 0 ? a + (b - a) * ((want - length_[i - 1]) / seg) : a;
+  const bool horizontal = std::abs(b.x() - a.x()) > 2 * std::abs(b.y() - a.y());
+  return {at, horizontal};
+}
+
 void EdgeItem::occupy_line(LabelPlacer& placer) const {
-  placer.occupy_path(path_);
+  placer.occupy_polyline(line_);
   if (!arrow_.isEmpty()) placer.occupy(arrow_.boundingRect().adjusted(-1, -1, 1, 1));
 }
 
@@ -186,9 +209,8 @@ void EdgeItem::place_label(LabelPlacer& placer) {
   std::vector<QPointF> spots;
   const double w = label_size_.width(), h = label_size_.height();
   for (double t : {0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.1, 0.9}) {
-    const QPointF at = path_.pointAtPercent(t);
-    const double angle = path_.angleAtPercent(t);  // degrees, counter-clockwise
-    if (std::abs(std::sin(angle * M_PI / 180.0)) < 0.5) {
+    const auto [at, horizontal] = along(t);
+    if (horizontal) {
       spots.push_back(at + QPointF(-w / 2, -h - 4));
       spots.push_back(at + QPointF(-w / 2, 4));
     } else {

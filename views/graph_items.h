@@ -14,6 +14,7 @@
 #include <QStringList>
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "drawing/hierarchical_layout.h"
@@ -84,6 +85,9 @@ class EdgeItem : public QGraphicsItem {
   QPainterPath path_;
   QPolygonF arrow_;
   void show_label_at(std::optional<QPointF> at);
+  // The point at fraction t of the line's length, and whether the line runs more
+  // across than down there.
+  std::pair<QPointF, bool> along(double t) const;
 
   QString text_;   // the shape, whether shown or not
   QString label_;  // what is painted: text_ or nothing
@@ -92,6 +96,8 @@ class EdgeItem : public QGraphicsItem {
   QSizeF label_size_;
   QColor color_;
   std::optional<QColor> internal_;
+  QPolygonF line_;              // path_ flattened
+  std::vector<double> length_;  // running length at each point of line_
   QRectF line_bounds_;
   QRectF bounds_;
 };

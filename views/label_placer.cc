@@ -35,17 +35,19 @@ void LabelPlacer::occupy(const QRectF& r) {
 }
 
 void LabelPlacer::occupy_path(const QPainterPath& path, double pad, double step) {
+  for (const QPolygonF& poly : path.toSubpathPolygons()) occupy_polyline(poly, pad, step);
+}
+
+void LabelPlacer::occupy_polyline(const QPolygonF& poly, double pad, double step) {
   // Diagonal pieces take their bounding box: short pieces keep that box close to the line.
-  for (const QPolygonF& poly : path.toSubpathPolygons()) {
-    for (qsizetype i = 0; i + 1 < poly.size(); ++i) {
-      const QPointF a = poly[i], b = poly[i + 1];
-      const double len = QLineF(a, b).length();
-      const int pieces = std::max(1, int(std::ceil(len / step)));
-      for (int k = 0; k < pieces; ++k) {
-        const QPointF p0 = a + (b - a) * (double(k) / pieces);
-        const QPointF p1 = a + (b - a) * (double(k + 1) / pieces);
-        occupy(QRectF(p0, p1).normalized().adjusted(-pad, -pad, pad, pad));
-      }
+  for (qsizetype i = 0; i + 1 < poly.size(); ++i) {
+    const QPointF a = poly[i], b = poly[i + 1];
+    const double len = QLineF(a, b).length();
+    const int pieces = std::max(1, int(std::ceil(len / step)));
+    for (int k = 0; k < pieces; ++k) {
+      const QPointF p0 = a + (b - a) * (double(k) / pieces);
+      const QPointF p1 = a + (b - a) * (double(k + 1) / pieces);
+      occupy(QRectF(p0, p1).normalized().adjusted(-pad, -pad, pad, pad));
     }
   }
 }

@@ -8,6 +8,7 @@
 
 #include <QPainterPath>
 #include <QPointF>
+#include <QPolygonF>
 #include <QRectF>
 #include <QSizeF>
 
@@ -29,6 +30,7 @@ class LabelPlacer {
   // `step`, each piece's bounds grown by `pad` (half the pen and a little air), so a
   // label is never put on an edge, its own included.
   void occupy_path(const QPainterPath& path, double pad = 2.0, double step = 12.0);
+  void occupy_polyline(const QPolygonF& line, double pad = 2.0, double step = 12.0);
   bool is_clear(const QRectF& r) const;
   // The first candidate top-left corner where a label of `size` is clear; that spot is
   // then taken. Nothing when every candidate collides.
