@@ -5,6 +5,7 @@
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
+#include <algorithm>
 #include <cmath>
 
 namespace fx::views {
@@ -134,7 +135,7 @@ void BoxItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget
 }
 
 EdgeItem::EdgeItem(const drawing::SceneEdge& e, QString label, QSizeF label_size, QColor color)
-    : label_(std::move(label)), label_size_(label_size), color_(color) {
+    : text_(std::move(label)), label_size_(label_size), color_(color) {
   const auto& pts = e.points;
   if (!pts.empty()) {
     path_.moveTo(qt(pts[0]));
@@ -147,40 +148,83 @@ EdgeItem::EdgeItem(const drawing::SceneEdge& e, QString label, QSizeF label_size
     } else if (pts.size() >= 2) {
       arrow_ = arrow_head(qt(pts[pts.size() - 2]), end);
     }
-    label_pos_ = path_.pointAtPercent(0.5) + QPointF(5, -label_size_.height() / 2);
+    middle_ = path_.pointAtPercent(0.5) + QPointF(5, -label_size_.height() / 2);
   }
   setZValue(50);
-  bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-4, -4, 4, 4);
-  if (!label_.isEmpty()) bounds_ = bounds_.united(label_rect());
+  line_bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-4, -4, 4, 4);
+  // The painted line flattened once, with its running length: label candidates walk
+  // it (QPainterPath::pointAtPercent measures the whole path again on every call).
+  for (const QPolygonF& poly : path_.toSubpathPolygons()) line_ << poly;
+  length_.reserve(std::size_t(line_.size()));
+  double run = 0;
+  for (qsizetype i = 0; i < line_.size(); ++i) {
+    if (i > 0) run += QLineF(line_[i - 1], line_[i]).length();
+    length_.push_back(run);
+  }
+  bounds_ = line_bounds_;
+}
+
+void EdgeItem::show_label_at(std::optional<QPointF> at) {
+  prepareGeometryChange();
+  label_ = at ? text_ : QString();
+  label_pos_ = at.value_or(QPointF());
+  bounds_ = at ? line_bounds_.united(label_rect()) : line_bounds_;
+  update();
+}
+
+std::pair<QPointF, bool> EdgeItem::along(double t) const {
+  if (line_.isEmpty()) return {QPointF(), false};
+  const double want = t * length_.back();
+  const auto it = std::lower_bound(length_.begin(), length_.end(), want);
+  const std::size_t i =
+      std::clamp<std::size_t>(std::size_t(it - length_.begin()), 1, std::size_t(line_.size()) - 1);
+  const QPointF a = line_[qsizetype(i - 1)], b = line_[qsizetype(i)];
+  const double seg = length_[i] - length_[i - 1];
+  const QPointF at = seg > 0 ? a + (b - a) * ((want - length_[i - 1]) / seg) : a;
+  const bool horizontal = std::abs(b.x() - a.x()) > 2 * std::abs(b.y() - a.y());
+  return {at, horizontal};
+}
+
+void EdgeItem::occupy_line(LabelPlacer& placer) const {
+  placer.occupy_polyline(line_);
+  if (!arrow_.isEmpty()) placer.occupy(arrow_.boundingRect().adjusted(-1, -1, 1, 1));
 }
 
 void EdgeItem::place_label(LabelPlacer& placer) {
-  if (label_.isEmpty() || path_.isEmpty()) return;
-  // Candidates: along the edge from the middle outwards, right of the line first (the
-  // usual reading place), then left of it, which frees converging edges' labels.
-  // The middle, right of the line, is computed already and free on most edges: try it
-  // before sampling the path (this runs for every edge of a 100,000-node graph).
-  const QPointF middle[] = {label_pos_};
-  if (placer.place(middle, label_size_)) return;
-  std::vector<QPointF> spots;
-  const double half_h = label_size_.height() / 2;
-  spots.push_back(path_.pointAtPercent(0.5) + QPointF(-5 - label_size_.width(), -half_h));
-  for (double t : {0.4, 0.6, 0.3, 0.7, 0.2, 0.8}) {
-    const QPointF at = path_.pointAtPercent(t);
-    spots.push_back(at + QPointF(5, -half_h));
-    spots.push_back(at + QPointF(-5 - label_size_.width(), -half_h));
-  }
-  if (const auto spot = placer.place(spots, label_size_)) {
-    if (*spot != label_pos_) {
-      prepareGeometryChange();
-      label_pos_ = *spot;
-      bounds_ = bounds_.united(label_rect());
-    }
+  if (text_.isEmpty() || path_.isEmpty()) {
+    show_label_at(std::nullopt);
     return;
   }
-  prepareGeometryChange();
-  label_.clear();
-  update();
+  // Candidates: along the edge from the middle outwards; beside a vertical stretch
+  // right of the line first (the usual reading place), then left of it, which frees
+  // converging edges' labels; above or below a horizontal stretch (a connector's run
+  // between frames), never on it.
+  // The middle, right of the line, is computed already and free on most edges: try it
+  // before sampling the path (this runs for every edge of a 100,000-node graph).
+  const QPointF middle[] = {middle_};
+  if (placer.place(middle, label_size_)) {
+    show_label_at(middle_);
+    return;
+  }
+  std::vector<QPointF> spots;
+  const double w = label_size_.width(), h = label_size_.height();
+  for (double t : {0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.1, 0.9}) {
+    const auto [at, horizontal] = along(t);
+    if (horizontal) {
+      spots.push_back(at + QPointF(-w / 2, -h - 4));
+      spots.push_back(at + QPointF(-w / 2, 4));
+    } else {
+      spots.push_back(at + QPointF(5, -h / 2));
+      spots.push_back(at + QPointF(-5 - w, -h / 2));
+    }
+    // A corner of the label at the point: on a slanted line two of the four corners
+    // leave the label clear of it, whichever way the line leans.
+    spots.push_back(at + QPointF(4, -h - 4));
+    spots.push_back(at + QPointF(-w - 4, 4));
+    spots.push_back(at + QPointF(-w - 4, -h - 4));
+    spots.push_back(at + QPointF(4, 4));
+  }
+  show_label_at(placer.place(spots, label_size_));
 }
 
 QRectF EdgeItem::label_rect() const {

@@ -14,6 +14,7 @@
 #include <QStringList>
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "drawing/hierarchical_layout.h"
@@ -67,9 +68,12 @@ class EdgeItem : public QGraphicsItem {
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
   // An edge inside a fusion group: its traffic stays on chip.
   void set_internal(std::optional<QColor> group_color);
+  // Takes the painted line and arrow head in `placer`: labels keep off every edge.
+  void occupy_line(LabelPlacer& placer) const;
   // Puts the shape label at the first free spot along the edge (middle first, then
-  // outwards, right of the line then left of it) and takes that spot in `placer`;
-  // drops the label when no spot is free.
+  // outwards; right then left of a vertical stretch, above then below a horizontal
+  // one) and takes that spot in `placer`; hides the label when no spot is free. May be
+  // called again (the hulls changed): it starts over from the middle.
   void place_label(LabelPlacer& placer);
   // Where the label is painted; empty when the edge shows none.
   QRectF label_rect() const;
@@ -80,11 +84,21 @@ class EdgeItem : public QGraphicsItem {
  private:
   QPainterPath path_;
   QPolygonF arrow_;
-  QString label_;
+  void show_label_at(std::optional<QPointF> at);
+  // The point at fraction t of the line's length, and whether the line runs more
+  // across than down there.
+  std::pair<QPointF, bool> along(double t) const;
+
+  QString text_;   // the shape, whether shown or not
+  QString label_;  // what is painted: text_ or nothing
+  QPointF middle_;
   QPointF label_pos_;
   QSizeF label_size_;
   QColor color_;
   std::optional<QColor> internal_;
+  QPolygonF line_;              // path_ flattened
+  std::vector<double> length_;  // running length at each point of line_
+  QRectF line_bounds_;
   QRectF bounds_;
 };
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <unordered_set>
 
 #include "analysis/fused_graph.h"
@@ -62,7 +63,7 @@ void GraphScene::set_dark(bool dark) {
 QString GraphScene::edge_label(const drawing::SceneEdge& e) const {
   if (e.value == kNoValue) return {};
   const Value& v = doc_->drawn_graph().value(e.value);
-  QString s = QString::fromStdString(v.shape.str());
+  QString s = format_shape(v.shape);  // "scalar" for rank 0, not "[]"
   if (e.count > 1) s += QStringLiteral("  ×") + QString::number(e.count);
   return s;
 }
@@ -138,15 +139,24 @@ void GraphScene::show_layout(const drawing::SceneLayout& layout) {
     addItem(item);
     edges_.push_back(item);
   }
-  // Shape labels must not cover closed boxes, the title bars of open frames (their
-  // text line) or each other, where edges converge on one input.
-  LabelPlacer placer;
-  for (const auto& b : layout.boxes)
-    placer.occupy(b.open ? QRectF(b.x, b.y, b.width, 22) : QRectF(b.x, b.y, b.width, b.height));
-  for (EdgeItem* e : edges_) e->place_label(placer);
   setSceneRect(QRectF(-40, -40, layout.size.width + 80, layout.size.height + 80));
+  place_labels();
   refresh_fusion();
   apply_overlay();
+}
+
+void GraphScene::place_labels() {
+  const drawing::SceneLayout& layout = layout_;
+  // Shape labels must not cover closed boxes, the title bars of open frames, the edges'
+  // lines or each other, where edges converge on one input. A label may cross a
+  // frame's side (a narrow frame leaves no room beside its chain) and a fusion hull's
+  // outline (translucent, and changed by the plan).
+  LabelPlacer placer;
+  const double title_h = doc_->layout ? doc_->layout->frame_header() : 22.0;
+  for (const auto& b : layout.boxes)
+    placer.occupy(QRectF(b.x, b.y, b.width, b.open ? title_h : b.height));
+  for (const EdgeItem* e : edges_) e->occupy_line(placer);
+  for (EdgeItem* e : edges_) e->place_label(placer);
 }
 
 void GraphScene::refresh_fusion() {
@@ -197,42 +207,10 @@ void GraphScene::refresh_fusion() {
     const std::unordered_set<int>& shown = boxes_of[si];
     // A group entirely inside one closed box is not drawn: it would hide the box.
     if (shown.size() < 2) continue;
-    // A rounded rectangle around the members when it covers no other box (the usual
-    // chain); otherwise the union of the members' outlines, bridged in order.
-    QRectF bounds;
-    for (int b : shown) {
-      const auto& sb = layout_.boxes[std::size_t(b)];
-      bounds |= QRectF(sb.x, sb.y, sb.width, sb.height);
-    }
-    bool covers_other = false;
-    for (std::size_t b = 0; b < layout_.boxes.size() && !covers_other; ++b) {
-      const auto& sb = layout_.boxes[b];
-      covers_other = !sb.open && !shown.count(int(b)) &&
-                     bounds.intersects(QRectF(sb.x, sb.y, sb.width, sb.height));
-    }
-    QPainterPath outline;
-    outline.setFillRule(Qt::WindingFill);
-    if (!covers_other) {
-      outline.addRoundedRect(bounds.adjusted(-8, -8, 8, 8), 10, 10);
-    } else {
-      for (int b : shown) {
-        const auto& sb = layout_.boxes[std::size_t(b)];
-        outline.addRoundedRect(QRectF(sb.x - 7, sb.y - 7, sb.width + 14, sb.height + 14), 9, 9);
-      }
-      std::vector<int> order(shown.begin(), shown.end());
-      std::sort(order.begin(), order.end());
-      for (std::size_t k = 0; k + 1 < order.size(); ++k) {
-        const auto& a = layout_.boxes[std::size_t(order[k])];
-        const auto& c = layout_.boxes[std::size_t(order[k + 1])];
-        const QPointF pa(a.x + a.width / 2, a.y + a.height / 2);
-        const QPointF pc(c.x + c.width / 2, c.y + c.height / 2);
-        const QPointF half(12, 0);
-        outline.addPolygon(QPolygonF({pa - half, pa + half, pc + half, pc - half, pa - half}));
-      }
-    }
+    const QPainterPath outline = hull_outline(shown);
     const FusionGroup& fg = groups[gi];
-    auto* hull = new HullItem(int(gi), outline.simplified(), status_color(fg.status),
-                              fg.estimate.traffic_reduction());
+    auto* hull =
+        new HullItem(int(gi), outline, status_color(fg.status), fg.estimate.traffic_reduction());
     hull->setToolTip(QString::fromStdString(fg.id + "  " + fg.pattern) + QLatin1Char('\n') +
                      tr("saves %1, %2 launches")
                          .arg(format_bytes(double(fg.estimate.bytes_saved())))
@@ -246,19 +224,87 @@ void GraphScene::refresh_fusion() {
       selecting_ = quiet;
     }
   }
-  // Edges between two members of one group: their tensor stays on chip.
+  // Edges from a member of a group to a member of the same group, either end possibly
+  // inside a closed group box: their tensor stays on chip. They also join the pieces of
+  // a hull split by frames.
+  const Graph& g = doc_->drawn_graph();
   for (std::size_t i = 0; i < edges_.size(); ++i) {
     const auto& e = layout_.edges[i];
     std::optional<QColor> internal;
-    const auto& a = layout_.boxes[std::size_t(e.from)];
-    const auto& b = layout_.boxes[std::size_t(e.to)];
-    if (a.item.kind == drawing::Item::Node && b.item.kind == drawing::Item::Node) {
-      const int ga = doc_->group_of_node(a.item.id);
-      if (ga >= 0 && ga == doc_->group_of_node(b.item.id))
-        internal = status_color(groups[std::size_t(ga)].status).darker(130);
+    if (e.value != kNoValue) {
+      const Value& v = g.value(e.value);
+      const int gp = v.producer == kNoNode ? -1 : doc_->group_of_node(v.producer);
+      if (gp >= 0 && box_of_node(v.producer) == boxes_[std::size_t(e.from)])
+        for (NodeId c : v.consumers)
+          if (doc_->group_of_node(c) == gp && box_of_node(c) == boxes_[std::size_t(e.to)]) {
+            internal = status_color(groups[std::size_t(gp)].status).darker(130);
+            break;
+          }
     }
     edges_[i]->set_internal(internal);
   }
+}
+
+QPainterPath GraphScene::hull_outline(const std::unordered_set<int>& shown) const {
+  // Members are drawn in pieces, one per frame holding them (a group can run from the
+  // patch embedding into the first encoder layer, across two frames' title bars): each
+  // piece is a rounded rectangle around its members when that covers no other box (the
+  // usual chain), else the union of the members' outlines bridged in order, clipped to
+  // its frame's body. No piece covers a title bar; edges between members, drawn in the
+  // group's colour, join the pieces.
+  std::map<drawing::GroupId, std::vector<int>> pieces;
+  for (int b : shown) pieces[layout_.boxes[std::size_t(b)].parent].push_back(b);
+  const double header = doc_->layout ? doc_->layout->frame_header() : 22.0;
+  QPainterPath titles;  // every open frame's title bar
+  for (const auto& sb : layout_.boxes)
+    if (sb.open) titles.addRect(QRectF(sb.x, sb.y, sb.width, header));
+  QPainterPath outline;
+  outline.setFillRule(Qt::WindingFill);
+  for (auto& [parent, members] : pieces) {
+    std::sort(members.begin(), members.end());
+    QRectF bounds;
+    for (int b : members) {
+      const auto& sb = layout_.boxes[std::size_t(b)];
+      bounds |= QRectF(sb.x, sb.y, sb.width, sb.height);
+    }
+    bool covers_other = false;
+    const std::unordered_set<int> mine(members.begin(), members.end());
+    for (std::size_t b = 0; b < layout_.boxes.size() && !covers_other; ++b) {
+      const auto& sb = layout_.boxes[b];
+      covers_other = !sb.open && !mine.count(int(b)) &&
+                     bounds.intersects(QRectF(sb.x, sb.y, sb.width, sb.height));
+    }
+    QPainterPath piece;
+    piece.setFillRule(Qt::WindingFill);
+    if (!covers_other) {
+      piece.addRoundedRect(bounds.adjusted(-8, -8, 8, 8), 10, 10);
+    } else {
+      for (int b : members) {
+        const auto& sb = layout_.boxes[std::size_t(b)];
+        piece.addRoundedRect(QRectF(sb.x - 7, sb.y - 7, sb.width + 14, sb.height + 14), 9, 9);
+      }
+      for (std::size_t k = 0; k + 1 < members.size(); ++k) {
+        const auto& a = layout_.boxes[std::size_t(members[k])];
+        const auto& c = layout_.boxes[std::size_t(members[k + 1])];
+        const QPointF pa(a.x + a.width / 2, a.y + a.height / 2);
+        const QPointF pc(c.x + c.width / 2, c.y + c.height / 2);
+        const QPointF half(12, 0);
+        piece.addPolygon(QPolygonF({pa - half, pa + half, pc + half, pc - half, pa - half}));
+      }
+    }
+    const int frame = std::size_t(parent) < layout_.box_of_group.size()
+                          ? layout_.box_of_group[std::size_t(parent)]
+                          : -1;
+    if (frame >= 0 && layout_.boxes[std::size_t(frame)].open) {
+      const auto& f = layout_.boxes[std::size_t(frame)];
+      QPainterPath body;
+      body.addRect(QRectF(f.x, f.y + header, f.width, f.height - header));
+      piece = piece.simplified().intersected(body);
+    }
+    outline.addPath(piece.simplified());
+  }
+  if (!titles.isEmpty()) return outline.simplified().subtracted(titles.simplified());
+  return outline.simplified();
 }
 
 void GraphScene::set_overlay(Overlay overlay) {

@@ -8,8 +8,10 @@
 #include <QFont>
 #include <QGraphicsScene>
 #include <QHash>
+#include <QPainterPath>
 
 #include <memory>
+#include <unordered_set>
 #include <vector>
 
 #include "drawing/hierarchical_layout.h"
@@ -79,6 +81,11 @@ class GraphScene : public QGraphicsScene {
   void on_selection_changed();
   void apply_overlay();
   QString edge_label(const drawing::SceneEdge& e) const;
+  // Puts the edges' shape labels where they cover no box, title bar, edge or other
+  // label.
+  void place_labels();
+  // The outline of a fusion group over the given (closed) scene boxes.
+  QPainterPath hull_outline(const std::unordered_set<int>& shown) const;
 
   std::shared_ptr<ModelDocument> doc_;
   drawing::SceneLayout layout_;

@@ -100,7 +100,21 @@ void GraphView::resizeEvent(QResizeEvent* event) {
   emit viewport_changed();
 }
 
+void GraphView::set_empty_note(const QString& note) {
+  empty_note_ = note;
+  viewport()->update();
+}
+
 void GraphView::drawForeground(QPainter* painter, const QRectF&) {
+  if (scene_->box_count() == 0 && !empty_note_.isEmpty()) {
+    painter->save();
+    painter->resetTransform();
+    painter->setPen(palette().color(QPalette::PlaceholderText));
+    const QRect area = viewport()->rect().adjusted(40, 40, -40, -40);
+    painter->drawText(area, Qt::AlignCenter | Qt::TextWordWrap, empty_note_);
+    painter->restore();
+    return;
+  }
   if (scene_->overlay() == Overlay::None || scene_->overlay_max() <= 0) return;
   painter->save();
   painter->resetTransform();

@@ -5,6 +5,7 @@
 // it first painted a graph (for the start-up figure).
 
 #include <QGraphicsView>
+#include <QString>
 
 namespace fx::views {
 
@@ -24,6 +25,10 @@ class GraphView : public QGraphicsView {
   // Centres on a rectangle of the scene, zooming in enough to read it.
   void reveal(const QRectF& rect);
   double zoom() const;
+  // What an empty view says (no model yet, or why the last one did not open), painted
+  // in its middle while the scene has no boxes.
+  void set_empty_note(const QString& note);
+  const QString& empty_note() const { return empty_note_; }
 
  signals:
   void first_graph_painted();
@@ -40,6 +45,7 @@ class GraphView : public QGraphicsView {
  private:
   void draw_legend(QPainter* painter);
   GraphScene* scene_;
+  QString empty_note_;
   bool painted_graph_ = false;
 };
 

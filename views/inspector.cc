@@ -3,6 +3,7 @@
 
 #include "analysis/plan_totals.h"
 
+#include <QPainter>
 #include <QScrollBar>
 
 #include <QApplication>
@@ -24,7 +25,8 @@ QString qs(const std::string& s) {
 QString value_text(const Graph& g, ValueId v) {
   if (v == kNoValue) return QObject::tr("(omitted)");
   const Value& val = g.value(v);
-  QString s = QString::fromLatin1(dtype_name(val.dtype)) + QLatin1Char(' ') + qs(val.shape.str());
+  QString s =
+      QString::fromLatin1(dtype_name(val.dtype)) + QLatin1Char(' ') + format_shape(val.shape);
   if (val.is_constant()) s += QObject::tr("  constant");
   return s;
 }
@@ -74,6 +76,20 @@ void Inspector::row(QTreeWidgetItem* parent, const QString& key, const QString& 
   item->setToolTip(1, value);
 }
 
+void Inspector::set_empty_note(const QString& note) {
+  empty_note_ = note;
+  viewport()->update();
+}
+
+void Inspector::paintEvent(QPaintEvent* event) {
+  QTreeWidget::paintEvent(event);
+  if (topLevelItemCount() > 0 || empty_note_.isEmpty()) return;
+  QPainter p(viewport());
+  p.setPen(palette().color(QPalette::PlaceholderText));
+  p.drawText(viewport()->rect().adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap,
+             empty_note_);
+}
+
 void Inspector::show_nothing() {
   showing_model_ = false;
   fusion_group_ = -1;
@@ -90,7 +106,9 @@ void Inspector::show_model(const ModelDocument& doc) {
   const ModelInfo& info = doc.model.info;
   auto* m = section(tr("Model"));
   row(m, tr("File"), doc.path);
-  row(m, tr("Producer"), qs(info.producer_name + " " + info.producer_version));
+  // paddle2onnx leaves the producer empty: say so rather than show a blank value.
+  const QString producer = qs(info.producer_name + " " + info.producer_version).trimmed();
+  row(m, tr("Producer"), producer.isEmpty() ? tr("not recorded in the file") : producer);
   QStringList opsets;
   for (const auto& [domain, version] : info.opsets)
     opsets << (domain.empty() ? QStringLiteral("ai.onnx") : qs(domain)) + QLatin1Char(' ') +

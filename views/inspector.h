@@ -28,9 +28,13 @@ class Inspector : public QTreeWidget {
   // Shows what is shown again with the document's current state (a decision, shapes
   // inferred): the model, the node or the plan group stays the one shown.
   void refresh(const ModelDocument& doc);
+  // What the empty inspector says (no model open), painted while it has no rows.
+  void set_empty_note(const QString& note);
+  const QString& empty_note() const { return empty_note_; }
 
  protected:
   void keyPressEvent(QKeyEvent* event) override;
+  void paintEvent(QPaintEvent* event) override;
 
  private:
   QTreeWidgetItem* section(const QString& title);
@@ -39,6 +43,7 @@ class Inspector : public QTreeWidget {
   int fusion_group_ = -1;
   NodeId node_ = kNoNode;  // the node shown (refresh() shows it again: its shapes, its group)
   bool showing_model_ = false;
+  QString empty_note_;
 };
 
 }  // namespace fx::views

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/label_placer.h"
 
+#include <QLineF>
+#include <QPolygonF>
+
+#include <algorithm>
 #include <cmath>
 
 namespace fx::views {
@@ -28,6 +32,24 @@ void LabelPlacer::for_cells(const QRectF& r, F&& f) const {
 void LabelPlacer::occupy(const QRectF& r) {
   if (r.isEmpty()) return;
   for_cells(r, [&](long long key) { cells_[key].push_back(r); });
+}
+
+void LabelPlacer::occupy_path(const QPainterPath& path, double pad, double step) {
+  for (const QPolygonF& poly : path.toSubpathPolygons()) occupy_polyline(poly, pad, step);
+}
+
+void LabelPlacer::occupy_polyline(const QPolygonF& poly, double pad, double step) {
+  // Diagonal pieces take their bounding box: short pieces keep that box close to the line.
+  for (qsizetype i = 0; i + 1 < poly.size(); ++i) {
+    const QPointF a = poly[i], b = poly[i + 1];
+    const double len = QLineF(a, b).length();
+    const int pieces = std::max(1, int(std::ceil(len / step)));
+    for (int k = 0; k < pieces; ++k) {
+      const QPointF p0 = a + (b - a) * (double(k) / pieces);
+      const QPointF p1 = a + (b - a) * (double(k + 1) / pieces);
+      occupy(QRectF(p0, p1).normalized().adjusted(-pad, -pad, pad, pad));
+    }
+  }
 }
 
 bool LabelPlacer::is_clear(const QRectF& r) const {

@@ -55,6 +55,12 @@ MainWindow::MainWindow(QWidget* parent)
   build_central();
   setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
   build_docks();
+  // Empty panes say why and what to do (issue 23 item 5).
+  view_->set_empty_note(
+      tr("No model open.\nFile > Open Model… (Ctrl+O), or drop an .onnx file here."));
+  inspector_->set_empty_note(
+      tr("No model open. Its file, inputs, outputs and fusion figures show here; then the node "
+         "or group you select."));
   build_menus();
   build_status_bar();
   connect_documents();
@@ -64,6 +70,7 @@ MainWindow::MainWindow(QWidget* parent)
   connect_selection();
   restore_settings();
   update_title();
+  update_status();  // the empty candidate table and the summary say "no model" from the start
 }
 
 MainWindow::~MainWindow() {
@@ -381,6 +388,10 @@ void MainWindow::show_error(const QString& title, const QString& message) {
   emit failed(message);
   const QString head = error_headline(message);
   statusBar()->showMessage(head, 10'000);
+  // Nothing open (the model did not open): the empty graph says why, until the next one.
+  if (!doc())
+    view_->set_empty_note(
+        tr("%1\n\nFile > Open Model… (Ctrl+O) to choose another file.").arg(head));
   // Offscreen runs (tests, screenshots) have nobody to click OK.
   if (QGuiApplication::platformName() != QLatin1String("offscreen")) {
     QMessageBox box(QMessageBox::Warning, title, head, QMessageBox::Ok, this);

@@ -64,6 +64,11 @@ QString format_bytes(double bytes) {
   return scaled(bytes, units, 5, 1024);
 }
 
+QString format_shape(const Shape& shape) {
+  if (shape.rank_known() && shape.rank() == 0) return QObject::tr("scalar");
+  return QString::fromStdString(shape.str());
+}
+
 QString group_label(const FusionGroup& g) {
   QString label = QString::fromStdString(g.pattern.empty() ? std::string("group") : g.pattern);
   if (!g.nodes.empty()) label += QObject::tr(" at %1").arg(QString::fromStdString(g.nodes.front()));

@@ -8,6 +8,7 @@
 
 #include "analysis/analysis_result.h"
 #include "analysis/op_kind.h"
+#include "ir/shape.h"
 
 namespace fx::views {
 
@@ -32,5 +33,8 @@ QString group_label(const FusionGroup& group);
 QString format_bytes(double bytes);
 QString format_flops(double flops);
 QString format_seconds(double seconds);
+// A tensor shape as the graph and the inspector show it: "[1,3,224,224]", "[batch,768]",
+// "?" for an unknown rank, and "scalar" for rank 0 (as the boxes list scalar constants).
+QString format_shape(const Shape& shape);
 
 }  // namespace fx::views

@@ -6,6 +6,7 @@
 #include "views/candidate_model.h"
 #include "views/candidate_panel.h"
 #include "views/graph_scene.h"
+#include "views/graph_view.h"
 #include "views/inspector.h"
 #include "views/main_window.h"
 #include "views/timeline_view.h"
@@ -18,6 +19,7 @@ std::vector<PaneState> pane_states(const MainWindow& window) {
     PaneState s{QStringLiteral("graph")};
     s.items = window.scene()->box_count();
     s.empty = s.items == 0;
+    if (s.empty) s.explanation = window.view()->empty_note();
     out.push_back(s);
   }
   {
@@ -31,6 +33,7 @@ std::vector<PaneState> pane_states(const MainWindow& window) {
     PaneState s{QStringLiteral("inspector")};
     s.items = window.inspector()->topLevelItemCount();
     s.empty = s.items == 0;
+    if (s.empty) s.explanation = window.inspector()->empty_note();
     out.push_back(s);
   }
   {

@@ -12,6 +12,8 @@
 //                       or reveal the node named TEXT, and time it from the request to
 //                       the painted result (layout off the UI thread included)
 //   --zoom fit|F        before the screenshot: fit the graph to the view, or zoom by F
+//   --graph-only        with --screenshot: save the graph view alone, not the window
+//                       (the dagre comparison pictures, bench/gui/)
 //   --check FILE        open MODEL, wait until it is ready, write a JSON report of what
 //                       each pane shows (an empty pane must say why), the errors and the
 //                       dialogs that came up (views/pane_check.h), quit: 0 when the
@@ -107,13 +109,16 @@ int main(int argc, char** argv) {
       QStringLiteral("zoom"),
       QStringLiteral("Before the screenshot: fit the graph (\"fit\") or zoom by FACTOR."),
       QStringLiteral("FACTOR"));
+  QCommandLineOption graph_only(
+      QStringLiteral("graph-only"),
+      QStringLiteral("With --screenshot: save the graph view alone, not the whole window."));
   QCommandLineOption check(
       QStringLiteral("check"),
       QStringLiteral("Write a JSON report of the panes, errors and dialogs to FILE once the model "
                      "is ready, then quit (1 when it has problems)."),
       QStringLiteral("FILE"));
   for (const auto* o : {&screenshot, &measure, &device, &dark, &size, &overlay, &accept, &find,
-                        &profile, &side, &generate, &expand, &check, &zoom})
+                        &profile, &side, &generate, &expand, &check, &zoom, &graph_only})
     cli.addOption(*o);
   cli.process(app);
   fx::setup_logging(fx::LogLevel::Normal);
@@ -220,7 +225,8 @@ int main(int argc, char** argv) {
           QApplication::processEvents();
         }
         if (cli.isSet(screenshot)) {
-          if (!window.grab().save(cli.value(screenshot))) return QApplication::exit(3);
+          const QPixmap shot = cli.isSet(graph_only) ? window.view()->grab() : window.grab();
+          if (!shot.save(cli.value(screenshot))) return QApplication::exit(3);
         }
         if (cli.isSet(check)) return QApplication::exit(write_check());
         if (cli.isSet(measure)) {

@@ -5,11 +5,17 @@
 //     under its boxes (boxes paint above edges: a line under them vanishes);
 //   - no edge crosses an open frame's title bar;
 //   - every title and box label fits its box as the scene's font measures it;
+//   - no fusion hull covers a frame's title bar, yet each still holds its members'
+//     boxes (a group that runs from the patch embedding into the first encoder layer
+//     is drawn in pieces, one per frame);
 //   - weights are lines of their op's box until View > Constants as Nodes (or a
 //     double-click on such an op) draws them as boxes, and back.
 #include <QtTest>
 
+#include <set>
+
 #include <QAction>
+#include <QFileInfo>
 #include <QFontMetricsF>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -22,6 +28,7 @@
 using fx::views::BoxItem;
 using fx::views::EdgeItem;
 using fx::views::GraphScene;
+using fx::views::HullItem;
 namespace t = fx::views::test;
 
 namespace {
@@ -127,6 +134,52 @@ class TestGraphDrawing : public QObject {
       }
     }
     QVERIFY(frames >= 3);
+  }
+
+  void hulls_never_cover_title_bars_data() {
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<bool>("spans_frames");  // some group has members in two frames
+    QTest::newRow("tiny_cnn") << t::kTinyCnn << false;
+    QTest::newRow("tiny_transformer") << t::kTinyTransformer << false;
+    for (const char* m : {"vit_b_16", "bert_mini"})
+      QTest::newRow(m) << QStringLiteral(FX_SOURCE_DIR "/bench/cache/corpus/%1.onnx").arg(m)
+                       << (std::string(m) == "vit_b_16");
+  }
+
+  void hulls_never_cover_title_bars() {
+    QFETCH(QString, path);
+    QFETCH(bool, spans_frames);
+    if (!QFileInfo::exists(path)) QSKIP("corpus not linked at bench/cache/corpus");
+    auto doc = t::analysed_document(path);
+    GraphScene scene;
+    scene.set_document(doc);
+    scene.show_layout(doc->layout->compute(all_open(*doc->tree)));
+    const auto& layout = scene.current_layout();
+    const double header = doc->layout->frame_header();
+    int hulls = 0;
+    bool spanning = false;
+    for (QGraphicsItem* it : scene.items()) {
+      auto* hull = qgraphicsitem_cast<HullItem*>(it);
+      if (!hull) continue;
+      ++hulls;
+      for (const auto& b : layout.boxes)
+        if (b.open)
+          QVERIFY2(!hull->path().intersects(
+                       QRectF(b.x, b.y, b.width, header).adjusted(.5, .5, -.5, -.5)),
+                   doc->tree->group(b.item.id).name.c_str());
+      std::set<fx::drawing::GroupId> frames;
+      for (std::size_t n = 0; n < layout.box_of_node.size(); ++n) {
+        if (doc->group_of_node(fx::NodeId(n)) != hull->plan_group()) continue;
+        const int b = layout.box_of_node[n];
+        QVERIFY(b >= 0);
+        const auto& sb = layout.boxes[std::size_t(b)];
+        frames.insert(sb.parent);
+        QVERIFY(hull->path().contains(QPointF(sb.x + sb.width / 2, sb.y + sb.height / 2)));
+      }
+      spanning |= frames.size() > 1;
+    }
+    QVERIFY(hulls > 0);
+    if (spans_frames) QVERIFY(spanning);
   }
 
   void constants_as_nodes_on_demand() {

@@ -89,6 +89,9 @@ class TestInspector : public QObject {
     // The record `fxc inspect` prints, less its "canonical: " prefix.
     QCOMPARE(QStringLiteral("canonical: ") + canonical,
              QString::fromStdString(doc->model.canonical.summary()));
+    // The file names no producer (as paddle2onnx's exports do): the row says so.
+    QCOMPARE(inspector.value_of(QStringLiteral("Producer")),
+             QStringLiteral("not recorded in the file"));
 
     const fx::NodeId matmul = doc->graph().find_node("matmul");
     QVERIFY(matmul != fx::kNoNode);
@@ -98,6 +101,20 @@ class TestInspector : public QObject {
     QVERIFY2(w.contains(QStringLiteral("Identity")), qPrintable(w));
     const QString x = inspector.value_of(QStringLiteral("x"));
     QVERIFY2(!x.isEmpty() && !x.contains(QStringLiteral("Identity")), qPrintable(x));
+  }
+
+  // A rank-0 tensor reads "scalar" in the inspector as on the graph's edges, not "[]".
+  void a_scalar_reads_scalar() {
+    ft::TempDir dir;
+    const std::string path = dir.file("scaled_softmax.onnx");
+    ft::save(scaled_softmax(), path);
+    auto doc = fx::views::test::analysed_document(QString::fromStdString(path));
+    const fx::NodeId mul = doc->graph().find_node("mul");
+    QVERIFY(mul != fx::kNoNode);
+    Inspector inspector;
+    inspector.show_node(*doc, mul);
+    const QString scale = inspector.value_of(QStringLiteral("scale"));
+    QVERIFY2(scale.startsWith(QStringLiteral("float32 scalar")), qPrintable(scale));
   }
 
   // A group legal only at the assumed seq (its Softmax row fits on a chip at seq=128, not

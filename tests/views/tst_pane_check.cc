@@ -3,6 +3,7 @@
 // residual block, a GPT-2-like transformer): every pane either shows something or says
 // why it is empty, and opening raises no error. The report itself flags an empty pane
 // that says nothing.
+#include <QFile>
 #include <QJsonArray>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -67,6 +68,42 @@ class TestPaneCheck : public QObject {
     QVERIFY(panes[3].empty);
     QVERIFY(panes[3].explanation.contains(QStringLiteral("Profile")));
     QCOMPARE(failed.count(), 0);
+    QVERIFY(fx::views::pane_problems(panes).isEmpty());
+  }
+
+  // Before a model and after one that did not open (a truncated file), the empty graph
+  // and inspector say why and what to do; the graph names the file's problem.
+  void empty_panes_say_why_before_and_after_a_failed_open() {
+    QTemporaryDir dir;
+    MainWindow window;
+    window.set_autosave_dir(dir.path());
+    window.resize(1200, 800);
+    window.show();
+    auto panes = fx::views::pane_states(window);
+    QVERIFY(panes[0].empty && panes[2].empty);
+    QVERIFY2(panes[0].explanation.contains(QStringLiteral("Open Model")),
+             qPrintable(panes[0].explanation));
+    QVERIFY(!panes[2].explanation.isEmpty());
+    QVERIFY2(panes[1].explanation.contains(QStringLiteral("No model open")),
+             qPrintable(panes[1].explanation));
+    QVERIFY(fx::views::pane_problems(panes).isEmpty());
+
+    QFile in(QStringLiteral(FX_RESOURCES_DIR "/models/tiny_cnn.onnx"));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    const QString cut = dir.filePath(QStringLiteral("truncated.onnx"));
+    QFile out(cut);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(in.read(in.size() / 3));
+    out.close();
+    QSignalSpy failed(&window, &MainWindow::failed);
+    window.open_model(cut);
+    QVERIFY(failed.wait(30000) || failed.count() > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.is_busy(), 30000);
+    panes = fx::views::pane_states(window);
+    QVERIFY(panes[0].empty);
+    QVERIFY2(panes[0].explanation.contains(QStringLiteral("truncated.onnx")) &&
+                 panes[0].explanation.contains(QStringLiteral("Open Model")),
+             qPrintable(panes[0].explanation));
     QVERIFY(fx::views::pane_problems(panes).isEmpty());
   }
 };
