@@ -17,6 +17,7 @@
 #include "fused_kernels/conv_layout_plan.h"
 #include "fused_kernels/fused_conv_kernel.h"
 #include "fused_kernels/matmul_post_ops.h"
+#include "fused_kernels/nhwc_batch_norm.h"
 #include "fused_kernels/pointwise_depthwise_kernel.h"
 #include "fused_kernels/pool_pad_fold.h"
 #include "fused_kernels/qdq_int8_kernel.h"
@@ -83,6 +84,9 @@ void rebuild_steps(const Graph& g, FusedProgram& p, int64_t opset) {
   // that runs on NHWC too).
   if (const int folded = fold_pads_into_pools(g, p.steps, opset))
     spdlog::debug("fused program: {} Pads folded into their AveragePools", folded);
+  // So does a Relu after a BatchNormalization that no Conv takes (pre-activation).
+  if (const int folded = fold_relus_into_batch_norms(g, p.steps))
+    spdlog::debug("fused program: {} Relus folded into their BatchNormalizations", folded);
   // Fused Conv steps that feed each other keep their tensors NHWC (the steps of `p`
   // only: each group's own step stays NCHW, as checked alone).
   const int nhwc = plan_conv_layouts(g, p.steps);

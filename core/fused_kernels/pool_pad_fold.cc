@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "fused_kernels/nhwc_batch_norm.h"
 #include "ir/graph_queries.h"
 #include "runtime/kernel_registry.h"
 #include "util/error.h"
@@ -119,6 +120,7 @@ int fold_pads_into_pools(const Graph& g, std::vector<Step>& steps, int64_t opset
 
 std::shared_ptr<Kernel> make_runtime_step_kernel(const Graph& g, const Step& s, int64_t opset) {
   if (auto pool = folded_average_pool(g, s)) return make_kernel(g, *pool, opset);
+  if (is_nhwc_batch_norm_candidate(g, s)) return make_batch_norm_kernel(g, s, /*nhwc=*/false);
   NodeId own = s.nodes.at(0);
   for (NodeId id : s.nodes)
     if (g.node(id).op_type == "MaxPool") own = id;

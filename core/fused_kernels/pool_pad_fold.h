@@ -35,8 +35,9 @@ std::optional<Node> folded_average_pool(const Graph& g, const Step& s);
 int fold_pads_into_pools(const Graph& g, std::vector<Step>& steps, int64_t opset = 0);
 
 // The runtime's (NCHW) kernel of a step the layout plan may give an NHWC kernel: its
-// lone node's, a folded Pad + AveragePool's (folded_average_pool), or a QDQ MaxPool
-// group's MaxPool on the 8-bit values (qdq_int8_kernel.cc).
+// lone node's, a folded Pad + AveragePool's (folded_average_pool), a BatchNormalization
+// (+ Relu) step's NCHW pass (nhwc_batch_norm.h), or a QDQ MaxPool group's MaxPool on the
+// 8-bit values (qdq_int8_kernel.cc).
 std::shared_ptr<Kernel> make_runtime_step_kernel(const Graph& g, const Step& s, int64_t opset = 0);
 
 }  // namespace fx

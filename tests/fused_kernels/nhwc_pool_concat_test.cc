@@ -2,10 +2,10 @@
 // The layout plan through Inception- and DenseNet-shaped blocks: a zero Pad before an
 // AveragePool folds into the pool (pool_pad_fold.h), the pool runs on NHWC
 // (nhwc_max_pool.h) and the Concat joining the branches stays NHWC; a BatchNormalization
-// after a Concat (pre-activation) runs on NHWC (nhwc_batch_norm.h) so the Concat and
-// the Convs around it stay NHWC. Every fused program matches the unfused runtime; a Pad
-// that cannot fold (read elsewhere, or into a pool that does not count its own pads)
-// stays a step and the output still matches.
+// after a Concat (pre-activation) runs on NHWC (nhwc_batch_norm.h), its Relu folded
+// into the same pass, so the Concat and the Convs around it stay NHWC. Every fused
+// program matches the unfused runtime; a Pad that cannot fold (read elsewhere, or into a
+// pool that does not count its own pads) stays a step and the output still matches.
 
 #include <gtest/gtest.h>
 
@@ -220,13 +220,37 @@ TEST(DenseBlock, BatchNormAfterAConcatKeepsTheBlockNhwc) {
   m.b.output(m.b.op("GlobalAveragePool", {c3}, {}, "gap", m.s4(16, 1)));
   const Graph g = m.b.build();
   FusedProgram p = testing::post_op_program(g, conv_relu_groups({"stem", "c1", "c3"}));
-  EXPECT_TRUE(is_nhwc_batch_norm_kernel(step_named(p.steps, "bn1").kernel.get()));
-  EXPECT_TRUE(is_nhwc_batch_norm_kernel(step_named(p.steps, "bn2").kernel.get()));
+  // Each BatchNormalization and its Relu: one step, one pass, on NHWC.
+  for (const char* bn : {"bn1", "bn2"}) {
+    const Step& s = step_named(p.steps, bn);
+    EXPECT_EQ(s.op_type, "BatchNormalization+Relu") << bn;
+    EXPECT_TRUE(is_nhwc_batch_norm_kernel(s.kernel.get())) << bn;
+  }
+  EXPECT_EQ(std::count_if(p.steps.begin(), p.steps.end(),
+                          [](const Step& s) { return s.op_type == "Relu"; }),
+            0);
   EXPECT_TRUE(is_nhwc_concat_kernel(step_named(p.steps, "cat").kernel.get()));
-  // stem, bn1, bn1_relu, c1, c2, cat, bn2, bn2_relu, c3.
+  // stem, bn1_relu, c1, c2, cat, bn2_relu, c3.
   std::vector<Step> steps = p.steps;
-  EXPECT_EQ(plan_conv_layouts(g, steps), 9);
+  EXPECT_EQ(plan_conv_layouts(g, steps), 7);
   expect_matches_unfused(g, p, 1, 8, h, "dense block");
+}
+
+TEST(DenseBlock, ABatchNormOfTheGraphInputFoldsItsReluAndStaysNchw) {
+  // x (NCHW, a graph input) -> BN -> Relu -> 3x3 -> GlobalAveragePool.
+  Builder m;
+  auto x = m.b.input("x", {2, 8, 6, 6});
+  m.n = 2;
+  auto bn = m.batch_norm(x, "bn", 8, 6);
+  auto r = m.b.op("Relu", {bn}, {}, "bn_relu", m.s4(8, 6));
+  auto c = m.conv(r, "c", 8, 8, 3, 6);
+  m.b.output(m.b.op("GlobalAveragePool", {c}, {}, "gap", m.s4(8, 1)));
+  const Graph g = m.b.build();
+  FusedProgram p = testing::post_op_program(g, conv_relu_groups({"c"}));
+  const Step& s = step_named(p.steps, "bn");
+  EXPECT_EQ(s.op_type, "BatchNormalization+Relu");
+  EXPECT_FALSE(is_nhwc_batch_norm_kernel(s.kernel.get()));
+  expect_matches_unfused(g, p, 2, 8, 6, "bn on the input");
 }
 
 TEST(DenseBlock, ABatchNormWithoutConstantParametersIsNoCandidate) {
