@@ -17,7 +17,9 @@
 #include "fused_kernels/conv_layout_plan.h"
 #include "fused_kernels/fused_conv_kernel.h"
 #include "fused_kernels/matmul_post_ops.h"
+#include "fused_kernels/nhwc_batch_norm.h"
 #include "fused_kernels/pointwise_depthwise_kernel.h"
+#include "fused_kernels/pool_pad_fold.h"
 #include "fused_kernels/qdq_int8_kernel.h"
 #include "runtime/dead_steps.h"
 #include "runtime/kernel_registry.h"
@@ -78,9 +80,17 @@ void rebuild_steps(const Graph& g, FusedProgram& p, int64_t opset) {
   // longer computed each run.
   if (const int dead = remove_dead_steps(g, p.steps))
     spdlog::debug("fused program: {} steps whose outputs nothing reads removed", dead);
+  // A zero Pad before an AveragePool becomes the pool's own padding (one pass, and one
+  // that runs on NHWC too).
+  if (const int folded = fold_pads_into_pools(g, p.steps, opset))
+    spdlog::debug("fused program: {} Pads folded into their AveragePools", folded);
+  // So does a Relu after a BatchNormalization that no Conv takes (pre-activation).
+  if (const int folded = fold_relus_into_batch_norms(g, p.steps))
+    spdlog::debug("fused program: {} Relus folded into their BatchNormalizations", folded);
   // Fused Conv steps that feed each other keep their tensors NHWC (the steps of `p`
   // only: each group's own step stays NCHW, as checked alone).
-  plan_conv_layouts(g, p.steps);
+  const int nhwc = plan_conv_layouts(g, p.steps);
+  spdlog::debug("fused program: {} values kept NHWC", nhwc);
 }
 
 // A MatMul group whose epilogue oneDNN can apply (fused_kernels/matmul_post_ops.h) as one

@@ -11,10 +11,12 @@
 #include "analysis/op_kind.h"
 #include "fused_kernels/conv_prep.h"
 #include "fused_kernels/fused_conv_kernel.h"
+#include "fused_kernels/nhwc_batch_norm.h"
 #include "fused_kernels/nhwc_channel_ops.h"
 #include "fused_kernels/nhwc_concat.h"
 #include "fused_kernels/nhwc_max_pool.h"
 #include "fused_kernels/pointwise_depthwise_kernel.h"
+#include "fused_kernels/pool_pad_fold.h"
 #include "fused_kernels/qdq_int8_kernel.h"
 #include "runtime/kernel_registry.h"
 #include "util/error.h"
@@ -138,6 +140,9 @@ Candidates find_candidates(const Graph& g, const std::vector<Step>& steps) {
     const bool other = !c.prep[i] && !c.pool[i] && !c.concat[i] && !std::getenv("FX_CONV_PLAIN");
     if (other && is_nhwc_global_pool_candidate(g, s)) {
       c.global_pool[i] = true;
+    } else if (other && is_nhwc_batch_norm_candidate(g, s)) {  // a scale and a shift
+      c.scale[i] = 0;
+      c.transparent[i] = std::vector<std::size_t>{0};
     } else if (other && (c.scale[i] = nhwc_channel_scale_input(g, s))) {
       c.transparent[i] = std::vector<std::size_t>{static_cast<std::size_t>(*c.scale[i])};
     } else if (other) {
@@ -326,6 +331,10 @@ void apply_layouts(const Graph& g, std::vector<Step>& steps, const Candidates& c
       if (!is_nhwc_concat_kernel(s.kernel.get())) s.kernel = make_nhwc_concat_kernel();
       continue;
     }
+    if (c.scale[i] && is_nhwc_batch_norm_candidate(g, s)) {
+      if (!is_nhwc_batch_norm_kernel(s.kernel.get())) s.kernel = make_nhwc_batch_norm_kernel(g, s);
+      continue;
+    }
     if (c.scale[i]) {
       if (!is_nhwc_channel_scale_kernel(s.kernel.get()))
         s.kernel = make_nhwc_channel_scale_kernel(*c.scale[i]);
@@ -342,16 +351,11 @@ void apply_layouts(const Graph& g, std::vector<Step>& steps, const Candidates& c
       if (x != x_now || out != out_now) s.kernel = qdq_int8_conv_with_layouts(*s.kernel, x, out);
       continue;
     }
-    // Planned before, not now. A QDQ MaxPool group's kernel is its MaxPool's on the
-    // 8-bit values (qdq_int8_kernel.cc).
+    // Planned before, not now (pool_pad_fold.h: a pool's runtime kernel).
     if (is_nhwc_max_pool_kernel(s.kernel.get()) || is_nhwc_concat_kernel(s.kernel.get()) ||
         is_nhwc_channel_scale_kernel(s.kernel.get()) ||
-        is_nhwc_global_pool_kernel(s.kernel.get())) {
-      NodeId own = s.nodes[0];
-      for (NodeId id : s.nodes)
-        if (g.node(id).op_type == "MaxPool") own = id;
-      s.kernel = make_kernel(g, g.node(own));
-    }
+        is_nhwc_global_pool_kernel(s.kernel.get()) || is_nhwc_batch_norm_kernel(s.kernel.get()))
+      s.kernel = make_runtime_step_kernel(g, s);
     if (c.pwdw[i]) {
       bool x_now = false, out_now = false;
       pointwise_depthwise_prep(*s.kernel, &x_now, &out_now);

@@ -10,9 +10,11 @@
 // kernels when every input has the output's shape or is a scalar: such a kernel does
 // not see the memory order. Muls by a per-channel scale pass it through with a kernel
 // of their own, and GlobalAveragePools read it (nhwc_channel_ops.h: squeeze-excitation
-// blocks, classifier heads). QDQ int8 groups (qdq_int8_kernel.h) take part on their
-// 8-bit tensors: 2-D Convs read and write NHWC, Adds pass it through, MaxPools pool
-// it. The tensor keeps its logical NCHW dims; only its memory order differs.
+// blocks, classifier heads), and so do inference BatchNormalizations (nhwc_batch_norm.h:
+// DenseNet's pre-activation after each Concat). AveragePools run on NHWC like MaxPools,
+// with a zero Pad before them folded in (pool_pad_fold.h). QDQ int8 groups
+// (qdq_int8_kernel.h) take part on their 8-bit tensors: 2-D Convs read and write NHWC,
+// Adds pass it through, MaxPools pool it. The tensor keeps its logical NCHW dims; only its memory order differs.
 
 #include <vector>
 

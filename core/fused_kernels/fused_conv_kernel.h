@@ -11,7 +11,9 @@
 //   conv_path.h          the execution paths (depthwise, Winograd, channels-last, plain),
 //                        one chosen when the kernel first meets an input's dims
 //   conv_layout_plan.h   which tensors stay NHWC between fused Conv steps
-//   nhwc_max_pool.h      the MaxPool that keeps a chain NHWC
+//   nhwc_max_pool.h      the MaxPool and AveragePool that keep a chain NHWC
+//   pool_pad_fold.h      a zero Pad before an AveragePool folded into the pool
+//   nhwc_batch_norm.h    a BatchNormalization (+ Relu) no Conv takes, on NHWC
 //
 // This kernel picks the path and converts the tensors whose layout (ConvLayouts) is not
 // the path's own.

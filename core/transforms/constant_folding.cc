@@ -243,10 +243,44 @@ TD unary(const std::string& op, Num a) {
   } else if (op == "Sqrt") {
     if (!a.fl()) return nullptr;
     for (auto& x : a.f) x = std::sqrt(x);
+  } else if (op == "Reciprocal" || op == "Floor" || op == "Ceil") {
+    if (!a.fl()) return nullptr;
+    for (auto& x : a.f)
+      x = op == "Reciprocal" ? 1.0 / x : op == "Floor" ? std::floor(x) : std::ceil(x);
   } else {
     return nullptr;
   }
   return write(a);
+}
+
+// A ReduceMin/ReduceMax over every axis (no axes given, or all of them): torchvision's
+// detection transform takes the min and max of a constant image size this way before
+// computing its Resize's output size. Partial reductions are left to the runtime.
+TD reduce_all(const Node& n, bool max, const Num& a, const std::vector<TD>& in) {
+  if (a.size() == 0) return nullptr;
+  Dims axes = n.attrs.get_ints("axes");
+  if (in.size() > 1 && in[1]) axes = in[1]->to_int64s();
+  if (in.size() > 1 && !in[1] && n.inputs.size() > 1 && n.inputs[1] != kNoValue) return nullptr;
+  if (axes.empty() && n.attrs.get_int("noop_with_empty_axes", 0) != 0) return nullptr;
+  if (!axes.empty()) {
+    std::vector<bool> seen(a.dims.size(), false);
+    for (int64_t ax : axes) {
+      const int64_t k = ax < 0 ? ax + int64_t(a.dims.size()) : ax;
+      if (k < 0 || k >= int64_t(a.dims.size())) return nullptr;
+      seen[std::size_t(k)] = true;
+    }
+    if (std::find(seen.begin(), seen.end(), false) != seen.end()) return nullptr;
+  }
+  Num r;
+  r.dt = a.dt;
+  if (n.attrs.get_int("keepdims", 1) != 0) r.dims.assign(a.dims.size(), 1);
+  if (a.fl())
+    r.f = {max ? *std::max_element(a.f.begin(), a.f.end())
+               : *std::min_element(a.f.begin(), a.f.end())};
+  else
+    r.i = {max ? *std::max_element(a.i.begin(), a.i.end())
+               : *std::min_element(a.i.begin(), a.i.end())};
+  return write(r);
 }
 
 int64_t norm_axis(int64_t axis, std::size_t rank) {
@@ -510,7 +544,10 @@ std::shared_ptr<TensorData> fold_node(const Node& n, const std::vector<TD>& in) 
     if (!is_float(to) && !is_int(to)) return nullptr;
     return write(converted(*a, to));
   }
-  if (op == "Neg" || op == "Abs" || op == "Sqrt" || op == "Not") return unary(op, *a);
+  if (op == "Neg" || op == "Abs" || op == "Sqrt" || op == "Not" || op == "Reciprocal" ||
+      op == "Floor" || op == "Ceil")
+    return unary(op, *a);
+  if (op == "ReduceMin" || op == "ReduceMax") return reduce_all(n, op == "ReduceMax", *a, in);
   if (op == "Range") {
     if (in.size() < 3 || !in[1] || !in[2]) return nullptr;
     auto l = read(in[1]), d = read(in[2]);

@@ -7,6 +7,8 @@
 //                                         Gather Slice Transpose Identity Expand
 //   arithmetic (int32/int64/float/double/bool)  Add Sub Mul Div Neg Abs Min Max Equal
 //                                         Less Greater Not And Or Where Cast Sqrt
+//                                         Reciprocal Floor Ceil (float only)
+//   full reductions                       ReduceMin ReduceMax over every axis
 //   shape makers                          Shape Size ConstantOfShape Range
 //
 // Anything else, a dtype outside these, or a result over kFoldLimitBytes returns null:

@@ -233,6 +233,35 @@ TEST(ConstantFolding, EvaluatesTheFixedOpSet) {
   conv.op_type = "Conv";
   conv.outputs = {0};
   EXPECT_EQ(fold_node(conv, {weights({1, 1, 3, 3}), weights({1, 1, 1, 1})}), nullptr);
+  // Full reductions and float rounding: torchvision's detection transform computes its
+  // Resize's output size from a constant image size this way.
+  Node rmin;
+  rmin.op_type = "ReduceMin";
+  rmin.outputs = {0};
+  rmin.attrs.set("keepdims", int64_t{0});
+  auto mn = fold_node(rmin, {i64({2}, {320, 240})});
+  ASSERT_TRUE(mn);
+  EXPECT_TRUE(mn->dims().empty());
+  EXPECT_EQ(mn->to_int64s(), (std::vector<int64_t>{240}));
+  Node rmax;  // keepdims defaults to 1
+  rmax.op_type = "ReduceMax";
+  rmax.outputs = {0};
+  auto mx = fold_node(rmax, {TensorData::from_floats({2, 2}, {1.f, 7.5f, -2.f, 3.f})});
+  ASSERT_TRUE(mx);
+  EXPECT_EQ(mx->dims(), (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(mx->to_floats(), (std::vector<float>{7.5f}));
+  rmax.attrs.set("axes", std::vector<int64_t>{1});  // a partial reduction: the runtime's
+  EXPECT_EQ(fold_node(rmax, {TensorData::from_floats({2, 2}, {1.f, 7.5f, -2.f, 3.f})}), nullptr);
+  for (auto [op, want] : {std::pair{"Reciprocal", 0.25f}, {"Floor", 4.f}, {"Ceil", 5.f}}) {
+    Node u;
+    u.op_type = op;
+    u.outputs = {0};
+    const float x = std::string(op) == "Reciprocal" ? 4.f : 4.5f;
+    auto r = fold_node(u, {TensorData::from_floats({1}, {x})});
+    ASSERT_TRUE(r) << op;
+    EXPECT_EQ(r->to_floats(), (std::vector<float>{want})) << op;
+    EXPECT_EQ(fold_node(u, {i64({1}, {4})}), nullptr) << op << " of an integer";
+  }
   Node div;  // integer division by zero is the runtime's to report
   div.op_type = "Div";
   div.outputs = {0};
