@@ -8,7 +8,10 @@
 #include <optional>
 #include <set>
 
+#include <spdlog/spdlog.h>
+
 #include "analysis/op_kind.h"
+#include "fused_kernels/conv_layout_costs.h"
 #include "fused_kernels/conv_prep.h"
 #include "fused_kernels/fused_conv_kernel.h"
 #include "fused_kernels/nhwc_batch_norm.h"
@@ -232,20 +235,35 @@ std::vector<ValueId> layout_tensors(const std::vector<Step>& steps, const Candid
   return t;
 }
 
+// The static [n, c, h, w] dims of a value, or empty.
+std::vector<int64_t> dims4(const Graph& g, ValueId v) {
+  const Shape& sh = g.value(v).shape;
+  if (!sh.is_static() || sh.rank() != 4) return {};
+  return sh.static_dims();
+}
+
 // The NHWC values joined through the steps that touch them (a Conv's input and output
 // are one component: changing one's layout moves a conversion into the Conv). A
 // component is kept only where it saves at least as many bytes of conversion as it
-// adds: a spatial or depthwise Conv (or pointwise+depthwise kernel) touching it saves
+// adds: a spatial or grouped Conv (or pointwise+depthwise kernel) touching it saves
 // the tensors of it that the kernel reads or writes (on NCHW such a kernel reorders
-// them itself, or runs a slower loop), while a 1x1 Conv touching it, on NCHW one GEMM
-// either way, adds those of its own tensors left NCHW. So an island of NHWC between 1x1
-// Convs whose other sides stay NCHW (RegNet's block outputs between grouped Convs that
-// oneDNN runs blocked) goes back to NCHW instead of converting twice per block. Steps
-// that run on either layout (pools, Concats, elementwise steps) add nothing. A
-// component with a tensor of unknown size is kept. Dropped components take their
-// pools, Concats and elementwise joins with them.
+// them itself), while a 1x1 Conv touching it, on NCHW one GEMM either way, adds those
+// of its own tensors left NCHW. So an island of NHWC between 1x1 Convs whose other
+// sides stay NCHW (RegNet's block outputs between grouped Convs that oneDNN runs
+// blocked) goes back to NCHW instead of converting twice per block. Steps that run on
+// either layout (pools, Concats, elementwise steps) add nothing. A component with a
+// tensor of unknown size is kept.
+//
+// A depthwise Conv on its own loops converts nothing on NCHW either: it only runs
+// faster or slower. A component with one is weighed in time instead (`costs`,
+// measured on this machine): the depthwise Convs' NCHW time, plus the conversions the
+// other Convs above would run on NCHW, against their NHWC time plus the conversions
+// the 1x1 Convs run; kept when NHWC is faster (ShuffleNetV2's branch, 1x1 -> 3x3
+// depthwise -> 1x1 between NCHW channel shuffles, goes back to NCHW where the NHWC loop
+// does not win back the two conversions). Dropped components take their pools,
+// Concats and elementwise joins with them.
 void drop_unprofitable_components(const Graph& g, const std::vector<Step>& steps, Candidates& c,
-                                  std::map<ValueId, bool>& nhwc) {
+                                  std::map<ValueId, bool>& nhwc, const LayoutCosts& costs) {
   auto is = [&](ValueId v) {
     auto it = nhwc.find(v);
     return it != nhwc.end() && it->second;
@@ -271,38 +289,87 @@ void drop_unprofitable_components(const Graph& g, const std::vector<Step>& steps
       if (r != first) parent[r] = first;
     }
   }
-  std::map<ValueId, int64_t> saved, added;  // bytes, by component root
-  std::set<ValueId> unknown;                // components with a tensor of unknown size
+  // Per Conv step touching a component: that component, and whether it is a depthwise
+  // Conv on our loops (input dims known).
+  std::vector<ValueId> comp_of(steps.size(), kNoValue);
+  std::vector<bool> depthwise(steps.size(), false);
+  std::set<ValueId> timed;  // components weighed in time
   for (std::size_t i = 0; i < steps.size(); ++i) {
     if (!c.prep[i] && !c.pwdw[i] && !c.int8conv[i]) continue;
-    ValueId comp = kNoValue;
+    for (ValueId v : tensors[i])
+      if (is(v)) comp_of[i] = root(v);
+    if (comp_of[i] == kNoValue || !c.prep[i]) continue;
+    const auto x = dims4(g, c.inputs[i][0]);
+    if (!x.empty() && runs_depthwise_path(*c.prep[i], x)) {
+      depthwise[i] = true;
+      timed.insert(comp_of[i]);
+    }
+  }
+  std::map<ValueId, int64_t> saved, added;     // bytes, by component root
+  std::map<ValueId, double> nchw_us, nhwc_us;  // timed components
+  std::set<ValueId> unknown;                   // components with a tensor of unknown size
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const ValueId comp = comp_of[i];
+    if (comp == kNoValue) continue;
+    const bool time = timed.count(comp) > 0;
+    // Conversions of the step's tensors in the component (`in`) or out of it.
     int64_t in = 0, out = 0;
+    double in_us = 0, out_us = 0;
     bool sized = true;
     for (ValueId v : tensors[i]) {
       const auto bytes = g.value(v).byte_size();
       sized = sized && bytes.has_value();
       const int64_t b = bytes ? static_cast<int64_t>(*bytes) : 0;
+      const auto d = time ? dims4(g, v) : std::vector<int64_t>{};
+      sized = sized && (!time || !d.empty());
+      const double us = d.empty() ? 0 : costs.conversion_us(d);
       if (is(v)) {
-        comp = root(v);
         in += b;
+        in_us += us;
       } else {
         out += b;
+        out_us += us;
       }
     }
-    if (comp == kNoValue) continue;
     if (!sized) unknown.insert(comp);
+    if (!sized) continue;
+    if (depthwise[i]) {
+      // On NHWC the kernel converts its inputs left NCHW, and its output when a
+      // residual makes it write NHWC (conv_path_depthwise.cc); its NCHW output is
+      // written by the loop itself.
+      const ConvPrep& p = *c.prep[i];
+      const ValueId y = steps[i].outputs[0];
+      const bool out_nhwc = is(y) || p.sum_input >= 0;
+      const auto x = dims4(g, c.inputs[i][0]);
+      nchw_us[comp] += costs.depthwise_us(p, x, false, false);
+      nhwc_us[comp] += costs.depthwise_us(p, x, true, out_nhwc);
+      for (ValueId v : tensors[i])
+        if (!is(v) && (v != y || out_nhwc)) nhwc_us[comp] += costs.conversion_us(dims4(g, v));
+      continue;
+    }
     const bool native = c.pwdw[i] || c.int8conv[i] || c.prep[i]->group > 1 ||
                         std::any_of(c.prep[i]->w_dims.begin() + 2, c.prep[i]->w_dims.end(),
                                     [](int64_t k) { return k > 1; });
-    if (native)
+    if (native) {
       saved[comp] += in;
-    else
+      nchw_us[comp] += in_us;
+    } else {
       added[comp] += out;
+      nhwc_us[comp] += out_us;
+    }
   }
+  for (ValueId r : timed)
+    if (!unknown.count(r))
+      spdlog::debug(
+          "layout plan: NHWC values around '{}' with depthwise Convs: {:.1f} us NHWC, "
+          "{:.1f} us NCHW (measured): {}",
+          g.value(r).name, nhwc_us[r], nchw_us[r],
+          nhwc_us[r] < nchw_us[r] ? "kept" : "back to NCHW");
   for (auto& [v, on] : nhwc) {
     if (!on) continue;
     const ValueId r = root(v);
-    if (!unknown.count(r) && added[r] > saved[r]) on = false;
+    if (unknown.count(r)) continue;
+    if (timed.count(r) ? nhwc_us[r] >= nchw_us[r] : added[r] > saved[r]) on = false;
   }
   for (std::size_t i = 0; i < steps.size(); ++i) {
     if (!c.pool[i] && !c.concat[i] && !c.transparent[i]) continue;
@@ -380,10 +447,10 @@ void apply_layouts(const Graph& g, std::vector<Step>& steps, const Candidates& c
 
 }  // namespace
 
-int plan_conv_layouts(const Graph& g, std::vector<Step>& steps) {
+int plan_conv_layouts(const Graph& g, std::vector<Step>& steps, const LayoutCosts* costs) {
   Candidates c = find_candidates(g, steps);
   std::map<ValueId, bool> nhwc = nhwc_values(g, steps, c);
-  drop_unprofitable_components(g, steps, c, nhwc);
+  drop_unprofitable_components(g, steps, c, nhwc, costs ? *costs : measured_layout_costs());
   int kept = 0;
   for (auto& [v, on] : nhwc) kept += on;
   apply_layouts(g, steps, c, nhwc);

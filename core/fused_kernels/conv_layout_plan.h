@@ -18,6 +18,7 @@
 
 #include <vector>
 
+#include "fused_kernels/conv_layout_costs.h"
 #include "ir/graph.h"
 #include "runtime/executor.h"
 
@@ -29,7 +30,8 @@ namespace fx {
 // weights) between such steps becomes a fused Conv kernel without post-ops (its step
 // inputs then omit the weights and bias), so that it does not break the chain. Other
 // steps are left alone. Returns the number of values kept NHWC. Call it again on the
-// full step list after any change to it.
-int plan_conv_layouts(const Graph& g, std::vector<Step>& steps);
+// full step list after any change to it. A component of NHWC values with a depthwise
+// Conv is weighed in time by `costs` (null: measured_layout_costs(), conv_layout_costs.h).
+int plan_conv_layouts(const Graph& g, std::vector<Step>& steps, const LayoutCosts* costs = nullptr);
 
 }  // namespace fx

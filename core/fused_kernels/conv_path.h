@@ -42,6 +42,7 @@
 
 #include "fused_kernels/conv_prep.h"
 #include "fused_kernels/fused_conv_kernel.h"
+#include "runtime/depthwise_conv.h"
 #include "runtime/dnnl_parts.h"
 #include "runtime/kernel.h"
 #include "runtime/tensor.h"
@@ -115,6 +116,11 @@ std::unique_ptr<ConvPath> make_nhwc_conv_path(const ConvPrep& p, const ConvLayou
 std::unique_ptr<ConvPath> make_plain_conv_path(const ConvPrep& p, const std::vector<int64_t>& x,
                                                const ConvGeometry& geo, const OperandDims& operands,
                                                int threads);
+
+// The depthwise loops' shape of a depthwise Conv (conv_layout_costs.h:
+// runs_depthwise_path) on input dims `x`.
+DepthwiseShape depthwise_shape(const ConvPrep& p, const std::vector<int64_t>& x,
+                               const ConvGeometry& geo);
 
 // Shared by the paths.
 dnnl::algorithm conv_post_op_algorithm(const std::string& alg);

@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "fused_kernels/conv_layout_costs.h"
 #include "fused_kernels/conv_path.h"
 #include "fused_kernels/depthwise_nhwc.h"
 #include "runtime/depthwise_conv.h"
@@ -59,15 +60,19 @@ class DepthwiseConvPath final : public ConvPath {
 
 }  // namespace
 
+DepthwiseShape depthwise_shape(const ConvPrep& p, const std::vector<int64_t>& x,
+                               const ConvGeometry& geo) {
+  return DepthwiseShape{x[0],           x[1],           x[2],        x[3],      geo.out[2],
+                        geo.out[3],     p.w_dims[2],    p.w_dims[3], geo.st[0], geo.st[1],
+                        geo.dil[0] + 1, geo.dil[1] + 1, geo.pl[0],   geo.pl[1]};
+}
+
 std::unique_ptr<ConvPath> make_depthwise_conv_path(const ConvPrep& p, const ConvLayouts& lay,
                                                    const std::vector<int64_t>& x,
                                                    const ConvGeometry& geo) {
-  if (x.size() != 4 || !p.epilogue || p.group <= 1 || p.group != x[1] || p.w_dims[0] != p.group)
-    return nullptr;
+  if (!runs_depthwise_path(p, x)) return nullptr;
   const bool nhwc = lay.x || lay.out || lay.sum;
-  const DepthwiseShape s{x[0],           x[1],           x[2],        x[3],      geo.out[2],
-                         geo.out[3],     p.w_dims[2],    p.w_dims[3], geo.st[0], geo.st[1],
-                         geo.dil[0] + 1, geo.dil[1] + 1, geo.pl[0],   geo.pl[1]};
+  const DepthwiseShape s = depthwise_shape(p, x, geo);
   // The NHWC loop writes an NCHW output itself (each row transposed while in cache)
   // unless a residual is added on its rows: cheaper than reordering the whole output
   // after it (EfficientNet-B0's 144 x 56 x 56 depthwise + SiLU: the reorder alone took

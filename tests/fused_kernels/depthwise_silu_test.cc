@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "codegen/codegen_test_util.h"
+#include "fixed_layout_costs.h"
 #include "fused_kernels/conv_layout_plan.h"
 #include "fused_kernels/fused_conv_kernel.h"
 #include "ir/graph_builder.h"
@@ -63,16 +64,27 @@ TEST_P(DepthwiseSilu, WritesNchwAndMatchesUnfused) {
   std::vector<FusionGroup> groups{make_group("g-expand", {"expand", "expand_sig", "expand_silu"}),
                                   make_group("g-dw", {"dw", "dw_sig", "dw_silu"})};
   FusedProgram prog = testing::post_op_program(g, groups);
-  // The layout plan keeps one value NHWC, the expansion's output; the depthwise step
-  // reads it and writes NCHW (the squeeze-excite reads its output).
+  // With costs where the NHWC depthwise loop wins (whether it does on this machine is
+  // the measured plan's business: conv_layout_costs_test.cc), the layout plan keeps one
+  // value NHWC, the expansion's output; the depthwise step reads it and writes NCHW
+  // (the squeeze-excite reads its output).
   ASSERT_TRUE(std::any_of(prog.steps.begin(), prog.steps.end(),
                           [](const Step& s) { return s.name == "g-dw"; }));
   std::vector<Step> steps = prog.steps;
-  EXPECT_EQ(plan_conv_layouts(g, steps), 1);
+  const testing::FixedLayoutCosts nhwc_wins(0.0, 1, 0);
+  ASSERT_EQ(plan_conv_layouts(g, steps, &nhwc_wins), 1);
+  ConvLayouts lay;
+  ASSERT_NE(fused_conv_prep(std::find_if(steps.begin(), steps.end(),
+                                         [](const Step& s) { return s.name == "g-dw"; })
+                                ->kernel.get(),
+                            &lay),
+            nullptr);
+  EXPECT_TRUE(lay.x);
+  EXPECT_FALSE(lay.out);
   std::map<std::string, Tensor> in{{"x", testing::random_tensor({t.n, 16, t.hw, t.hw}, 7)}};
   auto expected = Executor(g, ExecutorOptions{2}).run(in);
   for (int threads : {1, 2}) {
-    Executor fused(g, prog.steps, ExecutorOptions{threads});
+    Executor fused(g, steps, ExecutorOptions{threads});
     testing::expect_two_runs_match(fused, in, expected, std::to_string(threads) + " threads");
   }
 }

@@ -12,6 +12,7 @@
 #include <cstdlib>
 
 #include "codegen/codegen_test_util.h"
+#include "fixed_layout_costs.h"
 #include "fused_kernels/conv_layout_plan.h"
 #include "fused_kernels/fused_conv_kernel.h"
 #include "ir/graph_builder.h"
@@ -464,6 +465,11 @@ TEST(FusedConvDepthwise, WritesOverItsDyingInputAndMatchesUnfused) {
     std::map<std::string, Tensor> in{{"x", testing::random_tensor({n, 32, 56, 56}, 6)}};
     for (int threads : {1, 2, 3}) {
       FusedProgram p = testing::post_op_program(g, groups);
+      // NHWC between the Convs, as in MobileNetV2's chain of blocks; alone, whether
+      // the NHWC depthwise loop pays for the block's conversions is this machine's
+      // measurement (conv_layout_costs_test.cc).
+      const testing::FixedLayoutCosts nhwc_wins(0.0, 1, 0);
+      ASSERT_EQ(plan_conv_layouts(g, p.steps, &nhwc_wins), 2);
       auto expected = Executor(g, ExecutorOptions{threads}).run(in);
       Executor fused(g, p.steps, ExecutorOptions{threads});
       EXPECT_GE(fused.slot_of(a1), 0);
