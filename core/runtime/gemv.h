@@ -8,11 +8,22 @@
 // the runtime's pool.
 
 #include <cstdint>
+#include <vector>
 
 namespace fx {
 
 // w: n rows of k floats (row j at w + j * k); c: n floats or null.
 void gemv_rows(const float* x, const float* w, const float* c, float alpha, int64_t n, int64_t k,
                float* y);
+
+// The same product over weights packed once (a recurrent layer's R, used every time
+// step): blocks of 16 rows stored column by column, [n / 16][k][16], so that each
+// x[i] scales 16 contiguous weights and no output needs a horizontal sum (which, for
+// rows of a few hundred floats, cost about as much as the products). n must be a
+// multiple of 16.
+std::vector<float> pack_rows16(const float* w, int64_t n, int64_t k);
+// y[0, 16 * blocks) = the blocks of `packed` (each k * 16 floats, as pack_rows16 lays
+// them out) times x, on the calling thread.
+void gemv_packed16(const float* x, const float* packed, int64_t k, int64_t blocks, float* y);
 
 }  // namespace fx
