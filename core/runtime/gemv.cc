@@ -120,8 +120,8 @@ FX_GEMV_CLONES void packed_blocks(const float* x, const float* p, int64_t k, int
 
 }  // namespace
 
-std::vector<float> pack_rows16(const float* w, int64_t n, int64_t k) {
-  std::vector<float> p(static_cast<std::size_t>(n * k));
+AlignedFloats pack_rows16(const float* w, int64_t n, int64_t k) {
+  AlignedFloats p(static_cast<std::size_t>(n * k));
   for (int64_t j = 0; j < n; ++j)
     for (int64_t i = 0; i < k; ++i)
       p[static_cast<std::size_t>(((j / 16) * k + i) * 16 + j % 16)] = w[j * k + i];

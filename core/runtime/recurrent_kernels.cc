@@ -279,9 +279,9 @@ int recurrent_slices(int threads, int64_t batch, int64_t gh, int64_t hs) {
 // blocks of 16, and the work buffers (a run of a 100-step layer otherwise allocated and
 // faulted in about half a megabyte each time).
 struct PlainState {
-  std::vector<float> r_packed;  // [dirs][gates * hidden / 16][hidden][16], or empty
-  std::mutex busy;              // the buffers below, for one run at a time
-  std::vector<float> xw, hr, g, h[2], c, rh;
+  AlignedFloats r_packed;  // [dirs][gates * hidden / 16][hidden][16], or empty
+  std::mutex busy;         // the buffers below, for one run at a time
+  AlignedFloats xw, hr, g, h[2], c, rh;
 };
 
 void run_plain(KernelContext& ctx, const Spec& s, const std::vector<int64_t>& lens, float* y,
@@ -420,20 +420,20 @@ void run_plain(KernelContext& ctx, const Spec& s, const std::vector<int64_t>& le
   if (state) held = std::unique_lock<std::mutex>(state->busy, std::try_to_lock);
   PlainState own;
   PlainState& buf = held.owns_lock() ? *state : own;
-  auto sized = [](std::vector<float>& v, int64_t n) -> std::vector<float>& {
+  auto sized = [](AlignedFloats& v, int64_t n) -> AlignedFloats& {
     v.resize(static_cast<std::size_t>(n));
     return v;
   };
-  std::vector<float>& xw = sized(buf.xw, seq * batch * gh);
-  std::vector<float>& hr = sized(buf.hr, batch * gh);
-  std::vector<float>& g = sized(buf.g, batch * gh);
+  AlignedFloats& xw = sized(buf.xw, seq * batch * gh);
+  AlignedFloats& hr = sized(buf.hr, batch * gh);
+  AlignedFloats& g = sized(buf.g, batch * gh);
   // h of the step before and of this step (each step reads the whole previous h and
   // writes its own hidden units of the next), c, and GRU's r * h.
-  std::vector<float>* hbuf = buf.h;
+  AlignedFloats* hbuf = buf.h;
   sized(hbuf[0], batch * hs);
   sized(hbuf[1], batch * hs);
-  std::vector<float>& c = sized(buf.c, batch * hs);
-  std::vector<float>& rh = sized(buf.rh, batch * hs);
+  AlignedFloats& c = sized(buf.c, batch * hs);
+  AlignedFloats& rh = sized(buf.rh, batch * hs);
   // R packed for the batch-1 product (the packing assumes the hidden size parsed).
   const float* packed = state && !state->r_packed.empty() && batch == 1 && hs == s.hidden
                             ? state->r_packed.data()
@@ -641,7 +641,7 @@ std::shared_ptr<PlainState> plain_state(const Graph& g, const Node& n, const Spe
   if (!r || r->dtype() != DType::Float32 || r->dims() != std::vector<int64_t>{s.dirs, gh, s.hidden})
     return st;
   for (int64_t d = 0; d < s.dirs; ++d) {
-    const std::vector<float> p = pack_rows16(r->data<float>() + d * gh * s.hidden, gh, s.hidden);
+    const AlignedFloats p = pack_rows16(r->data<float>() + d * gh * s.hidden, gh, s.hidden);
     st->r_packed.insert(st->r_packed.end(), p.begin(), p.end());
   }
   return st;
