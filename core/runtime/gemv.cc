@@ -80,7 +80,57 @@ FX_GEMV_CLONES void rows(const float* x, const float* w, int64_t k, int64_t j0, 
   }
 }
 
+// Four blocks (64 outputs) at a time: four independent FMA chains per x[i], each
+// over its own contiguous stream; then single blocks with two chains (even, odd i).
+FX_GEMV_CLONES void packed_blocks(const float* x, const float* p, int64_t k, int64_t blocks,
+                                  float* y) {
+  const int64_t bs = k * 16;
+  int64_t b = 0;
+  for (; b + 4 <= blocks; b += 4) {
+    const float* p0 = p + b * bs;
+    const float* p1 = p0 + bs;
+    const float* p2 = p1 + bs;
+    const float* p3 = p2 + bs;
+    V16 a0{}, a1{}, a2{}, a3{};
+    for (int64_t i = 0; i < k; ++i) {
+      const float xi = x[i];
+      a0 += load(p0 + i * 16) * xi;
+      a1 += load(p1 + i * 16) * xi;
+      a2 += load(p2 + i * 16) * xi;
+      a3 += load(p3 + i * 16) * xi;
+    }
+    std::memcpy(y + b * 16, &a0, sizeof a0);
+    std::memcpy(y + b * 16 + 16, &a1, sizeof a1);
+    std::memcpy(y + b * 16 + 32, &a2, sizeof a2);
+    std::memcpy(y + b * 16 + 48, &a3, sizeof a3);
+  }
+  for (; b < blocks; ++b) {
+    const float* p0 = p + b * bs;
+    V16 a{}, c{};
+    int64_t i = 0;
+    for (; i + 2 <= k; i += 2) {
+      a += load(p0 + i * 16) * x[i];
+      c += load(p0 + i * 16 + 16) * x[i + 1];
+    }
+    if (i < k) a += load(p0 + i * 16) * x[i];
+    a += c;
+    std::memcpy(y + b * 16, &a, sizeof a);
+  }
+}
+
 }  // namespace
+
+AlignedFloats pack_rows16(const float* w, int64_t n, int64_t k) {
+  AlignedFloats p(static_cast<std::size_t>(n * k));
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < k; ++i)
+      p[static_cast<std::size_t>(((j / 16) * k + i) * 16 + j % 16)] = w[j * k + i];
+  return p;
+}
+
+void gemv_packed16(const float* x, const float* packed, int64_t k, int64_t blocks, float* y) {
+  packed_blocks(x, packed, k, blocks, y);
+}
 
 void gemv_rows(const float* x, const float* w, const float* c, float alpha, int64_t n, int64_t k,
                float* y) {

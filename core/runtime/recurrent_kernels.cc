@@ -22,9 +22,11 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <variant>
 
@@ -35,6 +37,7 @@
 #include "runtime/lockstep.h"
 #include "runtime/recurrent_dnnl.h"
 #include "runtime/recurrent_path.h"
+#include "runtime/thread_pool.h"
 
 namespace fx {
 namespace {
@@ -209,6 +212,30 @@ void sgemm_nt(int64_t m, int64_t n, int64_t k, const float* a, const float* b, f
     throw Error("sgemm failed");
 }
 
+// The input projection of every step at once, c[m, n] = a[m, k] * b[n, k]^T, its rows
+// split over the pool when each part keeps at least kMinProjectionWork multiply-adds
+// (waking a worker costs about as much); each part is one single-threaded sgemm.
+constexpr int64_t kMinProjectionWork = int64_t{1} << 20;
+
+void project(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c,
+             int threads) {
+  const int64_t by_work = m * n * k / kMinProjectionWork;
+  const int parts =
+      static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({threads, m, by_work})));
+  if (parts <= 1) {
+    sgemm_nt(m, n, k, a, b, 0.0f, c);
+    return;
+  }
+  std::atomic<bool> failed{false};
+  pool_run(parts, parts, [&](int64_t p) {
+    const int64_t m0 = m * p / parts, m1 = m * (p + 1) / parts;
+    if (m1 > m0 && dnnl_sgemm('N', 'T', m1 - m0, n, k, 1.0f, a + m0 * k, k, b, k, 0.0f, c + m0 * n,
+                              n) != dnnl_success)
+      failed = true;
+  });
+  if (failed) throw Error("sgemm failed");
+}
+
 // rows [0, n) of w ([n, k]) times each of the m rows of x ([m, k]) into y ([m, ldy]).
 void rows_times(const float* x, const float* w, int64_t m, int64_t n, int64_t k, float* y,
                 int64_t ldy) {
@@ -247,8 +274,18 @@ int recurrent_slices(int threads, int64_t batch, int64_t gh, int64_t hs) {
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({threads, by_work, by_lanes})));
 }
 
+// What the plain kernel keeps from run to run: R packed for the batch-1 recurrent
+// product (gemv_packed16), made once when R is a constant whose hidden size is whole
+// blocks of 16, and the work buffers (a run of a 100-step layer otherwise allocated and
+// faulted in about half a megabyte each time).
+struct PlainState {
+  AlignedFloats r_packed;  // [dirs][gates * hidden / 16][hidden][16], or empty
+  std::mutex busy;         // the buffers below, for one run at a time
+  AlignedFloats xw, hr, g, h[2], c, rh;
+};
+
 void run_plain(KernelContext& ctx, const Spec& s, const std::vector<int64_t>& lens, float* y,
-               float* yh, float* yc);
+               float* yh, float* yc, PlainState* state);
 
 bool default_activations(const Spec& s) {
   for (std::size_t i = 0; i < s.acts.size(); ++i) {
@@ -265,7 +302,7 @@ bool onednn_fits(const Spec& s) {
          default_activations(s);
 }
 
-void run_recurrent(KernelContext& ctx, const Spec& s, DnnlRnn* dnnl) {
+void run_recurrent(KernelContext& ctx, const Spec& s, DnnlRnn* dnnl, PlainState* plain) {
   const Tensor& x = ctx.in(0);
   const Tensor& w = ctx.in(1);
   const Tensor& r = ctx.in(2);
@@ -338,15 +375,15 @@ void run_recurrent(KernelContext& ctx, const Spec& s, DnnlRnn* dnnl) {
               ->run(seq, batch, x.data<float>(), h0 ? h0->data<float>() : nullptr,
                     c0 ? c0->data<float>() : nullptr, y, yh, yc);
         },
-        [&] { run_plain(ctx, s, lens, y, yh, yc); });
+        [&] { run_plain(ctx, s, lens, y, yh, yc, plain); });
     return;
   }
-  run_plain(ctx, s, lens, y, yh, yc);
+  run_plain(ctx, s, lens, y, yh, yc, plain);
 }
 
 // The runtime's own kernel, on outputs run_recurrent made and inputs it checked.
 void run_plain(KernelContext& ctx, const Spec& s, const std::vector<int64_t>& lens, float* y,
-               float* yh, float* yc) {
+               float* yh, float* yc, PlainState* state) {
   const Tensor& x = ctx.in(0);
   const Tensor& w = ctx.in(1);
   const Tensor& r = ctx.in(2);
@@ -376,14 +413,31 @@ void run_plain(KernelContext& ctx, const Spec& s, const std::vector<int64_t>& le
   const int64_t summed_rows = s.cell == Cell::Gru ? 2 * hs : gh;
   const int nact = activation_count(s.cell);
 
-  std::vector<float> xw(static_cast<std::size_t>(seq * batch * gh));
-  std::vector<float> hr(static_cast<std::size_t>(batch * gh));
-  std::vector<float> g(static_cast<std::size_t>(batch * gh));
+  // The state's buffers, unless another run holds them (then this run's own). Every
+  // element is written before it is read: the projection fills xw, each step its rows
+  // of hr, g and rh and all of the next h, and h, c start from the initial states.
+  std::unique_lock<std::mutex> held;
+  if (state) held = std::unique_lock<std::mutex>(state->busy, std::try_to_lock);
+  PlainState own;
+  PlainState& buf = held.owns_lock() ? *state : own;
+  auto sized = [](AlignedFloats& v, int64_t n) -> AlignedFloats& {
+    v.resize(static_cast<std::size_t>(n));
+    return v;
+  };
+  AlignedFloats& xw = sized(buf.xw, seq * batch * gh);
+  AlignedFloats& hr = sized(buf.hr, batch * gh);
+  AlignedFloats& g = sized(buf.g, batch * gh);
   // h of the step before and of this step (each step reads the whole previous h and
   // writes its own hidden units of the next), c, and GRU's r * h.
-  std::vector<float> hbuf[2] = {std::vector<float>(static_cast<std::size_t>(batch * hs)),
-                                std::vector<float>(static_cast<std::size_t>(batch * hs))};
-  std::vector<float> c(hbuf[0].size()), rh(hbuf[0].size());
+  AlignedFloats* hbuf = buf.h;
+  sized(hbuf[0], batch * hs);
+  sized(hbuf[1], batch * hs);
+  AlignedFloats& c = sized(buf.c, batch * hs);
+  AlignedFloats& rh = sized(buf.rh, batch * hs);
+  // R packed for the batch-1 product (the packing assumes the hidden size parsed).
+  const float* packed = state && !state->r_packed.empty() && batch == 1 && hs == s.hidden
+                            ? state->r_packed.data()
+                            : nullptr;
   const int slices = recurrent_slices(ctx.threads(), batch, gh, hs);
   const int64_t per_slice =
       ((hs + slices - 1) / slices + kSliceLanes - 1) / kSliceLanes * kSliceLanes;
@@ -397,11 +451,13 @@ void run_plain(KernelContext& ctx, const Spec& s, const std::vector<int64_t>& le
     const float* wb = bias ? bias->data<float>() + d * 2 * gh : nullptr;
     const float* rb = wb ? wb + gh : nullptr;
     const float* pd = peep ? peep->data<float>() + d * 3 * hs : nullptr;
+    const float* rpd = packed ? packed + d * gh * hs : nullptr;
     const Activation* act = &s.acts[static_cast<std::size_t>(d * nact)];
 
     // Input projection of all steps, with the biases that add outside any gate
     // product (GRU with linear_before_reset keeps Rbh for inside r * (...)).
-    if (seq * batch > 0) sgemm_nt(seq * batch, gh, in_size, x.data<float>(), wd, 0.0f, xw.data());
+    if (seq * batch > 0)
+      project(seq * batch, gh, in_size, x.data<float>(), wd, xw.data(), ctx.threads());
     if (wb) {
       std::vector<float> bsum(static_cast<std::size_t>(gh));
       for (int64_t j = 0; j < gh; ++j) {
@@ -433,8 +489,12 @@ void run_plain(KernelContext& ctx, const Spec& s, const std::vector<int64_t>& le
       const int64_t nk = k1 - k0;
       if (nk <= 0) return;
       // R's rows of gate q for these hidden units, times the rows of `in` ([batch, hs]).
+      // Slices are whole blocks of 16 hidden units (kSliceLanes), as packed R's are.
       auto product = [&](const float* in, int64_t q) {
-        rows_times(in, rd + (q * hs + k0) * hs, batch, nk, hs, hr.data() + q * hs + k0, gh);
+        if (rpd)
+          gemv_packed16(in, rpd + (q * hs + k0) * hs, hs, nk / 16, hr.data() + q * hs + k0);
+        else
+          rows_times(in, rd + (q * hs + k0) * hs, batch, nk, hs, hr.data() + q * hs + k0, gh);
       };
       const float* hp = hbuf[step & 1].data();
       float* hn = hbuf[(step + 1) & 1].data();
@@ -572,11 +632,28 @@ std::shared_ptr<DnnlRnn> dnnl_form(const Graph& g, const Node& n, const Spec& s)
                                    b ? b->data<float>() : nullptr, p ? p->data<float>() : nullptr);
 }
 
+// The plain kernel's state, with R packed when it is a constant of whole 16-unit blocks.
+std::shared_ptr<PlainState> plain_state(const Graph& g, const Node& n, const Spec& s) {
+  auto st = std::make_shared<PlainState>();
+  const int64_t gh = gate_count(s.cell) * s.hidden;
+  if (s.hidden <= 0 || s.hidden % kSliceLanes != 0) return st;
+  const auto r = constant_input(g, n, 2);
+  if (!r || r->dtype() != DType::Float32 || r->dims() != std::vector<int64_t>{s.dirs, gh, s.hidden})
+    return st;
+  for (int64_t d = 0; d < s.dirs; ++d) {
+    const AlignedFloats p = pack_rows16(r->data<float>() + d * gh * s.hidden, gh, s.hidden);
+    st->r_packed.insert(st->r_packed.end(), p.begin(), p.end());
+  }
+  return st;
+}
+
 KernelFactory factory(Cell cell) {
   return [cell](const Graph& g, const Node& n) {
     Spec s = parse_spec(cell, n);
     std::shared_ptr<DnnlRnn> onednn = dnnl_form(g, n, s);
-    return fn_kernel([s, onednn](KernelContext& c) { run_recurrent(c, s, onednn.get()); });
+    std::shared_ptr<PlainState> plain = plain_state(g, n, s);
+    return fn_kernel(
+        [s, onednn, plain](KernelContext& c) { run_recurrent(c, s, onednn.get(), plain.get()); });
   };
 }
 

@@ -421,5 +421,81 @@ TEST(RecurrentKernels, HiddenUnitsSplitOverThreadsMatchTheEquations) {
   }
 }
 
+// Batch-1 layers whose R is a constant of whole 16-unit blocks run their recurrent
+// product over R packed once (runtime/gemv.h): against the equations and against the
+// same layer with R as a graph input (the unpacked rows), on one and two threads (the
+// plain kernel forced: oneDNN would take these forms if it measured faster); 48
+// hidden units leave a lone block after the groups of four, an odd input size a tail.
+TEST(RecurrentKernels, PackedRecurrentWeightsMatchTheUnpackedProduct) {
+  ForcedPath plain("plain");
+  const std::vector<Case> cases = {
+      {.op = "LSTM", .seq = 7, .batch = 1, .input = 13, .hidden = 48, .h0 = true, .c0 = true},
+      {.op = "LSTM",
+       .seq = 4,
+       .batch = 1,
+       .input = 5,
+       .hidden = 64,
+       .direction = "bidirectional",
+       .peep = true},
+      {.op = "GRU", .seq = 6, .batch = 1, .input = 9, .hidden = 48, .h0 = true},
+      {.op = "GRU",
+       .seq = 5,
+       .batch = 1,
+       .input = 3,
+       .hidden = 32,
+       .direction = "reverse",
+       .linear_before_reset = 1},
+      {.op = "RNN", .seq = 5, .batch = 1, .input = 7, .hidden = 80, .h0 = true},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.op + " hidden " + std::to_string(k.hidden) + " " + k.direction);
+    const Data v = make_data(k);
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE("threads " + std::to_string(threads));
+      expect_matches_reference(k, {1, 2, 3}, threads);
+      const auto packed = run_case(k, v, {1, 2, 3}, threads);
+      const auto rows = run_case(k, v, {1, 3}, threads);  // R a graph input: not packed
+      for (std::size_t i = 0; i < packed.size(); ++i)
+        EXPECT_THAT(packed[i], FloatsNear(rows[i].to_floats())) << "output " << i;
+    }
+  }
+}
+
+// The plain kernel keeps its work buffers (and packed R) from run to run: one executor
+// run twice on different inputs, with sequence lengths that end one batch entry early
+// in the second, gives each run's own outputs.
+TEST(RecurrentKernels, ASecondRunOfTheSameKernelOwesNothingToTheFirst) {
+  ForcedPath plain("plain");
+  Case k{.op = "LSTM", .seq = 5, .batch = 2, .input = 6, .hidden = 32, .h0 = true, .c0 = true};
+  const int64_t G = 4, H = k.hidden;
+  Data first = make_data(k);
+  Data second = first;
+  second.x = random_floats(k.seq * k.batch * k.input, 11);
+  second.h0 = random_floats(k.batch * H, 12);
+  second.lens = {3, 5};
+  GraphBuilder b;
+  const ValueId x = b.input("x", {k.seq, k.batch, k.input});
+  const ValueId w = b.constant("w", floats({1, G * H, k.input}, first.w).to_tensor_data());
+  const ValueId r = b.constant("r", floats({1, G * H, H}, first.r).to_tensor_data());
+  const ValueId bias = b.constant("b", floats({1, 2 * G * H}, first.b).to_tensor_data());
+  const ValueId lens = b.input("lens", {k.batch}, DType::Int32);
+  const ValueId h0 = b.input("h0", {1, k.batch, H});
+  const ValueId c0 = b.input("c0", {1, k.batch, H});
+  for (ValueId o : b.op_multi("LSTM", {x, w, r, bias, lens, h0, c0}, 3, {{"hidden_size", H}}, "l"))
+    b.output(o);
+  const Graph g = b.build();
+  Executor ex(g, ExecutorOptions{2});
+  for (const Data* v : {&first, &second, &first}) {
+    Case kv = k;
+    kv.lens = v == &second;
+    const auto want = reference(kv, *v);
+    const auto got = ex.run({{"x", floats({k.seq, k.batch, k.input}, v->x)},
+                             {"lens", Tensor::from_int32s({k.batch}, v->lens)},
+                             {"h0", floats({1, k.batch, H}, v->h0)},
+                             {"c0", floats({1, k.batch, H}, v->c0)}});
+    for (std::size_t i = 0; i < 3; ++i) EXPECT_THAT(got[i], FloatsNear(want[i])) << "output " << i;
+  }
+}
+
 }  // namespace
 }  // namespace fx::test
