@@ -3,8 +3,6 @@
 
 #include "analysis/default_rule.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 
@@ -20,20 +18,6 @@ void set_interval(GroupEstimate& e, const DeviceProfile& p, KernelClass fused_cl
   const double half = rel * std::fabs(e.time_before_s);
   e.saved_low_s = e.time_saved_s() - half;
   e.saved_high_s = e.time_saved_s() + half;
-}
-
-void set_anchor_share(GroupEstimate& e, const DeviceProfile& p, KernelClass fused_class) {
-  const AnchorGroupSaving& a = p.anchor_group_saving;
-  if (!e.known || !a.has(fused_class)) return;
-  const auto c = static_cast<std::size_t>(fused_class);
-  e.model_saved_s = a.share[c] * e.time_before_s;
-  e.saving_source =
-      fmt::format("share of unfused time (class {}: {:.1f}%, measured on {} groups of {} models)",
-                  kernel_class_name(fused_class), 100 * a.share[c], a.groups[c], a.models);
-  e.fused_class = kernel_class_name(fused_class);
-  const double half = a.rel_half_width[c] * std::fabs(e.time_before_s);
-  e.saved_low_s = e.model_saved_s - half;
-  e.saved_high_s = e.model_saved_s + half;
 }
 
 bool default_plan_accepts(const FusionGroup& g, double threshold) {

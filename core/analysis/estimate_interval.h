@@ -26,11 +26,6 @@ inline constexpr double kIntervalSigmas = 2.0;
 // estimate that is not known) and e.fused_class.
 void set_interval(GroupEstimate& e, const DeviceProfile& p, KernelClass fused_class);
 
-// An anchored group on a profile that measured its class's share (device_profile.h:
-// anchor_group_saving): the saving is share x time_before and the interval is the
-// share's own (rel_half_width x time_before); otherwise nothing changes.
-void set_anchor_share(GroupEstimate& e, const DeviceProfile& p, KernelClass fused_class);
-
 // The default plan's rule (FusionPlan::accept_all_above, `--accept-all`, `fxc profile
 // --opt-level`): a candidate with a known estimate, traffic reduction >= threshold, and
 // not uncertain. A group without an interval (a profile with no residuals) is judged by

@@ -120,7 +120,6 @@ GroupEstimate FusionState::estimate(const std::vector<NodeId>& members,
   if (pred.fitted) e.model_saved_s = pred.saved_us * 1e-6;
   e.saving_source = saving_source_label(p.saving_model, pred.fused_class);
   set_interval(e, p, f.kernel_class);
-  set_anchor_share(e, p, f.kernel_class);
   return e;
 }
 

@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "calibration/anchor_share_fit.h"
 #include "calibration/lone_kernel_fit.h"
 #include "profile/before_after_document.h"
 #include "util/error.h"
@@ -164,9 +163,6 @@ CalibrationRun calibrate_from(const CalibrateFromOptions& o) {
   }
   k.profile.lone_kernel_saving = fit_lone_kernel_saving(lone);
   fit_savings(run, stat, k);
-  // After the saving model: its judgement above is of its own predictions; the anchored
-  // groups' shares then take over those classes in analysis (anchor_share_fit.h).
-  k.profile.anchor_group_saving = fit_anchor_group_saving(k.groups, k.group_model, k.profile);
   run.kernel_fit = std::move(k);
   return run;
 }

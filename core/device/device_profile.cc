@@ -54,13 +54,6 @@ void DeviceProfile::check() const {
           "device profile '" + name +
           "': saving_uncertainty must have groups >= 0, finite rel_rms and rel_half_width >= 0 "
           "and a coverage in [0, 1)");
-  for (std::size_t c = 0; c < anchor_group_saving.share.size(); ++c)
-    if (!std::isfinite(anchor_group_saving.share[c]) || anchor_group_saving.share[c] >= 1 ||
-        anchor_group_saving.groups[c] < 0 || !(anchor_group_saving.rel_half_width[c] >= 0) ||
-        !std::isfinite(anchor_group_saving.rel_half_width[c]))
-      throw Error("device profile '" + name +
-                  "': anchor_group_saving needs finite shares < 1, groups >= 0 and finite "
-                  "rel_half_width >= 0");
   for (double v : lone_kernel_saving.share)
     if (!std::isfinite(v) || v >= 1)
       throw Error("device profile '" + name +
@@ -140,17 +133,6 @@ nlohmann::json to_json(const DeviceProfile& p) {
       c[kernel_class_name(static_cast<KernelClass>(i))] =
           p.lone_kernel_saving.share[static_cast<std::size_t>(i)];
     j["lone_kernel_saving"] = {{"results", p.lone_kernel_saving.results}, {"classes", c}};
-  }
-  if (p.anchor_group_saving.models > 0) {
-    const AnchorGroupSaving& a = p.anchor_group_saving;
-    nlohmann::json c = nlohmann::json::object();
-    for (int i = 0; i < kKernelClassCount; ++i)
-      if (a.groups[std::size_t(i)] > 0)
-        c[kernel_class_name(static_cast<KernelClass>(i))] = {
-            {"share", a.share[std::size_t(i)]},
-            {"groups", a.groups[std::size_t(i)]},
-            {"rel_half_width", a.rel_half_width[std::size_t(i)]}};
-    j["anchor_group_saving"] = {{"models", a.models}, {"coverage", a.coverage}, {"classes", c}};
   }
   if (!p.measured_ops.empty()) j["measured_ops"] = p.measured_ops;
   if (!p.calibration_flags.empty()) j["calibration_flags"] = p.calibration_flags;
@@ -252,20 +234,6 @@ DeviceProfile device_profile_from_json(const nlohmann::json& j) {
         auto c = kernel_class_from_name(key);
         if (!c) throw Error("device profile: unknown kernel class '" + key + "'");
         p.lone_kernel_saving.share[static_cast<std::size_t>(*c)] = v.get<double>();
-      }
-    }
-    if (auto it = j.find("anchor_group_saving"); it != j.end() && !it->is_null()) {
-      if (!it->is_object() || !it->contains("classes") || !it->at("classes").is_object())
-        throw Error("device profile: \"anchor_group_saving\" needs an object \"classes\"");
-      AnchorGroupSaving& a = p.anchor_group_saving;
-      a.models = it->value("models", 0);
-      a.coverage = it->value("coverage", 0.0);
-      for (const auto& [key, v] : it->at("classes").items()) {
-        auto c = kernel_class_from_name(key);
-        if (!c) throw Error("device profile: unknown kernel class '" + key + "'");
-        a.share[std::size_t(*c)] = v.at("share").get<double>();
-        a.groups[std::size_t(*c)] = v.at("groups").get<int>();
-        a.rel_half_width[std::size_t(*c)] = v.at("rel_half_width").get<double>();
       }
     }
     if (auto it = j.find("bandwidth_curve"); it != j.end() && !it->is_null()) {

@@ -57,16 +57,6 @@
 // lone_kernel_fit.h; "results" counts those models). Absent: 0 (a plan changes only the
 // groups it fuses).
 //   "lone_kernel_saving": { "results": 60, "classes": { "conv": 0.09, ... } }
-//
-// Anchored groups: "anchor_group_saving" (written by `fxc calibrate --from`): per fused
-// class with an anchor (conv, depthwise, pooling, matmul), the share of a group's
-// predicted unfused time that fusing it saved, median over the fitted results' groups,
-// and the relative half width of its leave-one-model-out residuals at `coverage`
-// (calibration/anchor_share_fit.h). Analysis predicts such a group's saving as
-// share x its unfused time, with that interval.
-//   "anchor_group_saving": { "models": 60, "coverage": 0.9,
-//                            "classes": { "conv": { "share": 0.12, "groups": 500,
-//                                                   "rel_half_width": 0.3 }, ... } }
 // "measured_ops": the op types calibration timed (a model's other ops are estimated
 // with rates never measured on them); "calibration_flags": what the sanity checks found
 // wrong with a calibration saved anyway (`fxc calibrate --force`); "cpu_model" and
@@ -131,16 +121,6 @@ struct LoneKernelSaving {
   std::array<double, kKernelClassCount> share{};  // per KernelClass, of the unfused time
 };
 
-// See "anchor_group_saving" above.
-struct AnchorGroupSaving {
-  int models = 0;       // models the shares were measured on; 0: none
-  double coverage = 0;  // of the half widths
-  std::array<double, kKernelClassCount> share{};
-  std::array<int, kKernelClassCount> groups{};  // 0: the class has no share
-  std::array<double, kKernelClassCount> rel_half_width{};
-  bool has(KernelClass c) const { return groups[static_cast<std::size_t>(c)] > 0; }
-};
-
 // The copy bandwidth against the bytes a kernel touches (see the formula above).
 struct BandwidthCurve {
   std::vector<std::pair<double, double>> points;  // (bytes touched, bytes/s), ascending
@@ -185,7 +165,6 @@ struct DeviceProfile {
   // Per fused-kernel class; groups == 0: no residuals (presets, quick measurement).
   std::array<SavingUncertainty, kKernelClassCount> saving_uncertainty{};
   LoneKernelSaving lone_kernel_saving;
-  AnchorGroupSaving anchor_group_saving;
   std::vector<std::string> measured_ops;       // op types calibration timed (sorted)
   std::vector<std::string> calibration_flags;  // sanity-check findings saved anyway
   BandwidthCurve bandwidth_curve;              // none: one bandwidth per class
