@@ -10,7 +10,7 @@ unfused kernels and its fused kernel with the profile's kernel-time formula
 profile has one) and compares each side with what was measured.
 
 Group kinds, by the fused kernel's class: elementwise chain, conv + epilogue, matmul +
-epilogue, norm/softmax (row kernel), depthwise (depthwise conv, pooling), data movement.
+epilogue, norm/softmax (row kernel), depthwise conv, pooling, data movement.
 
 Per kind (groups outside the noise only, as the validation judges them):
   n, median |saving error| (relative to the measured saving), median log2(predicted /
@@ -26,10 +26,20 @@ import math
 import os
 import sys
 
-CLASSES = ["elementwise", "reduction", "conv", "depthwise", "matmul", "data_movement"]
+CLASSES = ["elementwise", "reduction", "conv", "depthwise", "matmul", "data_movement", "pooling"]
 KIND = {"elementwise": "elementwise chain", "conv": "conv + epilogue",
         "matmul": "matmul + epilogue", "reduction": "norm/softmax (row)",
-        "depthwise": "depthwise/pool", "data_movement": "data movement"}
+        "depthwise": "depthwise conv", "data_movement": "data movement",
+        "pooling": "pooling"}
+
+
+def term_class(t):
+    """The kernel class of cost terms; results written before the pooling class filed
+    pooling under depthwise, and of the two only the convolution has weights."""
+    c = t["class"]
+    if c == "depthwise" and t.get("constant_bytes", 1) == 0:
+        return "pooling"
+    return c
 
 
 class Profile:
@@ -69,7 +79,7 @@ class Profile:
         return math.exp(self.follow.get(c, 1.0) * (y - ref))
 
     def kernel_time(self, t):
-        c = t["class"]
+        c = term_class(t)
         b, f, n = t["bytes"], t["flops"], t["launches"]
         bw = self.bandwidth(c) * self.cache_factor(c, b)
         if not t.get("fused"):
@@ -113,7 +123,7 @@ def main():
             noise = group_noise_us(doc, g)
             if abs(meas) < 2 * noise or meas == 0:
                 continue
-            c = terms["fused"]["class"]
+            c = term_class(terms["fused"])
             unf = sum(prof.kernel_time(u) for u in terms["unfused"]) * 1e6
             fus = prof.kernel_time(terms["fused"]) * 1e6
             row = kinds.setdefault(c, {"err": [], "abs_us": 0.0, "unf": [], "fus": [],

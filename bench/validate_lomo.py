@@ -156,7 +156,10 @@ def main():
     # 1. One measurement per model, predicted by the grid profile (no model fitted).
     t0 = time.time()
     if not skip_measure:
-        grid_sum = {"per_model": {}}
+        # Measured in subsets (the bench lock is held a few minutes at a time): a run
+        # adds its models to those an earlier run measured into the same DIR.
+        summary = os.path.join(d, "grid_per_model.json")
+        grid_sum = json.load(open(summary)) if os.path.exists(summary) else {"per_model": {}}
         for spec in specs:  # one at a time: a failing model must not lose the others
             s = estimates(fxc, measured_dir, [spec],
                           ["--device", grid_profile, "--runs", opts["--runs"],
@@ -165,7 +168,7 @@ def main():
             grid_sum["per_model"][name] = (s or {}).get("per_model", {}).get(
                 name, {"error": "validate_estimates.py failed"})
             sys.stderr.write(f"measured {name} ({time.time() - t0:.0f} s)\n")
-        json.dump(grid_sum, open(os.path.join(d, "grid_per_model.json"), "w"), indent=1)
+            json.dump(grid_sum, open(summary, "w"), indent=1)
     grid_sum = json.load(open(os.path.join(d, "grid_per_model.json")))
     grid_pm = {n: grid_sum["per_model"][n] for n in names if n in grid_sum["per_model"]}
     grid_rows = [r for n in grid_pm if "error" not in grid_pm[n] for r in rows_of(measured_dir, n)]

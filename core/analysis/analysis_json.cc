@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/fusion_plan.h"
+#include "util/error.h"
 
 namespace fx {
 
@@ -61,6 +62,9 @@ nlohmann::json to_json(const AnalysisResult& r) {
   j["est_time_before_us"] = r.time_before_s * 1e6;
   j["est_time_after_us"] = r.time_after_s * 1e6;
   j["est_lone_saved_us"] = r.lone_saved_s * 1e6;
+  auto lone = nlohmann::json::object();
+  for (const auto& [name, s] : r.node_lone_saving_s) lone[name] = s * 1e6;
+  j["node_lone_saving_us"] = std::move(lone);
   j["unknown_cost_nodes"] = r.unknown_cost_nodes;
   j["analysis_ms"] = r.analysis_ms;
   j["unmeasured_classes"] = r.unmeasured_classes;
@@ -86,7 +90,8 @@ nlohmann::json to_json(const AnalysisResult& r) {
          {"traffic_reduction", e.traffic_reduction()},
          {"footprint_bytes", e.footprint_bytes},
          {"estimate_known", e.known},
-         {"profile", e.profile}});
+         {"profile", e.profile},
+         {"estimate", to_json(e)}});
     if (!g.assumed_note.empty()) groups.back()["assumed_note"] = g.assumed_note;
   }
   j["groups"] = std::move(groups);
@@ -97,6 +102,58 @@ nlohmann::json to_json(const AnalysisResult& r) {
                   {"text", n.text}});
   j["not_fused"] = std::move(nf);
   return j;
+}
+
+AnalysisResult analysis_result_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw Error("analysis: expected a JSON object");
+  AnalysisResult r;
+  try {
+    r.device = j.value("device", "");
+    r.device_source = j.value("device_source", "");
+    r.opt_level = j.value("opt_level", 2);
+    r.threshold = j.value("threshold", 0.30);
+    r.kernels_before = j.value("kernels_before", int64_t{0});
+    r.kernels_after = j.value("kernels_after", int64_t{0});
+    r.bytes_before = j.value("bytes_before", int64_t{0});
+    r.bytes_after = j.value("bytes_after", int64_t{0});
+    r.time_before_s = j.value("est_time_before_us", 0.0) * 1e-6;
+    r.time_after_s = j.value("est_time_after_us", 0.0) * 1e-6;
+    r.lone_saved_s = j.value("est_lone_saved_us", 0.0) * 1e-6;
+    if (auto it = j.find("node_lone_saving_us"); it != j.end())
+      for (const auto& [name, us] : it->items())
+        r.node_lone_saving_s[name] = us.get<double>() * 1e-6;
+    r.unknown_cost_nodes = j.value("unknown_cost_nodes", int64_t{0});
+    r.analysis_ms = j.value("analysis_ms", 0.0);
+    r.unmeasured_classes = j.value("unmeasured_classes", std::vector<std::string>{});
+    r.unmeasured_ops = j.value("unmeasured_ops", std::vector<std::string>{});
+    r.datasheet = j.value("datasheet_estimate", false);
+    for (const auto& gj : j.value("groups", nlohmann::json::array())) {
+      FusionGroup g;
+      g.id = gj.at("id").get<std::string>();
+      g.pattern = gj.value("pattern", "");
+      g.nodes = gj.at("nodes").get<std::vector<std::string>>();
+      g.ops = gj.value("ops", std::vector<std::string>{});
+      auto st = group_status_from_name(gj.value("status", "candidate"));
+      if (!st) throw Error("analysis: group " + g.id + " has an unknown status");
+      g.status = *st;
+      g.assumed_note = gj.value("assumed_note", "");
+      if (gj.contains("estimate")) g.estimate = group_estimate_from_json(gj["estimate"]);
+      r.groups.push_back(std::move(g));
+    }
+    for (const auto& n : j.value("not_fused", nlohmann::json::array())) {
+      NotFused f;
+      f.producer = n.at("nodes").at(0).get<std::string>();
+      f.consumer = n.at("nodes").at(1).get<std::string>();
+      const std::string why = n.value("reason", "");
+      for (int k = 0; k <= int(NotFusedReason::NotOneKernel); ++k)
+        if (not_fused_reason_name(NotFusedReason(k)) == why) f.reason = NotFusedReason(k);
+      f.text = n.value("text", "");
+      r.not_fused.push_back(std::move(f));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("analysis: ") + e.what());
+  }
+  return r;
 }
 
 }  // namespace fx

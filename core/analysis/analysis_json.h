@@ -16,6 +16,11 @@ GroupEstimate group_estimate_from_json(const nlohmann::json& j);
 //   est_time_saved_us, est_time_saved_by (the model that predicted it), traffic_reduction,
 //   footprint_bytes, estimate_known}],
 //   not_fused: [{nodes: [producer, consumer], reason, text}] }
+//   node_lone_saving_us: {node name: what the fused program saves on it alone},
+//   and per group its whole estimate (group_estimate_from_json reads it back)
 nlohmann::json to_json(const AnalysisResult& r);
+// What to_json wrote, read back (node ids and subgraphs are not: bind a FusionPlan to the
+// Graph for ids). Throws fx::Error on a malformed document.
+AnalysisResult analysis_result_from_json(const nlohmann::json& j);
 
 }  // namespace fx

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -120,10 +121,12 @@ struct AnalysisResult {
   double time_after_s = 0;  // with every group fused, lone_saved_s included
   // What the fused program saves on the kernels outside every group (device_profile.h:
   // lone_kernel_saving; 0 without groups or without the profile's shares), and per node
-  // what it saves when the node runs alone in a program with fused groups (empty:
-  // nothing; plan_totals.h credits the nodes outside the accepted groups).
+  // name what it saves when the node runs alone in a program with fused groups (nodes
+  // that save nothing are absent; plan_totals.h credits the nodes outside the accepted
+  // groups). Keyed by name, as groups are, so that a plan or an analysis read back from
+  // JSON credits the same nodes without the Graph.
   double lone_saved_s = 0;
-  std::vector<double> node_lone_saving_s;
+  std::map<std::string, double> node_lone_saving_s;
   int64_t unknown_cost_nodes = 0;  // nodes left out of the byte totals
   // Kernel classes of the model's kernels and op types that the profile's calibration
   // never measured (their rates and intervals are not from this machine's measurements);

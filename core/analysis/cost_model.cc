@@ -149,7 +149,7 @@ KernelClass CostModel::node_class(const Graph& g, const Node& n, OpKind kind) {
     if (groups > 1 && x.size() > 1 && groups == x[1]) return KernelClass::Depthwise;
     return KernelClass::Conv;
   }
-  if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") return KernelClass::Depthwise;
+  if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") return KernelClass::Pooling;
   if (op == "BatchNormalization") return KernelClass::Elementwise;
   switch (kind) {
     case OpKind::Anchor: return KernelClass::MatMul;
@@ -352,7 +352,7 @@ Cost CostModel::group(std::span<const NodeId> members) const {
     if (oc.no_kernel) {
     } else if (oc.kind == OpKind::Anchor || nc.kernel_class == KernelClass::Conv ||
                nc.kernel_class == KernelClass::Depthwise ||
-               nc.kernel_class == KernelClass::MatMul) {
+               nc.kernel_class == KernelClass::Pooling || nc.kernel_class == KernelClass::MatMul) {
       if (!anchor || nc.flops > node(anchor_node).flops) {
         c.kernel_class = nc.kernel_class;
         anchor_node = m;

@@ -309,18 +309,15 @@ AnalysisResult FusionFinder::run() {
   // The kernels outside the groups run in the fused program too, at the profile's
   // measured share of their time (device_profile.h: lone_kernel_saving).
   if (cost_.profile().lone_kernel_saving.results > 0) {
-    r.node_lone_saving_s.assign(g_.node_count(), 0.0);
+    std::vector<char> grouped(g_.node_count(), 0);
+    for (const auto& fg : r.groups)
+      for (NodeId n : fg.node_ids) grouped[std::size_t(n)] = 1;
     for (std::size_t i = 0; i < g_.node_count(); ++i) {
       const Cost& c = cost_.node(NodeId(i));
-      if (c.known)
-        r.node_lone_saving_s[i] = cost_.profile().lone_saving_share(c.kernel_class) * c.time_s;
-    }
-    if (!r.groups.empty()) {
-      std::vector<char> grouped(g_.node_count(), 0);
-      for (const auto& fg : r.groups)
-        for (NodeId n : fg.node_ids) grouped[std::size_t(n)] = 1;
-      for (std::size_t i = 0; i < g_.node_count(); ++i)
-        if (!grouped[i]) r.lone_saved_s += r.node_lone_saving_s[i];
+      const double s = c.known ? cost_.profile().lone_saving_share(c.kernel_class) * c.time_s : 0;
+      if (s == 0) continue;
+      r.node_lone_saving_s[g_.node(NodeId(i)).name] = s;
+      if (!r.groups.empty() && !grouped[i]) r.lone_saved_s += s;
     }
   }
   r.time_after_s = r.time_before_s - time_saved - r.lone_saved_s;

@@ -2,6 +2,8 @@
 #include "analysis/plan_totals.h"
 
 #include <algorithm>
+#include <set>
+#include <string_view>
 #include <vector>
 
 namespace fx {
@@ -23,14 +25,13 @@ PlanTotals plan_totals(const AnalysisResult& a, const std::vector<FusionGroup>& 
     t.time_after_s -= e.time_saved_s();
   }
   // A program with fused groups runs the other nodes too, each at its measured share.
-  if (t.accepted > 0 && a.node_lone_saving_s.size() > 0) {
-    std::vector<char> fused(a.node_lone_saving_s.size(), 0);
+  // By node name: a plan read back from JSON has no node ids until bound to a Graph.
+  if (t.accepted > 0 && !a.node_lone_saving_s.empty()) {
+    std::set<std::string_view> fused;
     for (const FusionGroup& g : groups)
-      if (g.status == GroupStatus::Accepted)
-        for (NodeId n : g.node_ids)
-          if (std::size_t(n) < fused.size()) fused[std::size_t(n)] = 1;
-    for (std::size_t i = 0; i < fused.size(); ++i)
-      if (!fused[i]) t.time_after_s -= a.node_lone_saving_s[i];
+      if (g.status == GroupStatus::Accepted) fused.insert(g.nodes.begin(), g.nodes.end());
+    for (const auto& [name, saving] : a.node_lone_saving_s)
+      if (!fused.contains(name)) t.time_after_s -= saving;
   }
   t.kernels_after = std::max<int64_t>(t.kernels_after, 0);
   t.bytes_after = std::max<int64_t>(t.bytes_after, 0);

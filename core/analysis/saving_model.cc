@@ -14,7 +14,8 @@ constexpr std::array<double, kSavingTerms> kPrior = {1, 0, 0, 0, 0, 1, 0, 0, 0};
 constexpr std::array<int, 5> kNonNegative = {0, 1, 2, 5, 8};
 
 bool is_anchor_class(KernelClass c) {
-  return c == KernelClass::Conv || c == KernelClass::Depthwise || c == KernelClass::MatMul;
+  return c == KernelClass::Conv || c == KernelClass::Depthwise || c == KernelClass::Pooling ||
+         c == KernelClass::MatMul;
 }
 
 // Time of one kernel on the class rates, without the fused scale or epilogue.

@@ -68,6 +68,7 @@ DeviceProfile gpu_profile_from_measurements(const GpuMeasurements& m, const std:
   set_class(p, KernelClass::Reduction, m.reduction_bytes_per_s, 0);
   set_class(p, KernelClass::Conv, 0, m.conv_flops_per_s);
   set_class(p, KernelClass::Depthwise, m.depthwise_bytes_per_s, 0);
+  set_class(p, KernelClass::Pooling, m.depthwise_bytes_per_s, 0);  // windowed, like depthwise
   set_class(p, KernelClass::MatMul, 0, m.matmul_flops_per_s);
   set_class(p, KernelClass::DataMovement, m.transpose_bytes_per_s, 0);
   p.measured_ops = {"AveragePool", "Conv", "MatMul", "MaxPool", "Softmax", "Transpose"};

@@ -79,7 +79,13 @@ nlohmann::json to_json(const DeviceProfile& p) {
   nlohmann::json classes = nlohmann::json::object();
   for (int i = 0; i < kKernelClassCount; ++i) {
     const KernelClassRates& r = p.kernel_classes[static_cast<std::size_t>(i)];
-    if (r.bandwidth_bytes_per_s > 0 || r.flops_per_s > 0)
+    // Pooling beside depthwise even when unset: without it, the profile reads back as
+    // one written before the pooling class (pooling_from_depthwise).
+    const bool beside_depthwise =
+        KernelClass(i) == KernelClass::Pooling &&
+        (p.kernel_classes[std::size_t(KernelClass::Depthwise)].bandwidth_bytes_per_s > 0 ||
+         p.kernel_classes[std::size_t(KernelClass::Depthwise)].flops_per_s > 0);
+    if (r.bandwidth_bytes_per_s > 0 || r.flops_per_s > 0 || beside_depthwise)
       classes[kernel_class_name(static_cast<KernelClass>(i))] = {
           {"bandwidth_bytes_per_s", r.bandwidth_bytes_per_s}, {"flops_per_s", r.flops_per_s}};
   }
@@ -144,6 +150,26 @@ nlohmann::json to_json(const DeviceProfile& p) {
   if (!p.winograd.shapes.empty()) j["winograd"] = to_json(p.winograd);
   return j;
 }
+
+namespace {
+
+// A profile written before the pooling class (kernel_class.h) measured pooling as part
+// of its depthwise class: pooling keeps those figures. The saving model stays unfitted
+// for pooling (its depthwise fit mixed the two; the difference of times stands in).
+void pooling_from_depthwise(const nlohmann::json& j, DeviceProfile& p) {
+  auto it = j.find("kernel_classes");
+  if (it == j.end() || !it->is_object() || it->contains("pooling") || !it->contains("depthwise"))
+    return;
+  const auto dw = static_cast<std::size_t>(KernelClass::Depthwise);
+  const auto pool = static_cast<std::size_t>(KernelClass::Pooling);
+  p.kernel_classes[pool] = p.kernel_classes[dw];
+  p.fused_classes[pool] = p.fused_classes[dw];
+  p.saving_uncertainty[pool] = p.saving_uncertainty[dw];
+  p.lone_kernel_saving.share[pool] = p.lone_kernel_saving.share[dw];
+  p.bandwidth_curve.follow[pool] = p.bandwidth_curve.follow[dw];
+}
+
+}  // namespace
 
 DeviceProfile device_profile_from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw Error("device profile: expected a JSON object");
@@ -229,6 +255,7 @@ DeviceProfile device_profile_from_json(const nlohmann::json& j) {
     p.calibration_flags = j.value("calibration_flags", std::vector<std::string>{});
     p.cpu_model = j.value("cpu_model", "");
     p.fxc_version = j.value("fxc_version", "");
+    pooling_from_depthwise(j, p);
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("device profile: ") + e.what());
   }

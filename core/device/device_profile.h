@@ -124,7 +124,7 @@ struct LoneKernelSaving {
 // The copy bandwidth against the bytes a kernel touches (see the formula above).
 struct BandwidthCurve {
   std::vector<std::pair<double, double>> points;  // (bytes touched, bytes/s), ascending
-  std::array<double, kKernelClassCount> follow = {1, 1, 1, 1, 1, 1};
+  std::array<double, kKernelClassCount> follow = {1, 1, 1, 1, 1, 1, 1};
   bool empty() const { return points.size() < 2; }
   // log(curve(bytes) / curve(largest point)): 0 without a curve.
   double log_gain(double bytes) const;

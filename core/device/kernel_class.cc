@@ -11,6 +11,7 @@ const char* kernel_class_name(KernelClass c) {
     case KernelClass::Depthwise: return "depthwise";
     case KernelClass::MatMul: return "matmul";
     case KernelClass::DataMovement: return "data_movement";
+    case KernelClass::Pooling: return "pooling";
   }
   return "elementwise";
 }

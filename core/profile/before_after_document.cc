@@ -225,6 +225,11 @@ std::optional<KernelTerms> kernel_terms_from_json(const nlohmann::json& j) {
   t.constant_bytes = std::clamp(later_term(j, "constant_bytes"), 0.0, b);
   t.planes = std::max(later_term(j, "planes"), 0.0);
   t.winograd = boolean(j, "winograd", false);
+  // Results written before the pooling class filed pooling under depthwise; of the two,
+  // only the convolution has weights (constant_bytes, written by the same fxc).
+  if (t.kernel_class == KernelClass::Depthwise && j.contains("constant_bytes") &&
+      t.constant_bytes == 0)
+    t.kernel_class = KernelClass::Pooling;
   return t;
 }
 

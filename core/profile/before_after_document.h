@@ -123,6 +123,8 @@ BeforeAfterDocument load_before_after_document(const std::string& path);
 // The inverse of kernel_terms_json (before_after_json.h): nullopt without a known
 // class and finite bytes and FLOPs; terms added after the first results default to 0
 // (false for "winograd"). "fused" is left false when absent: the caller knows the rule.
+// A depthwise kernel without weights in a result written before the pooling class is
+// read as pooling (kernel_class.h).
 std::optional<KernelTerms> kernel_terms_from_json(const nlohmann::json& terms);
 
 }  // namespace fx

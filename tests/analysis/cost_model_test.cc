@@ -207,10 +207,15 @@ TEST(CostModel, KernelClassesOfNodes) {
   auto t = b.op("Transpose", {r}, {{"perm", std::vector<int64_t>{0, 2, 3, 1}}}, "tr",
                 Shape::of({1, 8, 8, 8}));
   b.output(b.op("Softmax", {t}, {{"axis", int64_t{-1}}}, "sm"));
+  b.output(
+      b.op("MaxPool", {r},
+           {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}},
+           "pool", Shape::of({1, 8, 4, 4})));
   Graph g = b.build();
   CostModel cm(g, test_profile());
   EXPECT_EQ(cm.node(g.find_node("conv")).kernel_class, KernelClass::Conv);
   EXPECT_EQ(cm.node(g.find_node("dw")).kernel_class, KernelClass::Depthwise);
+  EXPECT_EQ(cm.node(g.find_node("pool")).kernel_class, KernelClass::Pooling);
   EXPECT_EQ(cm.node(g.find_node("relu")).kernel_class, KernelClass::Elementwise);
   EXPECT_EQ(cm.node(g.find_node("tr")).kernel_class, KernelClass::DataMovement);
   EXPECT_EQ(cm.node(g.find_node("sm")).kernel_class, KernelClass::Reduction);

@@ -52,6 +52,7 @@ DeviceProfile truth() {
   set(KernelClass::Depthwise, 2.5e9, 2e9);
   set(KernelClass::MatMul, 30e9, 60e9);
   set(KernelClass::DataMovement, 1.5e9, 1e9);
+  set(KernelClass::Pooling, 4e9, 3e9);
   return p;
 }
 
@@ -62,8 +63,8 @@ std::vector<KernelSample> synthetic_kernels() {
   std::uniform_real_distribution<double> logsize(std::log(1e4), std::log(5e7));
   std::uniform_real_distribution<double> noise(0.95, 1.05);
   // FLOPs per byte on both sides of each class's ridge point (truth flops / bandwidth).
-  const double intensity[][2] = {{0.2, 2.0}, {0.1, 2.0}, {0.5, 8.0},
-                                 {0.2, 3.0}, {0.5, 8.0}, {0.0, 0.0}};
+  const double intensity[kKernelClassCount][2] = {{0.2, 2.0}, {0.1, 2.0}, {0.5, 8.0}, {0.2, 3.0},
+                                                  {0.5, 8.0}, {0.0, 0.0}, {0.2, 2.0}};
   const DeviceProfile t = truth();
   std::vector<KernelSample> out;
   int n = 0;
@@ -283,7 +284,8 @@ json result_fixture() {
 
 TEST(KernelFit, SamplesFromAResult) {
   json doc = result_fixture();
-  EXPECT_EQ(kernel_samples(doc, "r.json").size(), 248u);
+  // 40 per class, 8 group members.
+  EXPECT_EQ(kernel_samples(doc, "r.json").size(), 40u * kKernelClassCount + 8);
   EXPECT_EQ(fused_kernel_samples(doc).size(), 94u);
   auto groups = group_terms_samples(doc, "r.json");
   ASSERT_EQ(groups.size(), 4u);
@@ -382,7 +384,7 @@ TEST(CalibrateCli, KernelFitWritesPerClassRatesAndJudgesGroups) {
                      o);
   ASSERT_TRUE(r.ok()) << r.describe() << "\n" << r.err;
   json j = json::parse(r.out);
-  EXPECT_EQ(j["kernels"], 248);
+  EXPECT_EQ(j["kernels"], 40 * kKernelClassCount + 8);
   EXPECT_EQ(j["groups"], 4);
   EXPECT_EQ(j["fused_fit"]["kernels"], 94);
   EXPECT_NEAR(j["fused_fit"]["classes"]["conv"]["scale"].get<double>(), 0.7, 0.05);
@@ -436,7 +438,7 @@ TEST(CalibrateCli, KernelFitWritesPerClassRatesAndJudgesGroups) {
                 o);
   ASSERT_TRUE(r.ok()) << r.describe() << "\n" << r.err;
   j = json::parse(r.out);
-  EXPECT_EQ(j["kernels"], 2 * 248);
+  EXPECT_EQ(j["kernels"], 2 * (40 * kKernelClassCount + 8));
   EXPECT_EQ(j["groups"], 4);
   EXPECT_EQ(j["group_rows"][0]["repeats"], 2);
   EXPECT_NEAR(j["group_rows"][0]["measured_us"].get<double>(),

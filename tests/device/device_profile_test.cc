@@ -51,6 +51,7 @@ TEST(DeviceProfile, KernelClassRatesRoundTripAndDefault) {
   EXPECT_TRUE(q.calibrated);
   EXPECT_EQ(q.calibration, "fitted to test kernels");
   EXPECT_EQ(q.label(), "nvidia-h100 (calibrated)");
+  EXPECT_DOUBLE_EQ(q.bandwidth(KernelClass::Pooling), 3.0e12);  // unset stays unset
   for (int c = 0; c < kKernelClassCount; ++c)
     EXPECT_EQ(kernel_class_from_name(kernel_class_name(static_cast<KernelClass>(c))),
               static_cast<KernelClass>(c));
@@ -232,6 +233,31 @@ TEST(DeviceProfile, BadBandwidthCurveIsAnError) {
   j = to_json(p);
   j["bandwidth_curve"]["follow"]["conv"] = -1;
   EXPECT_THROW(device_profile_from_json(j), Error);
+}
+
+// Profiles written before the pooling class measured pooling inside depthwise: pooling
+// reads back with depthwise's figures, and a profile written now keeps its own.
+TEST(DeviceProfile, AProfileWithoutThePoolingClassGivesPoolingItsDepthwiseFigures) {
+  DeviceProfile p = preset_nvidia_h100();
+  const auto dw = std::size_t(KernelClass::Depthwise), pool = std::size_t(KernelClass::Pooling);
+  p.kernel_classes[dw] = {1e12, 2e13};
+  p.fused_classes[dw].scale = 0.7;
+  p.lone_kernel_saving.results = 3;
+  p.lone_kernel_saving.share[dw] = 0.4;
+  p.kernel_classes[pool] = {5e11, 1e13};
+  nlohmann::json j = to_json(p);
+  const DeviceProfile now = device_profile_from_json(j);
+  EXPECT_DOUBLE_EQ(now.bandwidth(KernelClass::Pooling), 5e11);
+  EXPECT_DOUBLE_EQ(now.fused_scale(KernelClass::Pooling), 1.0);
+  EXPECT_DOUBLE_EQ(now.lone_saving_share(KernelClass::Pooling), 0);
+
+  j["kernel_classes"].erase("pooling");
+  j["lone_kernel_saving"]["classes"].erase("pooling");
+  const DeviceProfile old = device_profile_from_json(j);
+  EXPECT_DOUBLE_EQ(old.bandwidth(KernelClass::Pooling), 1e12);
+  EXPECT_DOUBLE_EQ(old.flops(KernelClass::Pooling), 2e13);
+  EXPECT_DOUBLE_EQ(old.fused_scale(KernelClass::Pooling), 0.7);
+  EXPECT_DOUBLE_EQ(old.lone_saving_share(KernelClass::Pooling), 0.4);
 }
 
 }  // namespace

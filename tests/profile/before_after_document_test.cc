@@ -163,6 +163,23 @@ TEST(BeforeAfterDocument, OlderResultsGetTheDefaultsTheirWriterImplied) {
   EXPECT_TRUE(d.groups[0].cost_terms->fused.fused) << "a group of several members";
 }
 
+// Results written before the pooling class filed pooling under depthwise; the weights
+// tell the two apart (terms without constant_bytes predate it too and stay as written).
+TEST(BeforeAfterDocument, AnOlderDepthwiseKernelWithoutWeightsIsPooling) {
+  auto terms = [](double constant_bytes) {
+    return nlohmann::json{
+        {"class", "depthwise"}, {"bytes", 100}, {"flops", 10}, {"constant_bytes", constant_bytes}};
+  };
+  EXPECT_EQ(kernel_terms_from_json(terms(0))->kernel_class, KernelClass::Pooling);
+  EXPECT_EQ(kernel_terms_from_json(terms(36))->kernel_class, KernelClass::Depthwise);
+  nlohmann::json bare = terms(0);
+  bare.erase("constant_bytes");
+  EXPECT_EQ(kernel_terms_from_json(bare)->kernel_class, KernelClass::Depthwise);
+  nlohmann::json now = terms(0);
+  now["class"] = "pooling";
+  EXPECT_EQ(kernel_terms_from_json(now)->kernel_class, KernelClass::Pooling);
+}
+
 TEST(BeforeAfterDocument, ASingleRunProfileIsTheBeforeRunAlone) {
   nlohmann::json j = before_after_json(result(), meta())["before"];
   const BeforeAfterDocument d = read_before_after_document(j, "p");
