@@ -30,7 +30,8 @@ struct CalibrationOptions {
 double measure_gemm_flops(int64_t n, double budget_s);
 // How many times faster an n x n x n int8 matmul (u8 x s8 -> s32) runs than a float32
 // one through oneDNN, the two measured alternately within budget_s; 0 when either
-// cannot be measured. What the ISA's integer dot products (VNNI, AMX) give this machine.
+// cannot be measured. What the ISA's integer dot products (VNNI, AMX) give this machine,
+// as the runtime uses them: without VNNI its exact int8 path makes two products.
 double measure_int8_speedup(int64_t n, double budget_s);
 
 // 3x3 "same" convolutions of one image, 64 to 512 channels in and out, maps of 7 to 224:
