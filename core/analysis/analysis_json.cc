@@ -49,6 +49,21 @@ GroupEstimate group_estimate_from_json(const nlohmann::json& j) {
   return e;
 }
 
+FusionGroup fusion_group_from_json(const nlohmann::json& gj, const std::string& document) {
+  FusionGroup g;
+  g.id = gj.at("id").get<std::string>();
+  g.pattern = gj.value("pattern", "");
+  g.nodes = gj.at("nodes").get<std::vector<std::string>>();
+  g.ops = gj.value("ops", std::vector<std::string>{});
+  auto st = group_status_from_name(gj.value("status", "candidate"));
+  if (!st) throw Error(document + ": group " + g.id + " has an unknown status");
+  g.status = *st;
+  g.reason = gj.value("reason", "");
+  g.assumed_note = gj.value("assumed_note", "");
+  if (gj.contains("estimate")) g.estimate = group_estimate_from_json(gj["estimate"]);
+  return g;
+}
+
 nlohmann::json to_json(const AnalysisResult& r) {
   nlohmann::json j;
   j["device"] = r.device;
@@ -128,17 +143,7 @@ AnalysisResult analysis_result_from_json(const nlohmann::json& j) {
     r.unmeasured_ops = j.value("unmeasured_ops", std::vector<std::string>{});
     r.datasheet = j.value("datasheet_estimate", false);
     for (const auto& gj : j.value("groups", nlohmann::json::array())) {
-      FusionGroup g;
-      g.id = gj.at("id").get<std::string>();
-      g.pattern = gj.value("pattern", "");
-      g.nodes = gj.at("nodes").get<std::vector<std::string>>();
-      g.ops = gj.value("ops", std::vector<std::string>{});
-      auto st = group_status_from_name(gj.value("status", "candidate"));
-      if (!st) throw Error("analysis: group " + g.id + " has an unknown status");
-      g.status = *st;
-      g.assumed_note = gj.value("assumed_note", "");
-      if (gj.contains("estimate")) g.estimate = group_estimate_from_json(gj["estimate"]);
-      r.groups.push_back(std::move(g));
+      r.groups.push_back(fusion_group_from_json(gj, "analysis"));
     }
     for (const auto& n : j.value("not_fused", nlohmann::json::array())) {
       NotFused f;

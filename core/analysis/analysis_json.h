@@ -10,6 +10,9 @@ namespace fx {
 
 nlohmann::json to_json(const GroupEstimate& e);
 GroupEstimate group_estimate_from_json(const nlohmann::json& j);
+// One group of an analysis or a plan document: id, pattern, nodes, ops, status, reason,
+// assumed_note and its estimate. Throws fx::Error naming `document` on an unknown status.
+FusionGroup fusion_group_from_json(const nlohmann::json& gj, const std::string& document);
 // { device, device_source, opt_level, threshold, kernels_before, kernels_after,
 //   bytes_before, bytes_after, est_time_before_us, est_time_after_us, unknown_cost_nodes,
 //   analysis_ms, groups: [{id, pattern, nodes, ops, status, bytes_saved, launches_saved,

@@ -135,18 +135,7 @@ FusionPlan FusionPlan::from_json(const nlohmann::json& j) {
     p.opt_level_ = j.value("opt_level", 2);
     p.threshold_ = j.value("threshold", 0.30);
     for (const auto& gj : j.at("groups")) {
-      FusionGroup g;
-      g.id = gj.at("id").get<std::string>();
-      g.pattern = gj.value("pattern", "");
-      g.nodes = gj.at("nodes").get<std::vector<std::string>>();
-      g.ops = gj.value("ops", std::vector<std::string>{});
-      auto st = group_status_from_name(gj.value("status", "candidate"));
-      if (!st) throw Error("fusion plan: group " + g.id + " has an unknown status");
-      g.status = *st;
-      g.reason = gj.value("reason", "");
-      g.assumed_note = gj.value("assumed_note", "");
-      if (gj.contains("estimate")) g.estimate = group_estimate_from_json(gj["estimate"]);
-      p.groups_.push_back(std::move(g));
+      p.groups_.push_back(fusion_group_from_json(gj, "fusion plan"));
     }
     if (j.contains("dims"))
       for (const auto& d : j.at("dims"))

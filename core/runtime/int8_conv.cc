@@ -165,13 +165,7 @@ void Int8Conv::build_onednn(int threads) {
   dnnl::memory::desc w_any(to_dnnl(wd), dt::s8, dnnl::memory::format_tag::any);
   dnnl::memory::desc b_md({oc}, dt::f32, dnnl::memory::format_tag::a);
   // One weight set, or the two halves whose accumulators run_halves adds.
-  std::vector<std::vector<int8_t>> weight_sets;
-  if (halves) {
-    auto h = split_weights_7bit(s_.weights);
-    weight_sets = {std::move(h.lo), std::move(h.hi)};
-  } else {
-    weight_sets = {std::vector<int8_t>(s_.weights.begin(), s_.weights.end())};
-  }
+  const std::vector<std::vector<int8_t>> weight_sets = int8_weight_sets(s_.weights, halves);
   // The halves' convolutions produce bare accumulators: bias and requantization follow
   // their sum.
   const bool with_bias = !s_.bias.empty() && !halves;

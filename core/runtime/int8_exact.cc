@@ -98,6 +98,15 @@ WeightHalves split_weights_7bit(const std::vector<int32_t>& w) {
   return h;
 }
 
+std::vector<std::vector<int8_t>> int8_weight_sets(const std::vector<int32_t>& w, bool halves) {
+  if (!halves) return {std::vector<int8_t>(w.begin(), w.end())};
+  auto h = split_weights_7bit(w);
+  std::vector<std::vector<int8_t>> sets;
+  sets.push_back(std::move(h.lo));
+  sets.push_back(std::move(h.hi));
+  return sets;
+}
+
 void shift_s8_to_u8(const void* src, void* dst, int64_t n, int threads) {
   const auto* s = static_cast<const uint8_t*>(src);
   auto* d = static_cast<uint8_t*>(dst);

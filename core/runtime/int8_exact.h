@@ -31,6 +31,9 @@ struct WeightHalves {
   std::vector<int8_t> lo, hi;
 };
 WeightHalves split_weights_7bit(const std::vector<int32_t>& w);
+// The weight sets an integer kernel runs: w itself as s8, or (`halves`) its two 7-bit
+// halves lo and hi, whose accumulators store_halves adds.
+std::vector<std::vector<int8_t>> int8_weight_sets(const std::vector<int32_t>& w, bool halves);
 
 // dst[i] = src[i] as s8 + 128, as u8 (n bytes).
 void shift_s8_to_u8(const void* src, void* dst, int64_t n, int threads);

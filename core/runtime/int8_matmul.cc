@@ -59,13 +59,7 @@ Int8MatMul::Int8MatMul(Int8MatMulSpec spec, int threads) : s_(std::move(spec)) {
   dnnl::memory::desc bias_md({1, s_.n}, dt::f32, dnnl::memory::format_tag::ab);
   // One weight set, or the two halves whose accumulators run_halves adds (bias and
   // requantization follow their sum).
-  std::vector<std::vector<int8_t>> weight_sets;
-  if (halves) {
-    auto h = split_weights_7bit(s_.b);
-    weight_sets = {std::move(h.lo), std::move(h.hi)};
-  } else {
-    weight_sets = {std::vector<int8_t>(s_.b.begin(), s_.b.end())};
-  }
+  const std::vector<std::vector<int8_t>> weight_sets = int8_weight_sets(s_.b, halves);
   const bool with_bias = !s_.bias.empty() && !halves;
   std::vector<DnnlPart> parts;
   std::vector<dnnl::memory> shared_b(weight_sets.size());
