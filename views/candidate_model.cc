@@ -3,6 +3,8 @@
 
 #include <QColor>
 
+#include "analysis/default_rule.h"
+
 #include "views/op_style.h"
 
 namespace fx::views {
@@ -59,6 +61,11 @@ QVariant CandidateModel::data(const QModelIndex& index, int role) const {
         // A group legal only at an assumed dimension says so on every cell.
         QStringList tip;
         if (!g.reason.empty()) tip << QString::fromStdString(g.reason);
+        if (g.status == GroupStatus::Candidate) {
+          const std::string why = default_rejection(e);
+          if (!why.empty())
+            tip << tr("Not in the default plan: %1").arg(QString::fromStdString(why));
+        }
         if (!g.assumed_note.empty())
           tip << tr("Note: %1").arg(QString::fromStdString(g.assumed_note));
         return tip.isEmpty() ? QVariant() : QVariant(tip.join(QLatin1Char('\n')));

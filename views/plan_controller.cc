@@ -87,8 +87,15 @@ bool PlanController::reset(const QStringList& ids) {
 int PlanController::accept_above(double threshold) {
   if (!doc_) return 0;
   const int n = doc_->plan.accept_all_above(threshold);
-  emit message(
-      tr("Accepted %1 groups at or above %2% traffic reduction").arg(n).arg(threshold * 100), 5000);
+  QString text =
+      tr("Accepted %1 groups at or above %2% traffic reduction").arg(n).arg(threshold * 100);
+  // The rest at or above the threshold are left out by the never-fuse-at-a-loss rule:
+  // say so, or the user sees groups over the threshold still marked candidate.
+  if (const int left = doc_->plan.candidates_left_above(threshold); left > 0)
+    text += tr("; %1 more stay candidates: their estimated saving is not clearly positive "
+               "(hover the Status cell for the range)")
+                .arg(left);
+  emit message(text, 10000);
   decided(n > 0 ? 1 : 0);  // FusionPlan records it as one change
   return n;
 }

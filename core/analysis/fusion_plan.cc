@@ -74,6 +74,15 @@ int FusionPlan::accept_all_above(double threshold) {
   return n;
 }
 
+int FusionPlan::candidates_left_above(double threshold) const {
+  int n = 0;
+  for (const auto& g : groups_)
+    if (g.status == GroupStatus::Candidate && g.estimate.known &&
+        g.estimate.traffic_reduction() >= threshold && !default_plan_accepts(g, threshold))
+      ++n;
+  return n;
+}
+
 bool FusionPlan::undo() {
   if (undo_.empty()) return false;
   apply(undo_.back().before);

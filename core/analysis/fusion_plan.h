@@ -65,6 +65,9 @@ class FusionPlan {
   // clearly positive (estimate_interval.h: default_plan_accepts, which asks
   // default_rule.h: the default plan never fuses at a loss); one undo step.
   int accept_all_above(double threshold);
+  // Candidates at or above `threshold` that accept_all_above leaves out because their
+  // saving is not clearly positive (default_rule.h), so a caller can say so.
+  int candidates_left_above(double threshold) const;
   bool can_undo() const { return !undo_.empty(); }
   bool can_redo() const { return !redo_.empty(); }
   bool undo();

@@ -77,12 +77,16 @@ TEST(DefaultRule, DefaultPlanLeavesUnclearGroupsCandidates) {
   r.groups.push_back(group("fg-unclear", estimate(100, 97)));
   r.groups.push_back(group("fg-loss", estimate(100, 130)));
   FusionPlan p(r, "m.onnx");
+  EXPECT_EQ(p.candidates_left_above(0.0), 2);
   EXPECT_EQ(p.accept_all_above(0.0), 1);
+  EXPECT_EQ(p.candidates_left_above(0.0), 2);  // the two the rule left out
+  EXPECT_EQ(p.candidates_left_above(0.99), 0);
   EXPECT_EQ(p.find("fg-clear")->status, GroupStatus::Accepted);
   EXPECT_EQ(p.find("fg-unclear")->status, GroupStatus::Candidate);
   EXPECT_EQ(p.find("fg-loss")->status, GroupStatus::Candidate);
   // The user may still accept what the default left out.
   EXPECT_TRUE(p.accept("fg-unclear", "measured faster here"));
+  EXPECT_EQ(p.candidates_left_above(0.0), 1);
 }
 
 }  // namespace

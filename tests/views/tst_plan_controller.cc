@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // PlanController without a window: decisions, undo/redo, save/load, autosave and its
 // restore, and the plan replaced by a new analysis.
+#include <cmath>
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -9,6 +11,7 @@
 #include <QtTest>
 
 #include "document_fixture.h"
+#include "views/candidate_model.h"
 #include "views/plan_controller.h"
 
 using fx::views::PlanController;
@@ -248,6 +251,42 @@ class TestPlanController : public QObject {
       said_when |= m.front().toString().startsWith(QStringLiteral("Restored the plan autosaved"));
     QVERIFY(said_when);
     QVERIFY(plan.is_modified());
+  }
+  void accept_all_says_which_groups_the_default_rule_left_out() {
+    const fx::views::AnalysisSettings settings = t::h100_settings();
+    auto doc = t::analysed_document();
+    auto result = run_analysis(doc->graph(), doc->path, settings, doc->model.assumed_dims, true);
+    QVERIFY(result && result->analysis && result->analysis->groups.size() >= 2);
+    // One group whose saving is within the estimate's own uncertainty: kept a candidate.
+    fx::GroupEstimate& e = result->analysis->groups[0].estimate;
+    e.saved_low_s = e.saved_high_s = NAN;  // no calibrated interval: the rule's margin applies
+    e.time_after_s = e.time_before_s * 0.99;
+    const std::string unclear = result->analysis->groups[0].id;
+    result->plan = fx::FusionPlan(*result->analysis, doc->path.toStdString());
+    apply_analysis(*doc, std::move(*result));
+    PlanController plan;
+    QTemporaryDir dir;
+    plan.set_autosave_dir(dir.path());
+    plan.set_document(doc);
+    QSignalSpy message(&plan, &PlanController::message);
+    QVERIFY(plan.accept_above(0.0) >= 1);
+    QCOMPARE(status_of(*doc, QString::fromStdString(unclear)), QStringLiteral("candidate"));
+    QVERIFY(!message.isEmpty());
+    const QString said = message.back().front().toString();
+    QVERIFY2(said.contains(QStringLiteral("1 more stay candidates")), qPrintable(said));
+    // The row says why on hover.
+    fx::views::CandidateModel model;
+    model.set_plan(&doc->plan);
+    int row = -1;
+    for (int r = 0; r < model.rowCount(); ++r)
+      if (model.data(model.index(r, 0), fx::views::CandidateModel::GroupIdRole).toString() ==
+          QString::fromStdString(unclear))
+        row = r;
+    QVERIFY(row >= 0);
+    const QString tip =
+        model.data(model.index(row, fx::views::CandidateModel::Status), Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QStringLiteral("Not in the default plan: saving not clearly positive")),
+             qPrintable(tip));
   }
   void reject_what_measured_slower_in_one_undo_step() {
     auto doc = t::analysed_document();
