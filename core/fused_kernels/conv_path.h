@@ -31,6 +31,9 @@
 //                                                                   (conv_path_plain.cc)
 //
 // FX_CONV_PLAIN=1 forces the plain path (and no channels-last plan) for comparisons.
+// A channels-last convolution too small to be cut by the rows path's work rule is timed
+// on its first run as one part and as one part per thread, and keeps the faster
+// (make_split_candidate); FX_CONV_SPLIT=split or =one skips the timing.
 // The kernel converts tensors whose layout is not the path's own (LayoutConversion).
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -113,6 +116,14 @@ std::unique_ptr<ConvPath> make_nhwc_conv_path(const ConvPrep& p, const ConvLayou
                                               const std::vector<int64_t>& x,
                                               const ConvGeometry& geo, const OperandDims& operands,
                                               int threads);
+// A second way to run what `chosen` runs, for the kernel to time against it on first
+// use: where the channels-last rows path left a single image in one part for want of
+// work, the same cut into one part per thread. Whether waking a worker pays for a
+// convolution of a few microseconds is a fact of the machine (and its load), so it is
+// measured, not assumed. Null where there is no such alternative.
+std::unique_ptr<ConvPath> make_split_candidate(const ConvPrep& p, const std::vector<int64_t>& x,
+                                               const ConvGeometry& geo, const OperandDims& operands,
+                                               int threads, const ConvPath& chosen);
 std::unique_ptr<ConvPath> make_plain_conv_path(const ConvPrep& p, const std::vector<int64_t>& x,
                                                const ConvGeometry& geo, const OperandDims& operands,
                                                int threads);

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <typeinfo>
 
 #include "runtime/conv_parts.h"
 #include "runtime/dnnl_util.h"
@@ -139,6 +140,21 @@ std::unique_ptr<ConvPath> make_nhwc_conv_path(const ConvPrep& p, const ConvLayou
   if (auto columns = make_pointwise_columns_path(p, x, geo, binary_mds, threads, po))
     return columns;
   return make_nhwc_rows_path(p, x, geo, threads, attr, binary_mds);
+}
+
+std::unique_ptr<ConvPath> make_split_candidate(const ConvPrep& p, const std::vector<int64_t>& x,
+                                               const ConvGeometry& geo, const OperandDims& operands,
+                                               int threads, const ConvPath& chosen) {
+  const auto* rows = dynamic_cast<const NhwcPartsPath*>(&chosen);
+  if (!rows || typeid(chosen) != typeid(NhwcPartsPath) || rows->parts() != 1 || threads < 2 ||
+      x.size() != 4 || x[0] != 1 || p.group != 1 || geo.out[2] * geo.out[3] < 2 * threads)
+    return nullptr;
+  std::vector<dnnl::memory::desc> binary_mds;
+  dnnl::primitive_attr attr = part_attr();
+  attr.set_post_ops(nhwc_post_ops(p, operands, binary_mds));
+  auto split = make_nhwc_rows_path(p, x, geo, threads, attr, binary_mds, 1);
+  const auto* cut = dynamic_cast<const NhwcPartsPath*>(split.get());
+  return cut && cut->parts() > 1 ? std::move(split) : nullptr;
 }
 
 }  // namespace fx

@@ -25,6 +25,7 @@ class NhwcPartsPath : public ConvPath {
       : parts_(std::move(parts)), spans_(std::move(spans)), sum_input_(sum_input) {}
 
   bool reads_nhwc() const override { return true; }
+  std::size_t parts() const { return parts_.size(); }
   // The sum post-op accumulates into the destination: the residual goes there first,
   // reordered as a whole when it is NCHW, else copied by each part before it runs.
   void run(const ConvRunArgs& a) override;
@@ -41,10 +42,13 @@ class NhwcPartsPath : public ConvPath {
 
 // Over output rows of a single image (several images: one part), or for a 1x1 stride-1
 // convolution without padding over runs of pixels (conv_path_nhwc_rows.cc).
+// `min_part_macs`: the least work a part gets (one part when the image has less than
+// twice that).
 std::unique_ptr<ConvPath> make_nhwc_rows_path(const ConvPrep& p, const std::vector<int64_t>& x,
                                               const ConvGeometry& geo, int threads,
                                               const dnnl::primitive_attr& attr,
-                                              const std::vector<dnnl::memory::desc>& binary_mds);
+                                              const std::vector<dnnl::memory::desc>& binary_mds,
+                                              int64_t min_part_macs = int64_t{1} << 20);
 
 // Over output channels, each part into a dense buffer of its own that it then copies
 // into the output (conv_path_nhwc_channels.cc).

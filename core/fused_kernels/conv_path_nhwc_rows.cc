@@ -19,7 +19,8 @@ using dt = dnnl::memory::data_type;
 std::unique_ptr<ConvPath> make_nhwc_rows_path(const ConvPrep& p, const std::vector<int64_t>& x,
                                               const ConvGeometry& geo, int threads,
                                               const dnnl::primitive_attr& attr,
-                                              const std::vector<dnnl::memory::desc>& binary_mds) {
+                                              const std::vector<dnnl::memory::desc>& binary_mds,
+                                              int64_t min_part_macs) {
   const int64_t n = x[0], ic = x[1], ih = x[2], iw = x[3];
   const int64_t oc = geo.out[1], oh = geo.out[2], ow = geo.out[3];
   const int64_t s = geo.st[0], ek = (p.w_dims[2] - 1) * (geo.dil[0] + 1) + 1;
@@ -31,8 +32,7 @@ std::unique_ptr<ConvPath> make_nhwc_rows_path(const ConvPrep& p, const std::vect
   dnnl::memory b_mem(b_md, dnnl_engine(), const_cast<float*>(p.bias.data()));
   const int64_t row_macs = ow * dims_numel(p.w_dims);
   std::vector<std::pair<int64_t, int64_t>> ranges{{0, oh}};
-  if (n == 1)
-    ranges = split_range(oh, threads, std::max<int64_t>(1, (int64_t{1} << 20) / row_macs));
+  if (n == 1) ranges = split_range(oh, threads, std::max<int64_t>(1, min_part_macs / row_macs));
   std::vector<DnnlPart> parts;
   std::vector<std::pair<int64_t, int64_t>> spans;
   dnnl::memory shared_w;
@@ -73,7 +73,7 @@ std::unique_ptr<ConvPath> make_nhwc_rows_path(const ConvPrep& p, const std::vect
   try {
     if (pointwise) {
       const int64_t pixels = oh * ow;
-      const int64_t min_px = std::max<int64_t>(1, (int64_t{1} << 20) / dims_numel(p.w_dims));
+      const int64_t min_px = std::max<int64_t>(1, min_part_macs / dims_numel(p.w_dims));
       for (auto [q0, q1] : split_range(pixels, threads, min_px)) {
         const int64_t pp = q1 - q0;
         dnnl::memory::desc src(to_dnnl({1, ic, 1, pp}), dt::f32,

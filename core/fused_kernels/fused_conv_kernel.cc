@@ -2,7 +2,11 @@
 #include "fused_kernels/fused_conv_kernel.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <string>
 #include <typeinfo>
 #include <vector>
 
@@ -77,6 +81,11 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
         xin = copy;
       }
     }
+    if (candidate_) {
+      // Timed on this first run's own tensors; the run below then writes the output.
+      if (!r && !in_place) keep_faster({ctx, lay_, xin, r, out, false, threads, r_convert_});
+      candidate_.reset();
+    }
     path_->run({ctx, lay_, xin, r, out, in_place, threads, r_convert_});
     if (lay_.out != out_nhwc) y_convert_.run(out, y.raw(), threads);
   }
@@ -103,11 +112,45 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
         p.name, p.group, fmt::join(x, "x"), typeid(*path_).name(),
         path_->reads_nhwc() ? "NHWC" : "NCHW", path_->writes_nhwc() ? "NHWC" : "NCHW",
         lay_.x ? "NHWC" : "NCHW", lay_.out ? "NHWC" : "NCHW", lay_.sum ? "NHWC" : "NCHW");
+    candidate_.reset();
+    if (auto c = make_split_candidate(p, x, geo, operands, threads, *path_);
+        c && !path_->converts_layouts() && c->reads_nhwc() == path_->reads_nhwc() &&
+        c->writes_nhwc() == path_->writes_nhwc()) {
+      // FX_CONV_SPLIT=split or =one decides without timing (comparisons, tests).
+      const char* force = std::getenv("FX_CONV_SPLIT");
+      const std::string how = force ? force : "";
+      if (how == "split")
+        path_ = std::move(c);
+      else if (how != "one")
+        candidate_ = std::move(c);
+    }
     if (path_->converts_layouts()) return;
     const bool native = path_->reads_nhwc();
     if (lay_.x != native) x_convert_.build(x, !lay_.x, threads);
     if (lay_.out != path_->writes_nhwc()) y_convert_.build(geo.out, lay_.out, threads);
     if (p.sum_input >= 0 && lay_.sum != native) r_convert_.build(geo.out, !lay_.sum, threads);
+  }
+
+  // Runs the chosen path and the candidate alternately (each's best of a few runs, so
+  // that a descheduled run does not decide) and keeps the faster.
+  void keep_faster(const ConvRunArgs& a) {
+    using clock = std::chrono::steady_clock;
+    ConvPath* paths[2] = {path_.get(), candidate_.get()};
+    double best[2] = {std::numeric_limits<double>::infinity(),
+                      std::numeric_limits<double>::infinity()};
+    for (int rep = 0; rep < 6; ++rep) {
+      // Each goes first in half the rounds: the second finds the input in cache.
+      for (int k = 0; k < 2; ++k) {
+        const int i = (rep + k) % 2;
+        const auto t0 = clock::now();
+        paths[i]->run(a);
+        best[i] =
+            std::min(best[i], std::chrono::duration<double, std::micro>(clock::now() - t0).count());
+      }
+    }
+    spdlog::debug("fused Conv '{}': one part {:.1f} us, {} threads' parts {:.1f} us", p_->name,
+                  best[0], a.threads, best[1]);
+    if (best[1] < best[0]) path_ = std::move(candidate_);
   }
 
   // A depthwise convolution (with our epilogue: no Binary post-op) whose input and
@@ -135,6 +178,9 @@ class FusedConvKernel final : public Kernel, public OverwritesInput {
   std::shared_ptr<const ConvPrep> p_;
   ConvLayouts lay_;
   std::unique_ptr<ConvPath> path_;
+  // Another way to run path_'s work (make_split_candidate), timed against it on the
+  // first run with these dims.
+  std::unique_ptr<ConvPath> candidate_;
   std::vector<int64_t> src_dims_, dst_dims_;
   OperandDims operand_dims_;
   // Layout conversions where a tensor's layout is not the path's (the x conversion's

@@ -17,6 +17,9 @@
 #include "fused_kernels/fused_conv_kernel.h"
 #include "ir/graph_builder.h"
 
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
+
 namespace fx {
 namespace {
 
@@ -385,6 +388,70 @@ TEST(FusedConvPointwise, PixelPartsMatchUnfused) {
           std::to_string(h) + "x" + std::to_string(w) + " threads " + std::to_string(threads));
     }
   }
+}
+
+// Channels-last 1x1 convolutions too small for the rows path's work rule to cut (a
+// 14x14 map, 24 <-> 96 channels: 0.45M multiply-adds) run as one part or as one part
+// per thread, whichever is faster on the first run (make_split_candidate). An inverted
+// residual block, NHWC between its Convs (fixed layout costs): e (1x1 + Relu) -> d
+// (depthwise 3x3 + Relu) -> p (1x1 + residual Add: a sum post-op, never timed). Each way,
+// forced by FX_CONV_SPLIT, and the timed choice match the unfused runtime on two and
+// three threads over two runs (the second runs the kept path alone); only the timed
+// choice times.
+TEST(FusedConvPointwise, SplitOrOnePartMatchesUnfused) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 24, 14, 14});
+  const Shape wide = Shape::of({1, 96, 14, 14}), narrow = Shape::of({1, 24, 14, 14});
+  auto wt = [&](const std::string& name, Ints d, uint32_t seed) {
+    return testing::random_constant(b, name, d, seed);
+  };
+  auto e = b.op("Conv", {x, wt("we", {96, 24, 1, 1}, 1), wt("be", {96}, 2)}, {}, "e", wide);
+  auto a1 = b.op("Relu", {e}, {}, "e_relu", wide);
+  auto d = b.op("Conv", {a1, wt("wd", {96, 1, 3, 3}, 3), wt("bd", {96}, 4)},
+                {{"pads", Ints{1, 1, 1, 1}}, {"group", int64_t{96}}}, "d", wide);
+  auto a2 = b.op("Relu", {d}, {}, "d_relu", wide);
+  auto pj = b.op("Conv", {a2, wt("wp", {24, 96, 1, 1}, 5)}, {}, "p", narrow);
+  b.output(b.op("Add", {pj, x}, {}, "p_res", narrow));
+  Graph g = b.build();
+  using testing::make_group;
+  std::vector<FusionGroup> groups{make_group("ge", {"e", "e_relu"}),
+                                  make_group("gd", {"d", "d_relu"}),
+                                  make_group("gp", {"p", "p_res"})};
+  std::map<std::string, Tensor> in{{"x", testing::random_tensor({1, 24, 14, 14}, 6)}};
+  // The timed choice logs its two times at debug level: captured, to count them.
+  auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(1024);
+  auto saved = spdlog::default_logger();
+  const auto saved_level = saved->level();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("split_test", sink));
+  spdlog::set_level(spdlog::level::debug);
+  auto timings = [&] {
+    int n = 0;
+    for (const auto& m : sink->last_formatted())
+      if (m.find("threads' parts") != std::string::npos) ++n;
+    return n;
+  };
+  for (const char* how : {"split", "one", ""}) {
+    if (*how)
+      setenv("FX_CONV_SPLIT", how, 1);
+    else
+      unsetenv("FX_CONV_SPLIT");
+    const int before = timings();
+    for (int threads : {2, 3}) {
+      FusedProgram p = testing::post_op_program(g, groups);
+      const testing::FixedLayoutCosts nhwc_wins(0.0, 1, 0);
+      ASSERT_EQ(plan_conv_layouts(g, p.steps, &nhwc_wins), 2);
+      auto expected = Executor(g, ExecutorOptions{threads}).run(in);
+      Executor fused(g, p.steps, ExecutorOptions{threads});
+      testing::expect_two_runs_match(
+          fused, in, expected,
+          std::string("FX_CONV_SPLIT '") + how + "' threads " + std::to_string(threads));
+    }
+    // e on two and on three threads (p has a residual, d is depthwise).
+    EXPECT_EQ(timings() - before, *how ? 0 : 2) << "FX_CONV_SPLIT '" << how << "'";
+  }
+  unsetenv("FX_CONV_SPLIT");
+  spdlog::set_default_logger(saved);
+  spdlog::set_level(saved_level);
 }
 
 // A wide 1x1 convolution on a small map (MobileNetV2's features.18: 320 -> 1280 on 7x7)
