@@ -212,24 +212,16 @@ void Int8Conv::build_onednn(int threads) {
     }
     impl = pd.impl_info_str();
     if (impl.find("ref") != std::string::npos) return;  // the reference loop is exact and no slower
-    for (std::size_t h = 0; h < weight_sets.size(); ++h) {
-      // Each weight set writes its own output: y, or the int32 accumulator of its half.
-      const int dst_tensor = 3 + static_cast<int>(h);
-      std::vector<std::pair<int, dnnl::memory::desc>> descs{{DNNL_ARG_SRC, src},
-                                                            {DNNL_ARG_DST, dst}};
-      std::vector<DnnlPart::Bind> binds{{DNNL_ARG_SRC, 0, lo * iw * ic},
-                                        {DNNL_ARG_DST, dst_tensor, o0 * ow * oc * dst_es}};
-      if (with_bias) {
-        descs.push_back({DNNL_ARG_BIAS, b_md});
-        binds.push_back({DNNL_ARG_BIAS, 2, 0});
-      }
-      DnnlPart part = make_part(pd, descs, std::move(binds));
-      if (!shared_w[h] || shared_w[h].get_desc() != pd.weights_desc()) {
-        shared_w[h] = reorder_weights(user_w, weight_sets[h].data(), pd.weights_desc());
-      }
-      part.args[DNNL_ARG_WEIGHTS] = shared_w[h];
-      parts.push_back(std::move(part));
+    std::vector<std::pair<int, dnnl::memory::desc>> descs{{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
+    std::vector<DnnlPart::Bind> binds{{DNNL_ARG_SRC, 0, lo * iw * ic},
+                                      {DNNL_ARG_DST, 3, o0 * ow * oc * dst_es}};
+    if (with_bias) {
+      descs.push_back({DNNL_ARG_BIAS, b_md});
+      binds.push_back({DNNL_ARG_BIAS, 2, 0});
     }
+    // Each weight set writes its own output: y, or the int32 accumulator of its half.
+    append_weight_set_parts(pd, descs, binds, halves ? std::vector<int>{3, 4} : std::vector<int>{3},
+                            user_w, weight_sets, shared_w, parts);
   }
   in_parts_ = row_reorders(x, x_t, true, threads);
   src_nhwc_ = dnnl::memory(dnnl::memory::desc(to_dnnl(x), src_t, dnnl::memory::format_tag::nhwc),

@@ -107,6 +107,24 @@ std::vector<std::vector<int8_t>> int8_weight_sets(const std::vector<int32_t>& w,
   return sets;
 }
 
+void append_weight_set_parts(const dnnl::primitive_desc_base& pd,
+                             const std::vector<std::pair<int, dnnl::memory::desc>>& descs,
+                             const std::vector<DnnlPart::Bind>& binds,
+                             const std::vector<int>& dst_tensors, const dnnl::memory::desc& user_w,
+                             const std::vector<std::vector<int8_t>>& weight_sets,
+                             std::vector<dnnl::memory>& shared_w, std::vector<DnnlPart>& parts) {
+  for (std::size_t h = 0; h < weight_sets.size(); ++h) {
+    std::vector<DnnlPart::Bind> set_binds = binds;
+    for (auto& b : set_binds)
+      if (b.arg == DNNL_ARG_DST) b.tensor = dst_tensors[h];
+    DnnlPart part = make_part(pd, descs, std::move(set_binds));
+    if (!shared_w[h] || shared_w[h].get_desc() != pd.weights_desc())
+      shared_w[h] = reorder_weights(user_w, weight_sets[h].data(), pd.weights_desc());
+    part.args[DNNL_ARG_WEIGHTS] = shared_w[h];
+    parts.push_back(std::move(part));
+  }
+}
+
 void shift_s8_to_u8(const void* src, void* dst, int64_t n, int threads) {
   const auto* s = static_cast<const uint8_t*>(src);
   auto* d = static_cast<uint8_t*>(dst);

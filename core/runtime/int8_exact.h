@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/dnnl_parts.h"
 #include "runtime/tensor.h"
 
 namespace fx {
@@ -34,6 +35,16 @@ WeightHalves split_weights_7bit(const std::vector<int32_t>& w);
 // The weight sets an integer kernel runs: w itself as s8, or (`halves`) its two 7-bit
 // halves lo and hi, whose accumulators store_halves adds.
 std::vector<std::vector<int8_t>> int8_weight_sets(const std::vector<int32_t>& w, bool halves);
+// Appends to `parts` one part running `pd` per weight set, all over the same arguments
+// (`descs`, `binds`) except two: set h writes its own output tensor, dst_tensors[h] in
+// the DNNL_ARG_DST bind, and reads its own weights, reordered from `user_w` into pd's
+// layout once and kept in shared_w[h] for the other parts of the kernel.
+void append_weight_set_parts(const dnnl::primitive_desc_base& pd,
+                             const std::vector<std::pair<int, dnnl::memory::desc>>& descs,
+                             const std::vector<DnnlPart::Bind>& binds,
+                             const std::vector<int>& dst_tensors, const dnnl::memory::desc& user_w,
+                             const std::vector<std::vector<int8_t>>& weight_sets,
+                             std::vector<dnnl::memory>& shared_w, std::vector<DnnlPart>& parts);
 
 // dst[i] = src[i] as s8 + 128, as u8 (n bytes).
 void shift_s8_to_u8(const void* src, void* dst, int64_t n, int threads);

@@ -78,24 +78,17 @@ Int8MatMul::Int8MatMul(Int8MatMulSpec spec, int threads) : s_(std::move(spec)) {
     }
     impl = pd.impl_info_str();
     if (impl.find("ref") != std::string::npos) return;
-    for (std::size_t h = 0; h < weight_sets.size(); ++h) {
-      // Each weight set writes its own output: y, or the int32 accumulator of its half.
-      const int y_tensor = halves ? 3 + static_cast<int>(h) : 1;
-      std::vector<std::pair<int, dnnl::memory::desc>> descs{{DNNL_ARG_SRC, a_md},
-                                                            {DNNL_ARG_DST, y_md}};
-      std::vector<DnnlPart::Bind> binds{{DNNL_ARG_SRC, 0, r0 * s_.k},
-                                        {DNNL_ARG_DST, y_tensor, r0 * s_.n * y_es}};
-      if (with_bias) {
-        descs.push_back({DNNL_ARG_BIAS, bias_md});
-        binds.push_back({DNNL_ARG_BIAS, 2, 0});
-      }
-      DnnlPart part = make_part(pd, descs, std::move(binds));
-      if (!shared_b[h] || shared_b[h].get_desc() != pd.weights_desc()) {
-        shared_b[h] = reorder_weights(user_b, weight_sets[h].data(), pd.weights_desc());
-      }
-      part.args[DNNL_ARG_WEIGHTS] = shared_b[h];
-      parts.push_back(std::move(part));
+    std::vector<std::pair<int, dnnl::memory::desc>> descs{{DNNL_ARG_SRC, a_md},
+                                                          {DNNL_ARG_DST, y_md}};
+    std::vector<DnnlPart::Bind> binds{{DNNL_ARG_SRC, 0, r0 * s_.k},
+                                      {DNNL_ARG_DST, 1, r0 * s_.n * y_es}};
+    if (with_bias) {
+      descs.push_back({DNNL_ARG_BIAS, bias_md});
+      binds.push_back({DNNL_ARG_BIAS, 2, 0});
     }
+    // Each weight set writes its own output: y, or the int32 accumulator of its half.
+    append_weight_set_parts(pd, descs, binds, halves ? std::vector<int>{3, 4} : std::vector<int>{1},
+                            user_b, weight_sets, shared_b, parts);
   }
   if (shift_src) a_u8_.assign(static_cast<std::size_t>(s_.m * s_.k), 0);
   if (halves) {
