@@ -68,6 +68,10 @@ for name in open(os.path.join(d, "models.txt")).read().split():
          "ort_all_ms": med(g("ort_all.*.json"), "median_ms"),
          "unfused_ms": med(g("fxc.*.json"), "unfused.median_ms"),
          "fused_ms": med(g("fxc.*.json"), "fused.median_ms"),
+         # Run after run, warm, as ort_run.js times ONNX Runtime: the like-for-like peer
+         # figure. The interleaved "fused_ms" pairs with "unfused_ms" (each run after the
+         # other program's, both equally cold) and is the fused-against-unfused figure.
+         "fused_alone_ms": med(g("fxc.*.json"), "fused_alone.median_ms"),
          "load": open(os.path.join(md, "load")).read().strip() if os.path.exists(os.path.join(md, "load")) else ""}
     fx = g("fxc.*.json")
     r["unfused_round_ms"] = values(fx, "unfused.median_ms")
@@ -97,7 +101,9 @@ for name in open(os.path.join(d, "models.txt")).read().split():
     def ratio(a, b):
         return r[a] / r[b] if r.get(a) and r.get(b) else None
     r["unfused_vs_ort_disabled"] = ratio("unfused_ms", "ort_disabled_ms")
-    r["fused_vs_ort_all"] = ratio("fused_ms", "ort_all_ms")
+    # An fxc run without the alone runs (--interleaved-only) leaves only the interleaved figure.
+    r["fused_vs_ort_all"] = ratio("fused_alone_ms" if r.get("fused_alone_ms") else "fused_ms", "ort_all_ms")
+    r["fused_interleaved_vs_ort_all"] = ratio("fused_ms", "ort_all_ms")
     r["fused_vs_unfused"] = ratio("fused_ms", "unfused_ms")
     if r.get("peak_unfused_bytes") and r.get("peak_fused_bytes") is not None:
         r["peak_fused_vs_unfused"] = r["peak_fused_bytes"] / r["peak_unfused_bytes"]
@@ -112,7 +118,9 @@ def summary(key):
     return {"models": len(v), "geomean": gm, "worst": worst[0], "worst_model": worst[1]}
 
 keys = {"unfused_vs_ort_disabled": "fxc unfused / ORT disabled",
-        "fused_vs_ort_all": "fxc fused / ORT all (target: geomean <= 0.9, worst <= 1.25)",
+        "fused_vs_ort_all": "fxc fused / ORT all, both run after run (target: geomean <= 0.9, worst <= 1.25)",
+        "fused_interleaved_vs_ort_all": "fxc fused interleaved with unfused / ORT all run after run (the protocol"
+                                        " before session 14: fxc's caches colder than ORT's)",
         "fused_vs_unfused": "fxc fused / fxc unfused (target: every model <= 1.0)",
         "peak_fused_vs_unfused": "peak activations fused / unfused (target: every model <= 1.0)"}
 summ = {k: summary(k) for k in keys}
@@ -137,11 +145,15 @@ with open(out, "a") as o:
       " (oneDNN: ONEDNN_MAX_CPU_ISA=AVX2; generated code: -march=$FX_MARCH; the runtime's target_clones"
       " kernels and ONNX Runtime still dispatch on cpuid)"))
     w(f"- ONNX Runtime {meta['onnxruntime']} (onnxruntime-node), {meta['threads']} threads each;"
-      f" {meta['rounds']} interleaved rounds of {meta['runs']} runs; figure: median of the round medians")
+      f" {meta['rounds']} interleaved rounds of {meta['runs']} runs; figure: median of the round medians."
+      " Like for like: fused / ORT all compares fxc's fused program timed run after run (after one"
+      " warm-up run) with ORT all timed run after run (after 3 warm-up runs); fused / unfused compares"
+      " fxc's two programs timed alternately, each run after the other's. unfused / ORT disabled"
+      " compares the interleaved unfused figure with ORT's run after run (fxc's side colder)")
     w(f"- Load average before: {meta['load_before']}, after: {meta['load_after']} (well above 0: other jobs shared the machine)")
     w("- Command: `bench/run_all.sh corpus`" + (" with CORPUS_FAST=1" if meta["fast"] else "")
       + ("" if meta["isa_run"] == "native" else f" with FX_ISA={meta['isa_run']}")
-      + "; fxc: `fxc codegen MODEL --opt-level 2 --bench RUNS --threads T --json --interleaved-only --inputs MODEL.inputs`")
+      + "; fxc: `fxc codegen MODEL --opt-level 2 --bench RUNS --threads T --json --evict-mb 0 --inputs MODEL.inputs`")
     w()
     for k, label in keys.items():
         s = summ[k]
@@ -163,8 +175,8 @@ with open(out, "a") as o:
           + (" (the cache is empty: nothing measured on this CPU yet)" if at["entries"] == 0 else ""))
     w(f"- fused peak activations larger than unfused: {', '.join(summ['fused_larger_peak']) or 'none'}")
     w()
-    w("| model | ORT disabled ms | ORT all ms | fxc unfused ms | fxc fused ms | unfused / ORT dis | fused / ORT all | fused / unfused | round spread | slower beyond noise | groups | peak MiB unfused / fused | fused = unfused | fused = ORT | load | errors |")
-    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---|---|---|")
+    w("| model | ORT disabled ms | ORT all ms | fxc unfused ms | fxc fused ms | fxc fused alone ms | unfused / ORT dis | fused alone / ORT all | fused / unfused | round spread | slower beyond noise | groups | peak MiB unfused / fused | fused = unfused | fused = ORT | load | errors |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---|---|---|")
     mib = lambda b: "" if b is None else f"{b / 1048576:.1f}"
     yn = lambda b: "" if b is None else ("yes" if b else "NO")
     # "yes (2 of 2 steps)": a quantized output, its largest difference in quantization steps
@@ -177,7 +189,7 @@ with open(out, "a") as o:
                             if (r.get("autotune_cache") or {}).get("rejected") else "")
     slow = lambda b: "" if b is None else ("yes" if b else "no")
     for r in rows:
-        w(f"| {r['model']} | {f(r['ort_disabled_ms'])} | {f(r['ort_all_ms'])} | {f(r['unfused_ms'])} | {f(r['fused_ms'])} | "
+        w(f"| {r['model']} | {f(r['ort_disabled_ms'])} | {f(r['ort_all_ms'])} | {f(r['unfused_ms'])} | {f(r['fused_ms'])} | {f(r.get('fused_alone_ms'))} | "
           f"{f(r['unfused_vs_ort_disabled'])} | {f(r['fused_vs_ort_all'])} | {f(r['fused_vs_unfused'])} | {pm(r.get('round_spread'))} | {slow(r.get('fused_slower_beyond_noise'))} | {r.get('groups', '')}{tuned_note(r)} | "
           f"{mib(r.get('peak_unfused_bytes'))} / {mib(r.get('peak_fused_bytes'))} | {yn(r.get('fused_agrees'))} | {vs_ort(r)} | "
           f"{r['load']} | {'; '.join(r.get('errors', []))[:160].replace('|', '/')} |")

@@ -6,8 +6,11 @@
 # --opt-level 2`: default threshold and device; unfused and fused alternate run by run).
 # Each model's own input set (MODEL.inputs/input_<i>.pb) and dim bindings feed all four.
 # ROUNDS interleaved rounds (ORT disabled, ORT all, fxc), RUNS timed runs each; the figure
-# is the median of the round medians. Outputs: fxc fused against fxc unfused (fxc's scaled
-# check) and against ORT disabled (bench/compare_outputs.py, 1e-3 of max |ref|).
+# is the median of the round medians. Like for like: fxc fused against ORT all compares
+# both timed run after run (fxc's --bench "alone" runs); fxc fused against unfused compares
+# the two programs timed alternately, each run after the other's. Outputs: fxc fused
+# against fxc unfused (fxc's scaled check) and against ORT disabled
+# (bench/compare_outputs.py, 1e-3 of max |ref|).
 # Prints each ratio, the geometric mean and the worst, with the CPU (lscpu: model name,
 # ISA flags, cache sizes). Writes $RESULTS/45_corpus.md and $RESULTS/corpus/summary.json.
 #
@@ -89,7 +92,7 @@ bench_one() {
     rc=0
     # shellcheck disable=SC2046
     "$FXC" -q codegen "$path" $(dims_args "$dims") --opt-level 2 --bench "$runs" \
-      --threads "$threads" --json --interleaved-only "${in_fxc[@]}" "${save[@]}" \
+      --threads "$threads" --json --evict-mb 0 "${in_fxc[@]}" "${save[@]}" \
       > "$d/fxc.$r.json" 2> "$d/fxc.err" || rc=$?
     # 3: the fused outputs disagree (the JSON says how); anything else is a failure.
     if [ "$rc" != 0 ] && [ "$rc" != 3 ]; then
