@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <typeinfo>
 
 #include "profile/bandwidth_summary.h"
 #include "profile/cache_evictor.h"
@@ -25,6 +26,18 @@ RunTimes times_of(const Executor& ex, const std::vector<double>& ms) {
   t.median_ms = median_of(ms);
   t.min_ms = *std::min_element(ms.begin(), ms.end());
   return t;
+}
+
+bool same_steps(const std::vector<Step>& a, const std::vector<Step>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const Step &x = a[i], &y = b[i];
+    if (x.op_type != y.op_type || x.nodes != y.nodes || x.inputs != y.inputs ||
+        x.outputs != y.outputs || y.group_id.has_value() || !x.kernel || !y.kernel ||
+        typeid(*x.kernel) != typeid(*y.kernel))
+      return false;
+  }
+  return true;
 }
 
 OpTimes op_times(Executor& ex, const std::map<std::string, Tensor>& in, int runs) {
@@ -120,6 +133,7 @@ CodegenBench run_codegen_bench(const Graph& graph, const std::vector<const Fusio
   }
   b.fused_alone = times_of(after, alone);
   b.fused_cold = times_of(after, cold);
+  b.same_program = same_steps(before.steps(), after.steps());
   b.unfused_peak_bytes = before.peak_activation_bytes();
   b.fused_peak_bytes = after.peak_activation_bytes();
   if (o.op_times) {

@@ -58,6 +58,10 @@ struct CodegenBench {
   std::vector<Tensor> fused_outputs;  // of the checked run, graph-output order
   // Activation arena bytes of each program after its runs (Executor::peak_activation_bytes).
   int64_t unfused_peak_bytes = 0, fused_peak_bytes = 0;
+  // The fused program runs the unfused program's steps (no group, no relayout: the same
+  // ops over the same values with the same kernel types), so any gap between the two
+  // figures is the machine's noise, not the plan's.
+  bool same_program = false;
   double speedup() const { return unfused.median_ms / fused.median_ms; }
 };
 

@@ -4,7 +4,8 @@
 uses fxc's fused program timed run after run ("fused_alone", as ORT is timed), while fused
 against unfused stays the interleaved pair. An fxc result without the alone runs falls
 back to the interleaved figure, and the interleaved ratio against ORT is kept for the
-record. Usage: corpus_table_peer_test.py TABLE_SCRIPT"""
+record. A model whose fused program fxc reports as the unfused one is never counted as
+slower than unfused. Usage: corpus_table_peer_test.py TABLE_SCRIPT"""
 
 import json
 import os
@@ -17,6 +18,8 @@ script = sys.argv[1]
 cases = {
     "warm_alone": (1.00, 1.30, 1.20, 0.90),
     "no_alone": (1.00, 1.30, 1.20, None),
+    # fxc says the fused program is the unfused one: 8% slower in both rounds is noise.
+    "same_program": (1.00, 1.00, 1.08, 1.08),
 }
 with tempfile.TemporaryDirectory() as d:
     with open(os.path.join(d, "models.txt"), "w") as f:
@@ -26,6 +29,10 @@ with tempfile.TemporaryDirectory() as d:
         for r in (1, 2):
             fx = {"unfused": {"median_ms": unfused}, "fused": {"median_ms": fused},
                   "groups": 1, "equivalent": True}
+            if name == "same_program":
+                fx["same_program"] = True
+                fx["groups"] = 0
+                fx["unfused"]["median_ms"] += 0.001 * r  # rounds apart by less than the gap
             if alone is not None:
                 fx["fused_alone"] = {"median_ms": alone}
             with open(os.path.join(d, name, f"fxc.{r}.json"), "w") as f:
@@ -44,7 +51,14 @@ with tempfile.TemporaryDirectory() as d:
                        ("fused_vs_unfused", vs_unfused)):
             if r.get(key) is None or abs(r[key] - w) > 1e-9:
                 fail.append(f"{name}: {key} = {r.get(key)}, want {w:.4f}")
+    summ = json.load(open(os.path.join(d, "summary.json")))["summary"]
+    if summ["fused_slower_beyond_noise"] or summ["fused_slower_than_unfused"]:
+        fail.append(f"a program identical to the unfused one counted as slower: {summ}")
+    if summ["same_program"] != ["same_program"]:
+        fail.append(f"same_program list: {summ['same_program']}")
     table = open(out).read()
+    if "| same program |" not in table:
+        fail.append("the table does not mark the identical program")
     if "| warm_alone | 1.00 | 1.00 | 1.30 | 1.20 | 0.90 | 1.30 | 0.90 | 0.92 |" not in table:
         fail.append("the table row of warm_alone does not show the alone time and ratio")
     if "both run after run" not in table:

@@ -24,9 +24,9 @@ using testing::run_fxc;
 
 const std::string kModel = std::string(FX_RESOURCES_DIR) + "/models/tiny_cnn.onnx";
 
-nlohmann::json bench(const std::string& evict_mb) {
-  auto r = run_fxc({"-q", "codegen", kModel, "--opt-level", "2", "--threshold", "0", "--bench", "3",
-                    "--threads", "1", "--json", "--evict-mb", evict_mb});
+nlohmann::json bench(const std::string& evict_mb, const std::string& opt_level = "2") {
+  auto r = run_fxc({"-q", "codegen", kModel, "--opt-level", opt_level, "--threshold", "0",
+                    "--bench", "3", "--threads", "1", "--json", "--evict-mb", evict_mb});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return nlohmann::json::parse(r.out);
 }
@@ -98,6 +98,27 @@ TEST(CodegenBenchCli, RunsTheModelAtItsOwnOpset) {
     for (int i = 0; i < 12; ++i) sum += y[static_cast<std::size_t>(b * 12 + i)];
     EXPECT_NEAR(sum, 1.0f, 1e-5f) << "batch " << b;
   }
+  std::filesystem::remove_all(dir);
+}
+
+// Without a group or a relayout the fused program is the unfused one, and the JSON says
+// so, so that a benchmark does not read the noise between two identical programs as the
+// plan's loss. tiny_cnn's plan changes kernels (groups, channels-last convs): not the same.
+TEST(CodegenBenchCli, SaysWhenTheFusedProgramIsTheUnfusedOne) {
+  auto fused = bench("0");
+  EXPECT_GT(fused["groups"].get<int>(), 0);
+  EXPECT_FALSE(fused["same_program"].get<bool>());
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("fx_codegen_same_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  write_legacy_softmax(dir);
+  auto r = run_fxc({"-q", "codegen", (dir / "softmax11.onnx").string(), "--opt-level", "2",
+                    "--bench", "1", "--threads", "1", "--json", "--evict-mb", "0", "--inputs",
+                    (dir / "in").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto none = nlohmann::json::parse(r.out);
+  EXPECT_EQ(none["groups"].get<int>(), 0);
+  EXPECT_TRUE(none["same_program"].get<bool>());
   std::filesystem::remove_all(dir);
 }
 
