@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/lockstep.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -30,12 +32,18 @@ int64_t now_ns() {
 }
 
 // A waiting worker gives up on a slice another has claimed after this many times the
-// time its own slices take (slices are of one size, so the other should have finished
-// by then unless the OS stopped it), plus a floor for the clock and a few cache misses.
+// time a slice takes, timed as the team goes (slices are of one size, and the wait
+// starts after the waiter's own slice, so the other should have finished by then unless
+// the OS stopped it), plus a floor for the clock and a few cache misses. Before any
+// slice was timed it waits.
 constexpr int64_t kPatienceFactor = 2;
 constexpr int64_t kPatienceFloorNs = 1000;
 constexpr int kSpinsBeforeYield = 1 << 12;
 constexpr int kSpinsPerClockRead = 64;
+// Slices are of one size and a step's work does not change, so a sample of them tells
+// how long one takes; reading the clock around each would cost a few percent of the
+// smallest slices.
+constexpr int64_t kTimedEvery = 8;
 
 // Rounds are numbered from 1. For slice s: claimed[s], the last round a worker took it
 // for compute; committing[s], the last round whose commit a worker won; done[s], the
@@ -49,6 +57,8 @@ struct Lockstep {
   std::vector<std::atomic<int64_t>> claimed, committing, done;
   std::atomic<int64_t> round{1};  // open for compute; rounds + 1 when all are done
   std::atomic<int> arrivals{0};
+  std::atomic<int64_t> recomputed{0};
+  std::atomic<int64_t> typical_ns{0};  // how long a slice takes; 0 until one is timed
   std::atomic<bool> failed{false};
   std::mutex error_mutex;
   std::exception_ptr error;
@@ -76,7 +86,7 @@ struct Worker {
   const LockstepWork& compute;
   const LockstepWork& commit;
   int index;
-  int64_t typical_ns = 0;  // falls at once to a faster slice, rises slowly after a slow one
+  int64_t computes = 0;
 
   bool claim(int s, int64_t r) {
     int64_t v = ls.claimed[s].load(std::memory_order_relaxed);
@@ -88,16 +98,20 @@ struct Worker {
   // Computes slice s of round r (1-based) into this worker's scratch and commits it
   // unless another worker's commit came first.
   void run(int s, int64_t r) {
-    const bool failed = ls.failed.load(std::memory_order_relaxed);
-    if (!failed) {
-      const int64_t t0 = now_ns();
+    if (!ls.failed.load(std::memory_order_relaxed)) {
+      const bool timed = computes++ % kTimedEvery == 0;
+      const int64_t t0 = timed ? now_ns() : 0;
       try {
         compute(r - 1, s, index);
       } catch (...) {
         ls.fail();
       }
-      const int64_t dt = now_ns() - t0;
-      typical_ns = typical_ns == 0 || dt < typical_ns ? dt : (7 * typical_ns + dt) / 8;
+      if (timed) {
+        // The team's slice time falls at once to a faster slice and rises slowly after
+        // a slow one (a worker descheduled inside it). Racing updates lose a sample.
+        const int64_t dt = now_ns() - t0, t = ls.typical_ns.load(std::memory_order_relaxed);
+        ls.typical_ns.store(t == 0 || dt < t ? dt : (7 * t + dt) / 8, std::memory_order_relaxed);
+      }
     }
     int64_t expected = r - 1;
     if (!ls.committing[s].compare_exchange_strong(expected, r, std::memory_order_acq_rel)) return;
@@ -111,17 +125,18 @@ struct Worker {
     ls.done[s].store(r, std::memory_order_release);
   }
 
-  // Waits for the slices of round r others are computing; one that takes longer than
-  // this worker's own would is computed here too.
+  // Waits for the slices of round r others are computing; one that takes much longer
+  // than a slice does is computed here too.
   void wait_or_redo(int64_t r) {
     const int n = ls.slices();
     int64_t since = now_ns();
     for (int spin = 1; ls.round.load(std::memory_order_acquire) == r && !ls.complete(r); ++spin) {
-      if (spin % kSpinsPerClockRead == 0 &&
-          now_ns() - since > kPatienceFactor * typical_ns + kPatienceFloorNs) {
+      const int64_t typical = ls.typical_ns.load(std::memory_order_relaxed);
+      if (spin % kSpinsPerClockRead == 0 && typical > 0 &&
+          now_ns() - since > kPatienceFactor * typical + kPatienceFloorNs) {
         for (int s = 0; s < n; ++s) {
           if (ls.committing[s].load(std::memory_order_acquire) >= r) continue;
-          g_recomputed.fetch_add(1, std::memory_order_relaxed);
+          ls.recomputed.fetch_add(1, std::memory_order_relaxed);
           run(s, r);
         }
         since = now_ns();  // what is left is a commit under way
@@ -173,6 +188,11 @@ void run_lockstep(int64_t rounds, int slices, int threads, const LockstepWork& c
   };
   pool_run(team, team, chunk);
   if (ls->error) std::rethrow_exception(ls->error);
+  if (const int64_t again = ls->recomputed.load()) {
+    g_recomputed.fetch_add(again, std::memory_order_relaxed);
+    spdlog::debug("lockstep: {} of {} slices computed again (a worker was late)", again,
+                  rounds * slices);
+  }
 }
 
 }  // namespace fx
