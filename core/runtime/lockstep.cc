@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/lockstep.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -14,97 +17,182 @@
 namespace fx {
 namespace {
 
+std::atomic<int64_t> g_recomputed{0};
+
 void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #endif
 }
 
-// Rounds are numbered from 1 (0: none published yet). claimed[s] and done[s] hold the
-// last round whose slice s was claimed and finished.
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// A waiting worker gives up on a slice another has claimed after this many times the
+// time a slice takes, timed as the team goes (slices are of one size, and the wait
+// starts after the waiter's own slice, so the other should have finished by then unless
+// the OS stopped it), plus a floor for the clock and a few cache misses. Before any
+// slice was timed it waits.
+constexpr int64_t kPatienceFactor = 2;
+constexpr int64_t kPatienceFloorNs = 1000;
+constexpr int kSpinsBeforeYield = 1 << 12;
+constexpr int kSpinsPerClockRead = 64;
+// Slices are of one size and a step's work does not change, so a sample of them tells
+// how long one takes; reading the clock around each would cost a few percent of the
+// smallest slices.
+constexpr int64_t kTimedEvery = 8;
+
+// Rounds are numbered from 1. For slice s: claimed[s], the last round a worker took it
+// for compute; committing[s], the last round whose commit a worker won; done[s], the
+// last round committed.
 struct Lockstep {
-  explicit Lockstep(int slices) : claimed(slices), done(slices) {
-    for (int s = 0; s < slices; ++s) claimed[s] = 0, done[s] = 0;
+  Lockstep(int slices, int64_t rounds)
+      : rounds(rounds), claimed(slices), committing(slices), done(slices) {
+    for (int s = 0; s < slices; ++s) claimed[s] = 0, committing[s] = 0, done[s] = 0;
   }
-  std::vector<std::atomic<int64_t>> claimed, done;
-  std::atomic<int64_t> round{0};
-  std::atomic<bool> finished{false}, failed{false};
+  const int64_t rounds;
+  std::vector<std::atomic<int64_t>> claimed, committing, done;
+  std::atomic<int64_t> round{1};  // open for compute; rounds + 1 when all are done
   std::atomic<int> arrivals{0};
+  std::atomic<int64_t> recomputed{0};
+  std::atomic<int64_t> typical_ns{0};  // how long a slice takes; 0 until one is timed
+  std::atomic<bool> failed{false};
   std::mutex error_mutex;
   std::exception_ptr error;
 
-  bool claim(int s, int64_t r) {
-    int64_t v = claimed[s].load(std::memory_order_relaxed);
-    while (v < r)
-      if (claimed[s].compare_exchange_weak(v, r, std::memory_order_acq_rel)) return true;
-    return false;
+  int slices() const { return static_cast<int>(done.size()); }
+  bool complete(int64_t r) const {
+    for (const auto& d : done)
+      if (d.load(std::memory_order_acquire) < r) return false;
+    return true;
   }
-  // Runs slice s of round r (1-based) if nobody has; a failure is kept for the caller.
-  void take(int s, int64_t r, const std::function<void(int64_t, int)>& work) {
-    if (!claim(s, r)) return;
-    if (!failed.load(std::memory_order_relaxed)) {
-      try {
-        work(r - 1, s);
-      } catch (...) {
-        std::lock_guard lk(error_mutex);
-        if (!error) error = std::current_exception();
-        failed.store(true, std::memory_order_relaxed);
-      }
-    }
-    done[s].store(r, std::memory_order_release);
+  void fail() {
+    std::lock_guard lk(error_mutex);
+    if (!error) error = std::current_exception();
+    failed.store(true, std::memory_order_relaxed);
   }
-  // Every slice of round r, starting at `home` (a helper's own slice).
-  void take_all(int home, int64_t r, const std::function<void(int64_t, int)>& work) {
-    const int n = static_cast<int>(claimed.size());
-    for (int k = 0; k < n; ++k) take((home + k) % n, r, work);
+  // Opens round r + 1 if all of round r is committed (any worker may; one wins).
+  void advance(int64_t r) {
+    if (complete(r)) round.compare_exchange_strong(r, r + 1, std::memory_order_acq_rel);
   }
 };
 
-constexpr int kSpinsBeforeYield = 1 << 12;
+// One worker of the team: its scratch index and how long its slices take.
+struct Worker {
+  Lockstep& ls;
+  const LockstepWork& compute;
+  const LockstepWork& commit;
+  int index;
+  int64_t computes = 0;
+
+  bool claim(int s, int64_t r) {
+    int64_t v = ls.claimed[s].load(std::memory_order_relaxed);
+    while (v < r)
+      if (ls.claimed[s].compare_exchange_weak(v, r, std::memory_order_acq_rel)) return true;
+    return false;
+  }
+
+  // Computes slice s of round r (1-based) into this worker's scratch and commits it
+  // unless another worker's commit came first.
+  void run(int s, int64_t r) {
+    if (!ls.failed.load(std::memory_order_relaxed)) {
+      const bool timed = computes++ % kTimedEvery == 0;
+      const int64_t t0 = timed ? now_ns() : 0;
+      try {
+        compute(r - 1, s, index);
+      } catch (...) {
+        ls.fail();
+      }
+      if (timed) {
+        // The team's slice time falls at once to a faster slice and rises slowly after
+        // a slow one (a worker descheduled inside it). Racing updates lose a sample.
+        const int64_t dt = now_ns() - t0, t = ls.typical_ns.load(std::memory_order_relaxed);
+        ls.typical_ns.store(t == 0 || dt < t ? dt : (7 * t + dt) / 8, std::memory_order_relaxed);
+      }
+    }
+    int64_t expected = r - 1;
+    if (!ls.committing[s].compare_exchange_strong(expected, r, std::memory_order_acq_rel)) return;
+    if (!ls.failed.load(std::memory_order_relaxed)) {
+      try {
+        commit(r - 1, s, index);
+      } catch (...) {
+        ls.fail();
+      }
+    }
+    ls.done[s].store(r, std::memory_order_release);
+  }
+
+  // Waits for the slices of round r others are computing; one that takes much longer
+  // than a slice does is computed here too.
+  void wait_or_redo(int64_t r) {
+    const int n = ls.slices();
+    int64_t since = now_ns();
+    for (int spin = 1; ls.round.load(std::memory_order_acquire) == r && !ls.complete(r); ++spin) {
+      const int64_t typical = ls.typical_ns.load(std::memory_order_relaxed);
+      if (spin % kSpinsPerClockRead == 0 && typical > 0 &&
+          now_ns() - since > kPatienceFactor * typical + kPatienceFloorNs) {
+        for (int s = 0; s < n; ++s) {
+          if (ls.committing[s].load(std::memory_order_acquire) >= r) continue;
+          ls.recomputed.fetch_add(1, std::memory_order_relaxed);
+          run(s, r);
+        }
+        since = now_ns();  // what is left is a commit under way
+      }
+      spin < kSpinsBeforeYield ? cpu_relax() : std::this_thread::yield();
+    }
+  }
+
+  void loop() {
+    const int n = ls.slices();
+    const int home = index % n;
+    for (int64_t r; (r = ls.round.load(std::memory_order_acquire)) <= ls.rounds;) {
+      for (int k = 0; k < n; ++k) {
+        const int s = (home + k) % n;
+        if (ls.done[s].load(std::memory_order_acquire) < r && claim(s, r)) run(s, r);
+      }
+      if (!ls.complete(r)) wait_or_redo(r);
+      ls.advance(r);
+    }
+  }
+};
 
 }  // namespace
 
-void run_lockstep(int64_t rounds, int slices, int threads,
-                  const std::function<void(int64_t, int)>& work) {
+int64_t lockstep_recomputed_slices() {
+  return g_recomputed.load(std::memory_order_relaxed);
+}
+
+void run_lockstep(int64_t rounds, int slices, int threads, const LockstepWork& compute,
+                  const LockstepWork& commit) {
   if (rounds <= 0 || slices <= 0) return;
   if (threads <= 1 || slices <= 1) {
     for (int64_t r = 0; r < rounds; ++r)
-      for (int s = 0; s < slices; ++s) work(r, s);
+      for (int s = 0; s < slices; ++s) {
+        compute(r, s, 0);
+        commit(r, s, 0);
+      }
     return;
   }
-  auto ls = std::make_shared<Lockstep>(slices);
-  // The first thread to arrive drives (normally the caller, but the pool may hand this
-  // chunk to a worker first); later ones help until the driver says it is finished. A
-  // helper that arrives after the end finds nothing to do.
+  const int team = std::min(slices, threads);
+  auto ls = std::make_shared<Lockstep>(slices, rounds);
+  // Workers are numbered in the order they arrive (the pool may run a chunk on the
+  // caller or a worker); one that arrives after the last round finds nothing to do.
   std::function<void(int64_t)> chunk = [&, ls](int64_t) {
     const int me = ls->arrivals.fetch_add(1, std::memory_order_acq_rel);
+    if (me >= team) return;
     ScopedThreads one(1);  // the work inside a slice stays on its thread
-    if (me == 0) {
-      for (int64_t r = 1; r <= rounds; ++r) {
-        ls->round.store(r, std::memory_order_release);
-        ls->take_all(0, r, work);
-        for (int s = 0; s < slices; ++s)
-          for (int spin = 0; ls->done[s].load(std::memory_order_acquire) < r; ++spin)
-            spin < kSpinsBeforeYield ? cpu_relax() : std::this_thread::yield();
-      }
-      ls->finished.store(true, std::memory_order_release);
-      return;
-    }
-    const int home = me % slices;
-    int64_t seen = 0;
-    for (int spin = 0; !ls->finished.load(std::memory_order_acquire);) {
-      const int64_t r = ls->round.load(std::memory_order_acquire);
-      if (r > seen) {
-        ls->take_all(home, r, work);
-        seen = r;
-        spin = 0;
-        continue;
-      }
-      ++spin < kSpinsBeforeYield ? cpu_relax() : std::this_thread::yield();
-    }
+    Worker{*ls, compute, commit, me}.loop();
   };
-  pool_run(std::min(slices, threads), std::min(slices, threads), chunk);
+  pool_run(team, team, chunk);
   if (ls->error) std::rethrow_exception(ls->error);
+  if (const int64_t again = ls->recomputed.load()) {
+    g_recomputed.fetch_add(again, std::memory_order_relaxed);
+    spdlog::debug("lockstep: {} of {} slices computed again (a worker was late)", again,
+                  rounds * slices);
+  }
 }
 
 }  // namespace fx

@@ -28,6 +28,7 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <variant>
 
 #include "runtime/fast_math.h"
@@ -278,10 +279,18 @@ int recurrent_slices(int threads, int64_t batch, int64_t gh, int64_t hs) {
 // product (gemv_packed16), made once when R is a constant whose hidden size is whole
 // blocks of 16, and the work buffers (a run of a 100-step layer otherwise allocated and
 // faulted in about half a megabyte each time).
+// A worker's scratch (runtime/lockstep.h): a slice of a step is computed here, at the
+// indices the shared state has, and copied out when committed. hr: the recurrent
+// products; g: the gates; h, c: the new state; rh: GRU's r * h.
+struct SliceScratch {
+  AlignedFloats hr, g, h, c, rh;
+};
+
 struct PlainState {
   AlignedFloats r_packed;  // [dirs][gates * hidden / 16][hidden][16], or empty
   std::mutex busy;         // the buffers below, for one run at a time
-  AlignedFloats xw, hr, g, h[2], c, rh;
+  AlignedFloats xw, g, h[2], c, rh;
+  std::vector<SliceScratch> scratch;  // one per worker
 };
 
 void run_plain(KernelContext& ctx, const Spec& s, const std::vector<int64_t>& lens, float* y,
@@ -414,8 +423,9 @@ void run_plain(KernelContext& ctx, const Spec& s, const std::vector<int64_t>& le
   const int nact = activation_count(s.cell);
 
   // The state's buffers, unless another run holds them (then this run's own). Every
-  // element is written before it is read: the projection fills xw, each step its rows
-  // of hr, g and rh and all of the next h, and h, c start from the initial states.
+  // element is written before it is read: the projection fills xw, each slice of a
+  // step the rows of its scratch it reads (then its rows of g, rh, the next h and c),
+  // and h, c start from the initial states.
   std::unique_lock<std::mutex> held;
   if (state) held = std::unique_lock<std::mutex>(state->busy, std::try_to_lock);
   PlainState own;
@@ -425,7 +435,7 @@ void run_plain(KernelContext& ctx, const Spec& s, const std::vector<int64_t>& le
     return v;
   };
   AlignedFloats& xw = sized(buf.xw, seq * batch * gh);
-  AlignedFloats& hr = sized(buf.hr, batch * gh);
+  // The gates between GRU's two phases (the rest of a step's work is in scratch).
   AlignedFloats& g = sized(buf.g, batch * gh);
   // h of the step before and of this step (each step reads the whole previous h and
   // writes its own hidden units of the next), c, and GRU's r * h.
@@ -443,6 +453,14 @@ void run_plain(KernelContext& ctx, const Spec& s, const std::vector<int64_t>& le
       ((hs + slices - 1) / slices + kSliceLanes - 1) / kSliceLanes * kSliceLanes;
   // GRU's reset-first form hands over twice a step (see recurrent_slices).
   const int phases = gru_reset_first ? 2 : 1;
+  buf.scratch.resize(static_cast<std::size_t>(slices));
+  for (SliceScratch& sc : buf.scratch) {
+    sized(sc.hr, batch * gh);
+    sized(sc.g, batch * gh);
+    sized(sc.h, batch * hs);
+    sized(sc.c, batch * hs);
+    sized(sc.rh, batch * hs);
+  }
 
   for (int64_t d = 0; d < dirs; ++d) {
     const bool backward = s.reverse || d == 1;
@@ -482,22 +500,23 @@ void run_plain(KernelContext& ctx, const Spec& s, const std::vector<int64_t>& le
         std::fill(cb, cb + hs, 0.0f);
     }
 
-    // Phase `phase` of step `step` for hidden units [k0, k1) of every gate: the
-    // recurrent products, pre-activations (and GRU's r * h) first, the cell update
-    // second; one phase does both unless GRU's reset-first form splits them.
-    auto recur = [&](int64_t step, int phase, int64_t k0, int64_t k1) {
+    // Phase `phase` of step `step` for hidden units [k0, k1) of every gate, into the
+    // worker's scratch L (runtime/lockstep.h: it reads only what earlier steps
+    // committed): the recurrent products, pre-activations (and GRU's r * h) first, the
+    // cell update second; one phase does both unless GRU's reset-first form splits them.
+    auto compute = [&](int64_t step, int phase, int64_t k0, int64_t k1, SliceScratch& L) {
       const int64_t nk = k1 - k0;
       if (nk <= 0) return;
+      float* hr = L.hr.data();
       // R's rows of gate q for these hidden units, times the rows of `in` ([batch, hs]).
       // Slices are whole blocks of 16 hidden units (kSliceLanes), as packed R's are.
       auto product = [&](const float* in, int64_t q) {
         if (rpd)
-          gemv_packed16(in, rpd + (q * hs + k0) * hs, hs, nk / 16, hr.data() + q * hs + k0);
+          gemv_packed16(in, rpd + (q * hs + k0) * hs, hs, nk / 16, hr + q * hs + k0);
         else
-          rows_times(in, rd + (q * hs + k0) * hs, batch, nk, hs, hr.data() + q * hs + k0, gh);
+          rows_times(in, rd + (q * hs + k0) * hs, batch, nk, hs, hr + q * hs + k0, gh);
       };
       const float* hp = hbuf[step & 1].data();
-      float* hn = hbuf[(step + 1) & 1].data();
       if (phase == 0) {
         for (int64_t q = 0; q < first_rows / hs; ++q) product(hp, q);
         // Pre-activations of the gates from the projection of each batch's own time step.
@@ -505,16 +524,16 @@ void run_plain(KernelContext& ctx, const Spec& s, const std::vector<int64_t>& le
           if (step >= lens[b]) continue;
           const int64_t t = backward ? lens[b] - 1 - step : step;
           const float* xr = xw.data() + x_row(t, b) * gh;
-          float* gb = g.data() + b * gh;
-          const float* hb = hr.data() + b * gh;
+          float* gb = L.g.data() + b * gh;
+          const float* hb = hr + b * gh;
           for (int64_t q = 0; q < gates; ++q)
             for (int64_t j = q * hs + k0; j < q * hs + k1; ++j)
               gb[j] = q * hs < summed_rows ? xr[j] + hb[j] : xr[j];
         }
         if (gru_reset_first) {
           for (int64_t b = 0; b < batch; ++b) {
-            float* rg = g.data() + b * gh + hs + k0;
-            float* rhb = rh.data() + b * hs + k0;
+            float* rg = L.g.data() + b * gh + hs + k0;
+            float* rhb = L.rh.data() + b * hs + k0;
             if (step < lens[b]) {
               clip_to(rg, nk, s.clip);
               act[0].apply(rg, nk);
@@ -525,82 +544,120 @@ void run_plain(KernelContext& ctx, const Spec& s, const std::vector<int64_t>& le
           }
         }
         if (phases == 2) return;
+      } else {
+        // The gates phase 0 committed, for these hidden units.
+        for (int64_t b = 0; b < batch; ++b)
+          for (int64_t q = 0; q < gates; ++q)
+            std::memcpy(L.g.data() + b * gh + q * hs + k0, g.data() + b * gh + q * hs + k0,
+                        sizeof(float) * nk);
       }
       if (gru_reset_first) product(rh.data(), 2);
-      {
-        for (int64_t b = 0; b < batch; ++b) {
-          const float* hold = hp + b * hs + k0;
-          float* hb = hn + b * hs + k0;
-          if (step >= lens[b]) {
-            std::memcpy(hb, hold, sizeof(float) * nk);
-            continue;
-          }
-          const int64_t t = backward ? lens[b] - 1 - step : step;
-          float* gb = g.data() + b * gh + k0;
-          float* cb = c.data() + b * hs + k0;
-          const float* hrb = hr.data() + b * gh + k0;
-          if (s.cell == Cell::Rnn) {
-            clip_to(gb, nk, s.clip);
-            act[0].apply(gb, nk);
-            std::memcpy(hb, gb, sizeof(float) * nk);
-          } else if (s.cell == Cell::Gru) {
-            float* z = gb;
-            float* rg = gb + hs;
-            float* n = gb + 2 * hs;
-            clip_to(z, nk, s.clip);
-            act[0].apply(z, nk);
-            if (gru_reset_first) {
-              for (int64_t k = 0; k < nk; ++k) n[k] += hrb[2 * hs + k];
-            } else {
-              clip_to(rg, nk, s.clip);
-              act[0].apply(rg, nk);
-              const float* rbh = rb ? rb + 2 * hs + k0 : nullptr;
-              for (int64_t k = 0; k < nk; ++k)
-                n[k] += rg[k] * (hrb[2 * hs + k] + (rbh ? rbh[k] : 0.0f));
-            }
-            clip_to(n, nk, s.clip);
-            act[1].apply(n, nk);
-            for (int64_t k = 0; k < nk; ++k) hb[k] = (1.0f - z[k]) * n[k] + z[k] * hold[k];
+      for (int64_t b = 0; b < batch; ++b) {
+        const float* hold = hp + b * hs + k0;
+        float* hb = L.h.data() + b * hs + k0;
+        float* cb = L.c.data() + b * hs + k0;
+        if (s.cell == Cell::Lstm) std::memcpy(cb, c.data() + b * hs + k0, sizeof(float) * nk);
+        if (step >= lens[b]) {
+          std::memcpy(hb, hold, sizeof(float) * nk);
+          continue;
+        }
+        float* gb = L.g.data() + b * gh + k0;
+        const float* hrb = hr + b * gh + k0;
+        if (s.cell == Cell::Rnn) {
+          clip_to(gb, nk, s.clip);
+          act[0].apply(gb, nk);
+          std::memcpy(hb, gb, sizeof(float) * nk);
+        } else if (s.cell == Cell::Gru) {
+          float* z = gb;
+          float* rg = gb + hs;
+          float* n = gb + 2 * hs;
+          clip_to(z, nk, s.clip);
+          act[0].apply(z, nk);
+          if (gru_reset_first) {
+            for (int64_t k = 0; k < nk; ++k) n[k] += hrb[2 * hs + k];
           } else {
-            // ONNX gate order: i, o, f, c; peepholes: i, o, f.
-            float* ig = gb;
-            float* og = gb + hs;
-            float* fg = gb + 2 * hs;
-            float* cg = gb + 3 * hs;
-            const float* pk = pd ? pd + k0 : nullptr;
-            if (pk)
-              for (int64_t k = 0; k < nk; ++k) {
-                ig[k] += pk[k] * cb[k];
-                fg[k] += pk[2 * hs + k] * cb[k];
-              }
-            clip_to(ig, nk, s.clip);
-            act[0].apply(ig, nk);
-            if (s.input_forget) {
-              for (int64_t k = 0; k < nk; ++k) fg[k] = 1.0f - ig[k];
-            } else {
-              clip_to(fg, nk, s.clip);
-              act[0].apply(fg, nk);
-            }
-            clip_to(cg, nk, s.clip);
-            act[1].apply(cg, nk);
-            for (int64_t k = 0; k < nk; ++k) cb[k] = fg[k] * cb[k] + ig[k] * cg[k];
-            if (pk)
-              for (int64_t k = 0; k < nk; ++k) og[k] += pk[hs + k] * cb[k];
-            clip_to(og, nk, s.clip);
-            act[0].apply(og, nk);
-            // h(C) goes through the spare gate row so that C keeps its value.
-            std::memcpy(cg, cb, sizeof(float) * nk);
-            act[2].apply(cg, nk);
-            for (int64_t k = 0; k < nk; ++k) hb[k] = og[k] * cg[k];
+            clip_to(rg, nk, s.clip);
+            act[0].apply(rg, nk);
+            const float* rbh = rb ? rb + 2 * hs + k0 : nullptr;
+            for (int64_t k = 0; k < nk; ++k)
+              n[k] += rg[k] * (hrb[2 * hs + k] + (rbh ? rbh[k] : 0.0f));
           }
-          if (y) std::memcpy(y + y_at(t, d, b) + k0, hb, sizeof(float) * nk);
+          clip_to(n, nk, s.clip);
+          act[1].apply(n, nk);
+          for (int64_t k = 0; k < nk; ++k) hb[k] = (1.0f - z[k]) * n[k] + z[k] * hold[k];
+        } else {
+          // ONNX gate order: i, o, f, c; peepholes: i, o, f.
+          float* ig = gb;
+          float* og = gb + hs;
+          float* fg = gb + 2 * hs;
+          float* cg = gb + 3 * hs;
+          const float* pk = pd ? pd + k0 : nullptr;
+          if (pk)
+            for (int64_t k = 0; k < nk; ++k) {
+              ig[k] += pk[k] * cb[k];
+              fg[k] += pk[2 * hs + k] * cb[k];
+            }
+          clip_to(ig, nk, s.clip);
+          act[0].apply(ig, nk);
+          if (s.input_forget) {
+            for (int64_t k = 0; k < nk; ++k) fg[k] = 1.0f - ig[k];
+          } else {
+            clip_to(fg, nk, s.clip);
+            act[0].apply(fg, nk);
+          }
+          clip_to(cg, nk, s.clip);
+          act[1].apply(cg, nk);
+          for (int64_t k = 0; k < nk; ++k) cb[k] = fg[k] * cb[k] + ig[k] * cg[k];
+          if (pk)
+            for (int64_t k = 0; k < nk; ++k) og[k] += pk[hs + k] * cb[k];
+          clip_to(og, nk, s.clip);
+          act[0].apply(og, nk);
+          // h(C) goes through the spare gate row so that C keeps its value.
+          std::memcpy(cg, cb, sizeof(float) * nk);
+          act[2].apply(cg, nk);
+          for (int64_t k = 0; k < nk; ++k) hb[k] = og[k] * cg[k];
         }
       }
     };
-    run_lockstep(seq * phases, slices, slices, [&](int64_t round, int slice) {
+    // Copies what compute left in L for these hidden units into the shared state: the
+    // gates and r * h after GRU's first phase, else the new h (and y) and c.
+    auto commit = [&](int64_t step, int phase, int64_t k0, int64_t k1, const SliceScratch& L) {
+      const int64_t nk = k1 - k0;
+      if (nk <= 0) return;
+      const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(nk);
+      for (int64_t b = 0; b < batch; ++b) {
+        if (phases == 2 && phase == 0) {
+          for (int64_t q = 0; q < gates; ++q)
+            std::memcpy(g.data() + b * gh + q * hs + k0, L.g.data() + b * gh + q * hs + k0, bytes);
+          std::memcpy(rh.data() + b * hs + k0, L.rh.data() + b * hs + k0, bytes);
+          continue;
+        }
+        const float* hb = L.h.data() + b * hs + k0;
+        std::memcpy(hbuf[(step + 1) & 1].data() + b * hs + k0, hb, bytes);
+        if (s.cell == Cell::Lstm)
+          std::memcpy(c.data() + b * hs + k0, L.c.data() + b * hs + k0, bytes);
+        if (y && step < lens[b]) {
+          const int64_t t = backward ? lens[b] - 1 - step : step;
+          std::memcpy(y + y_at(t, d, b) + k0, hb, bytes);
+        }
+      }
+    };
+    auto slice_range = [&](int slice) {
       const int64_t k0 = std::min<int64_t>(slice * per_slice, hs);
-      recur(round / phases, static_cast<int>(round % phases), k0, std::min(k0 + per_slice, hs));
-    });
+      return std::pair<int64_t, int64_t>{k0, std::min(k0 + per_slice, hs)};
+    };
+    run_lockstep(
+        seq * phases, slices, slices,
+        [&](int64_t round, int slice, int worker) {
+          const auto [k0, k1] = slice_range(slice);
+          compute(round / phases, static_cast<int>(round % phases), k0, k1,
+                  buf.scratch[static_cast<std::size_t>(worker)]);
+        },
+        [&](int64_t round, int slice, int worker) {
+          const auto [k0, k1] = slice_range(slice);
+          commit(round / phases, static_cast<int>(round % phases), k0, k1,
+                 buf.scratch[static_cast<std::size_t>(worker)]);
+        });
     const float* h_last = hbuf[seq & 1].data();
     for (int64_t b = 0; b < batch; ++b) {
       if (yh) std::memcpy(yh + state_at(d, b), h_last + b * hs, sizeof(float) * hs);

@@ -13,7 +13,10 @@
 //   run_measured(key, [&] { dnnl_path(); }, [&] { plain_path(); });
 //
 // FX_RECURRENT_PATH=onednn or =plain forces one path for every layer both can run (for
-// tests and A/B measurements); unset or "measure", the measurement decides.
+// tests and A/B measurements); unset or "measure", the measurement decides. A timed run
+// during which the OS took the calling thread off its core is not one of the few: the
+// path runs again (a bounded number of times), so that load during the check does not
+// pick the slower path for the whole process.
 
 #include <functional>
 #include <optional>
@@ -39,6 +42,7 @@ struct RecurrentChoice {
   double onednn_us = 0, plain_us = 0;  // best of the measured runs; 0 when forced
   RecurrentPath path = RecurrentPath::Plain;
   bool forced = false;
+  int onednn_runs = 0, plain_runs = 0;  // runs measured (more when some were disturbed)
 };
 
 // The path FX_RECURRENT_PATH forces, if any; Error on another value.
@@ -48,6 +52,11 @@ std::optional<RecurrentPath> forced_recurrent_path();
 // key in this process): onednn() or plain() each compute the whole layer's outputs.
 RecurrentPath run_measured(const RecurrentKey& key, const std::function<void()>& onednn,
                            const std::function<void()>& plain);
+
+// Involuntary context switches of the calling thread so far (the OS took its core away,
+// or it yielded while waiting for another thread); 0 where the OS does not say. A
+// measured run during which this grew was disturbed and is run again.
+int64_t involuntary_switches();
 
 // The choices made so far in this process (for tests and `fxc profile`'s notes).
 std::vector<RecurrentChoice> recurrent_choices();

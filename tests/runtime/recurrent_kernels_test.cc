@@ -3,8 +3,14 @@
 // of the ONNX equations (one time step, one batch entry at a time, libm's
 // functions), over directions, sequence lengths, layouts and optional inputs.
 
+#include <pthread.h>
+#include <sched.h>
+
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <thread>
 
 #include "runtime/recurrent_path.h"
 #include "runtime_test_util.h"
@@ -327,6 +333,54 @@ TEST(RecurrentKernels, ThePathIsMeasuredOnceOnTheMachine) {
   expect_matches_reference(k, {1, 2, 3}, 2);
   const auto again = choice_for("LSTM", 23, 9);
   EXPECT_EQ(again->onednn_us, c->onednn_us);  // not measured again
+}
+
+// A path whose timed runs the OS interrupts (here: the test thread shares one core with
+// a busy thread, and the path spins for longer than a time slice) is run again, up to
+// a bound, while the other path, undisturbed, runs the usual few times.
+TEST(RecurrentKernels, AMeasuredRunTheOsInterruptedIsRunAgain) {
+  cpu_set_t own;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof own, &own), 0);
+  int cpu = 0;
+  while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &own)) ++cpu;
+  ASSERT_LT(cpu, CPU_SETSIZE);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  std::atomic<bool> stop{false};
+  std::thread hog([&] {
+    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+  });
+  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
+  unsetenv("FX_RECURRENT_PATH");
+  static int tries = 0;  // a key of its own each time (the choice is kept per process)
+  const RecurrentKey key{"LSTM", 1, 7, 3, 5, 1, 2, "disturbed " + std::to_string(++tries)};
+  int onednn_calls = 0, plain_calls = 0;
+  const int64_t switches_before = involuntary_switches();
+  const RecurrentPath chosen = run_measured(
+      key, [&] { ++onednn_calls; },
+      [&] {
+        ++plain_calls;
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+      });
+  const int64_t switches = involuntary_switches() - switches_before;
+  pthread_setaffinity_np(pthread_self(), sizeof own, &own);
+  stop = true;
+  hog.join();
+  ASSERT_GT(switches, 0) << "the busy thread never took the core (nothing to test)";
+  EXPECT_EQ(chosen, RecurrentPath::OneDnn);
+  RecurrentChoice c;
+  for (const RecurrentChoice& x : recurrent_choices())
+    if (x.key.str() == key.str()) c = x;
+  EXPECT_EQ(c.plain_runs, plain_calls);
+  EXPECT_GT(plain_calls, 3);  // every spin of 20 ms loses the core at least once
+  EXPECT_LE(plain_calls, 12);
+  EXPECT_GE(onednn_calls, 3);
+  EXPECT_LT(onednn_calls, plain_calls);
 }
 
 // What oneDNN lacks stays with the plain kernel, whatever is forced: RNN cells, clip,
