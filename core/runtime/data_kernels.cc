@@ -8,60 +8,13 @@
 #include "runtime/kernel_registry.h"
 #include "runtime/kernel_util.h"
 #include "runtime/parallel.h"
+#include "runtime/strided_copy.h"
 #include "runtime/tiled_transpose.h"
 
 namespace fx {
 namespace {
 
 using Bytes = std::byte;
-
-// Copies an n-d strided view into contiguous `out`: out dims `dims`, input element
-// strides `in_strides` (in elements), element size `es`. The innermost dim is a
-// memcpy when its stride is 1.
-void strided_copy(const Bytes* in, Bytes* out, const std::vector<int64_t>& dims,
-                  const std::vector<int64_t>& in_strides, std::size_t es) {
-  const std::size_t r = dims.size();
-  if (r == 0) {
-    std::memcpy(out, in, es);
-    return;
-  }
-  const int64_t inner = dims[r - 1], is = in_strides[r - 1];
-  int64_t rows = 1;
-  for (std::size_t i = 0; i + 1 < r; ++i) rows *= dims[i];
-  if (rows == 0 || inner == 0) return;
-  parallel_for(rows, inner, [&](int64_t b, int64_t e) {
-    for (int64_t row = b; row < e; ++row) {
-      int64_t off = 0, rem = row;
-      for (std::size_t d = r - 1; d-- > 0;) {
-        off += (rem % dims[d]) * in_strides[d];
-        rem /= dims[d];
-      }
-      const Bytes* src = in + off * static_cast<int64_t>(es);
-      Bytes* dst = out + row * inner * static_cast<int64_t>(es);
-      if (is == 1) {
-        std::memcpy(dst, src, static_cast<std::size_t>(inner) * es);
-        continue;
-      }
-      auto loop = [&](auto tag) {
-        using T = decltype(tag);
-        const T* s = reinterpret_cast<const T*>(src);
-        T* o = reinterpret_cast<T*>(dst);
-        for (int64_t i = 0; i < inner; ++i) o[i] = s[i * is];
-      };
-      switch (es) {
-        case 1: loop(uint8_t{}); break;
-        case 2: loop(uint16_t{}); break;
-        case 4: loop(uint32_t{}); break;
-        case 8: loop(uint64_t{}); break;
-        default:
-          for (int64_t i = 0; i < inner; ++i) {
-            std::memcpy(dst + i * static_cast<int64_t>(es), src + i * is * static_cast<int64_t>(es),
-                        es);
-          }
-      }
-    }
-  });
-}
 
 const Bytes* bytes_of(const Tensor& t) {
   return static_cast<const Bytes*>(t.raw());
@@ -87,18 +40,10 @@ void transpose_kernel(KernelContext& ctx, const std::vector<int64_t>& perm_attr)
     in_strides[i] = xs[p];
   }
   Tensor& y = ctx.output(0, x.dtype(), out_dims);
-  // Merge output dims that stay adjacent in the input (fewer, longer inner runs).
-  std::vector<int64_t> md, ms;
-  for (std::size_t i = 0; i < r; ++i) {
-    if (out_dims[i] == 1) continue;
-    if (!md.empty() && ms.back() == in_strides[i] * out_dims[i]) {
-      md.back() *= out_dims[i];
-      ms.back() = in_strides[i];
-    } else {
-      md.push_back(out_dims[i]);
-      ms.push_back(in_strides[i]);
-    }
-  }
+  // Output dims that stay adjacent in the input merged (fewer, longer inner runs).
+  const CopyRuns runs = merge_copy_dims(out_dims, in_strides);
+  const std::vector<int64_t>& md = runs.dims;
+  const std::vector<int64_t>& ms = runs.strides;
   // out[o][m][n] = in[o * S + m + n * Sn]: a 2-D transpose per o (NCHW <-> NHWC). The
   // strided copy below reads one cache line per n for each output row; with more than
   // 256 n those lines leave L1 before the next row reuses them (NHWC -> NCHW of

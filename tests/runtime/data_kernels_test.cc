@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "runtime/strided_copy.h"
 #include "runtime_test_util.h"
 #include "util/error.h"
 
@@ -48,6 +49,56 @@ TEST(Slice, InnerAxisOfMatrixWithNegativeAxis) {
   auto y = run_op("Slice", {iota({2, 4}), int64s({1}, {1}), int64s({1}, {3}), int64s({1}, {-1})});
   EXPECT_EQ(y[0].dims(), (std::vector<int64_t>{2, 2}));
   EXPECT_THAT(y[0], FloatsNear(std::vector<float>{1, 2, 5, 6}));
+}
+
+// A channel range of one image is whole planes: one run, not one per row of W.
+TEST(StridedCopy, ChannelRangeOfOneImageIsOneRun) {
+  // [1, 116, 28, 28] sliced to channels 58..115: dims [1, 58, 28, 28], strides of x.
+  CopyRuns r = merge_copy_dims({1, 58, 28, 28}, {116 * 784, 784, 28, 1});
+  EXPECT_EQ(r.dims, (std::vector<int64_t>{58 * 784}));
+  EXPECT_EQ(r.strides, (std::vector<int64_t>{1}));
+  // Two images: one run per image, 116 planes apart.
+  r = merge_copy_dims({2, 58, 28, 28}, {116 * 784, 784, 28, 1});
+  EXPECT_EQ(r.dims, (std::vector<int64_t>{2, 58 * 784}));
+  EXPECT_EQ(r.strides, (std::vector<int64_t>{116 * 784, 1}));
+  // A column range stays one run per row; a negative step merges with its outer dim
+  // only where the two walk the input as one.
+  r = merge_copy_dims({4, 3}, {8, 1});
+  EXPECT_EQ(r.dims, (std::vector<int64_t>{4, 3}));
+  r = merge_copy_dims({2, 3}, {-3, -1});
+  EXPECT_EQ(r.dims, (std::vector<int64_t>{6}));
+  EXPECT_EQ(r.strides, (std::vector<int64_t>{-1}));
+  // Tile's repeats (stride 0) next to each other are one dim; a zero dim is nothing.
+  r = merge_copy_dims({2, 3, 5}, {0, 0, 1});
+  EXPECT_EQ(r.dims, (std::vector<int64_t>{6, 5}));
+  EXPECT_EQ(merge_copy_dims({3, 0, 2}, {2, 2, 1}).dims, (std::vector<int64_t>{0}));
+}
+
+// Slices of whole planes, of rows and reversed, against element-by-element indexing.
+TEST(Slice, ChannelAndReversedRangesOfImagesMatchIndexing) {
+  for (int64_t n : {1, 2}) {
+    const int64_t c = 6, h = 3, w = 4;
+    Tensor x = iota({n, c, h, w});
+    auto y = run_op("Slice", {x, int64s({1}, {3}), int64s({1}, {6}), int64s({1}, {1})});
+    ASSERT_EQ(y[0].dims(), (std::vector<int64_t>{n, 3, h, w}));
+    std::vector<float> want;
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t ch = 3; ch < 6; ++ch)
+        for (int64_t i = 0; i < h * w; ++i)
+          want.push_back(static_cast<float>((b * c + ch) * h * w + i));
+    EXPECT_THAT(y[0], FloatsNear(want));
+    // Every channel reversed, rows 1..2: [n, 6, 2, 4].
+    auto z = run_op("Slice", {x, int64s({2}, {-1, 1}), int64s({2}, {-7, 3}), int64s({2}, {1, 2}),
+                              int64s({2}, {-1, 1})});
+    ASSERT_EQ(z[0].dims(), (std::vector<int64_t>{n, c, 2, w}));
+    want.clear();
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t ch = c; ch-- > 0;)
+        for (int64_t row = 1; row < 3; ++row)
+          for (int64_t col = 0; col < w; ++col)
+            want.push_back(static_cast<float>(((b * c + ch) * h + row) * w + col));
+    EXPECT_THAT(z[0], FloatsNear(want));
+  }
 }
 
 TEST(Transpose, PermutesAndDefaultsToReverse) {
