@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "runtime/kernel_registry.h"
 #include "runtime/strided_copy.h"
 #include "runtime_test_util.h"
 #include "util/error.h"
@@ -99,6 +100,77 @@ TEST(Slice, ChannelAndReversedRangesOfImagesMatchIndexing) {
             want.push_back(static_cast<float>(((b * c + ch) * h + row) * w + col));
     EXPECT_THAT(z[0], FloatsNear(want));
   }
+}
+
+// ShuffleNet's channel split: x [1, 6, 2, 2] (a Relu's output), its channels 0..2 and
+// 3..5 as two Slices with constant parameters. Both are views of x (no copy), x stays
+// alive while they are read, and the Neg over the low half may not take x's memory;
+// the same Slice of two images (not one run) copies.
+TEST(Slice, ContiguousChannelRangeOfStaticShapeIsAViewOfItsInput) {
+  for (int64_t n : {1, 2}) {
+    GraphBuilder b;
+    ValueId x = b.input("x", {n, 6, 2, 2});
+    ValueId r = b.op("Relu", {x}, {}, "relu");
+    auto slice = [&](int64_t from, int64_t to, const std::string& name) {
+      return b.op("Slice",
+                  {r, b.constant(name + "_s", int64s({1}, {from}).to_tensor_data()),
+                   b.constant(name + "_e", int64s({1}, {to}).to_tensor_data()),
+                   b.constant(name + "_a", int64s({1}, {1}).to_tensor_data())},
+                  {}, name, Shape::of({n, to - from, 2, 2}));
+    };
+    ValueId lo = slice(0, 3, "lo"), hi = slice(3, 6, "hi");
+    ValueId neg = b.op("Neg", {lo}, {}, "neg");
+    b.output(b.op("Add", {neg, hi}, {}, "add"));
+    b.output(hi);
+    Graph g = b.build();
+    for (NodeId id = 0; id < static_cast<NodeId>(g.node_count()); ++id) {
+      if (g.node(id).op_type == "Slice")
+        EXPECT_EQ(make_kernel(g, g.node(id))->aliases_input(), n == 1) << "images " << n;
+    }
+    std::vector<float> xv(static_cast<std::size_t>(n * 24));
+    for (std::size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i % 7) - 2.0f;
+    Executor ex(g, ExecutorOptions{2});
+    for (int run = 0; run < 2; ++run) {  // the second run reuses the planned memory
+      auto out = ex.run({{"x", Tensor::from_floats({n, 6, 2, 2}, xv)}});
+      std::vector<float> want_add, want_hi;
+      for (int64_t img = 0; img < n; ++img) {
+        for (int64_t i = 0; i < 12; ++i) {
+          const float l = std::max(0.0f, xv[static_cast<std::size_t>(img * 24 + i)]);
+          const float h = std::max(0.0f, xv[static_cast<std::size_t>(img * 24 + 12 + i)]);
+          want_add.push_back(h - l);
+          want_hi.push_back(h);
+        }
+      }
+      EXPECT_THAT(out[0], FloatsNear(want_add)) << "images " << n;
+      EXPECT_THAT(out[1], FloatsNear(want_hi)) << "images " << n;
+    }
+  }
+}
+
+// Starts that are not constants, or a row range, keep the copy.
+TEST(Slice, RuntimeParametersOrRowRangesAreCopies) {
+  GraphBuilder b;
+  ValueId x = b.input("x", {1, 6, 2, 2});
+  ValueId st = b.input("st", {1}, DType::Int64);
+  ValueId c1 = b.constant("one", int64s({1}, {1}).to_tensor_data());
+  ValueId c2 = b.constant("two", int64s({1}, {2}).to_tensor_data());
+  ValueId runtime_start =
+      b.op("Slice", {x, st, b.constant("e", int64s({1}, {6}).to_tensor_data()), c1}, {},
+           "runtime_start", Shape::of({1, 5, 2, 2}));
+  ValueId rows = b.op("Slice", {x, c1, c2, c2}, {}, "rows", Shape::of({1, 6, 1, 2}));
+  b.output(runtime_start);
+  b.output(rows);
+  Graph g = b.build();
+  for (NodeId id = 0; id < static_cast<NodeId>(g.node_count()); ++id)
+    EXPECT_FALSE(make_kernel(g, g.node(id))->aliases_input()) << g.node(id).name;
+  Executor ex(g, ExecutorOptions{2});
+  auto out = ex.run({{"x", iota({1, 6, 2, 2})}, {"st", int64s({1}, {1})}});
+  std::vector<float> want;
+  for (int i = 4; i < 24; ++i) want.push_back(static_cast<float>(i));
+  EXPECT_THAT(out[0], FloatsNear(want));
+  want.clear();
+  for (int c = 0; c < 6; ++c) want.insert(want.end(), {c * 4 + 2.0f, c * 4 + 3.0f});
+  EXPECT_THAT(out[1], FloatsNear(want));
 }
 
 TEST(Transpose, PermutesAndDefaultsToReverse) {
