@@ -5,63 +5,17 @@
 #include <cstring>
 #include <numeric>
 
+#include "runtime/half.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/kernel_util.h"
 #include "runtime/parallel.h"
+#include "runtime/strided_copy.h"
 #include "runtime/tiled_transpose.h"
 
 namespace fx {
 namespace {
 
 using Bytes = std::byte;
-
-// Copies an n-d strided view into contiguous `out`: out dims `dims`, input element
-// strides `in_strides` (in elements), element size `es`. The innermost dim is a
-// memcpy when its stride is 1.
-void strided_copy(const Bytes* in, Bytes* out, const std::vector<int64_t>& dims,
-                  const std::vector<int64_t>& in_strides, std::size_t es) {
-  const std::size_t r = dims.size();
-  if (r == 0) {
-    std::memcpy(out, in, es);
-    return;
-  }
-  const int64_t inner = dims[r - 1], is = in_strides[r - 1];
-  int64_t rows = 1;
-  for (std::size_t i = 0; i + 1 < r; ++i) rows *= dims[i];
-  if (rows == 0 || inner == 0) return;
-  parallel_for(rows, inner, [&](int64_t b, int64_t e) {
-    for (int64_t row = b; row < e; ++row) {
-      int64_t off = 0, rem = row;
-      for (std::size_t d = r - 1; d-- > 0;) {
-        off += (rem % dims[d]) * in_strides[d];
-        rem /= dims[d];
-      }
-      const Bytes* src = in + off * static_cast<int64_t>(es);
-      Bytes* dst = out + row * inner * static_cast<int64_t>(es);
-      if (is == 1) {
-        std::memcpy(dst, src, static_cast<std::size_t>(inner) * es);
-        continue;
-      }
-      auto loop = [&](auto tag) {
-        using T = decltype(tag);
-        const T* s = reinterpret_cast<const T*>(src);
-        T* o = reinterpret_cast<T*>(dst);
-        for (int64_t i = 0; i < inner; ++i) o[i] = s[i * is];
-      };
-      switch (es) {
-        case 1: loop(uint8_t{}); break;
-        case 2: loop(uint16_t{}); break;
-        case 4: loop(uint32_t{}); break;
-        case 8: loop(uint64_t{}); break;
-        default:
-          for (int64_t i = 0; i < inner; ++i) {
-            std::memcpy(dst + i * static_cast<int64_t>(es), src + i * is * static_cast<int64_t>(es),
-                        es);
-          }
-      }
-    }
-  });
-}
 
 const Bytes* bytes_of(const Tensor& t) {
   return static_cast<const Bytes*>(t.raw());
@@ -87,18 +41,10 @@ void transpose_kernel(KernelContext& ctx, const std::vector<int64_t>& perm_attr)
     in_strides[i] = xs[p];
   }
   Tensor& y = ctx.output(0, x.dtype(), out_dims);
-  // Merge output dims that stay adjacent in the input (fewer, longer inner runs).
-  std::vector<int64_t> md, ms;
-  for (std::size_t i = 0; i < r; ++i) {
-    if (out_dims[i] == 1) continue;
-    if (!md.empty() && ms.back() == in_strides[i] * out_dims[i]) {
-      md.back() *= out_dims[i];
-      ms.back() = in_strides[i];
-    } else {
-      md.push_back(out_dims[i]);
-      ms.push_back(in_strides[i]);
-    }
-  }
+  // Output dims that stay adjacent in the input merged (fewer, longer inner runs).
+  const CopyRuns runs = merge_copy_dims(out_dims, in_strides);
+  const std::vector<int64_t>& md = runs.dims;
+  const std::vector<int64_t>& ms = runs.strides;
   // out[o][m][n] = in[o * S + m + n * Sn]: a 2-D transpose per o (NCHW <-> NHWC). The
   // strided copy below reads one cache line per n for each output row; with more than
   // 256 n those lines leave L1 before the next row reuses them (NHWC -> NCHW of
@@ -190,58 +136,113 @@ void split_kernel(KernelContext& ctx, int64_t axis_attr, const std::vector<int64
   }
 }
 
-void slice_kernel(KernelContext& ctx, const Node& n) {
-  const Tensor& x = ctx.in(0);
-  const int64_t r = static_cast<int64_t>(x.rank());
+// Slice's parameters (attributes before opset 10, inputs 1-4 after).
+struct SliceParams {
   std::vector<int64_t> starts, ends, axes, steps;
-  if (n.attrs.has("starts")) {  // opset < 10
-    starts = n.attrs.get_ints("starts");
-    ends = n.attrs.get_ints("ends");
-    axes = n.attrs.get_ints("axes");
-  } else {
-    starts = ints_of(ctx.input(1));
-    ends = ints_of(ctx.input(2));
-    axes = ints_of(ctx.input(3));
-    steps = ints_of(ctx.input(4));
+};
+
+// The part of a tensor of dims `x` that a Slice takes: output dims, the element offset
+// of its first element and the input element stride of each output dim.
+struct SliceWindow {
+  std::vector<int64_t> count, strides;
+  int64_t offset = 0;
+  // True when the part is one contiguous run of the input (a view can stand for it).
+  bool contiguous() const {
+    const CopyRuns runs = merge_copy_dims(count, strides);
+    return runs.dims.empty() || (runs.dims.size() == 1 && runs.strides[0] == 1);
   }
-  if (axes.empty()) {
-    for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+};
+
+SliceWindow slice_window(const std::vector<int64_t>& x, SliceParams p) {
+  const int64_t r = static_cast<int64_t>(x.size());
+  if (p.axes.empty()) {
+    for (std::size_t i = 0; i < p.starts.size(); ++i) p.axes.push_back(static_cast<int64_t>(i));
   }
-  if (steps.empty()) steps.assign(starts.size(), 1);
-  if (ends.size() != starts.size() || axes.size() != starts.size() ||
-      steps.size() != starts.size()) {
+  if (p.steps.empty()) p.steps.assign(p.starts.size(), 1);
+  if (p.ends.size() != p.starts.size() || p.axes.size() != p.starts.size() ||
+      p.steps.size() != p.starts.size()) {
     throw Error("Slice: starts/ends/axes/steps lengths differ");
   }
-  std::vector<int64_t> begin(r, 0), step(r, 1), count = x.dims();
-  for (std::size_t i = 0; i < starts.size(); ++i) {
-    int64_t a = normalize_axis(axes[i], r), d = x.dims()[a], s = steps[i];
+  std::vector<int64_t> begin(x.size(), 0), step(x.size(), 1);
+  SliceWindow w;
+  w.count = x;
+  for (std::size_t i = 0; i < p.starts.size(); ++i) {
+    int64_t a = normalize_axis(p.axes[i], r), d = x[a], s = p.steps[i];
     if (s == 0) throw Error("Slice: step 0");
-    int64_t b = starts[i], e = ends[i];
+    int64_t b = p.starts[i], e = p.ends[i];
     if (b < 0) b += d;
     if (e < 0) e += d;
     if (s > 0) {
       b = std::clamp<int64_t>(b, 0, d);
       e = std::clamp<int64_t>(e, 0, d);
-      count[a] = e > b ? (e - b + s - 1) / s : 0;
+      w.count[a] = e > b ? (e - b + s - 1) / s : 0;
     } else {
       b = std::clamp<int64_t>(b, 0, d - 1);
       e = std::clamp<int64_t>(e, -1, d - 1);
-      count[a] = b > e ? (b - e + (-s) - 1) / (-s) : 0;
+      w.count[a] = b > e ? (b - e + (-s) - 1) / (-s) : 0;
     }
     begin[a] = b;
     step[a] = s;
   }
-  Tensor& y = ctx.output(0, x.dtype(), count);
-  if (y.numel() == 0) return;
-  auto xs = contiguous_strides(x.dims());
-  int64_t off = 0;
-  std::vector<int64_t> strides(r);
-  for (int64_t d = 0; d < r; ++d) {
-    off += begin[d] * xs[d];
-    strides[d] = step[d] * xs[d];
+  auto xs = contiguous_strides(x);
+  w.strides.resize(x.size());
+  for (std::size_t d = 0; d < x.size(); ++d) {
+    w.offset += begin[d] * xs[d];
+    w.strides[d] = step[d] * xs[d];
   }
+  return w;
+}
+
+// `as_view`: the kernel was built as a view of its input (Kernel::aliases_input), which
+// it is whenever the part is contiguous; a part that is not (dims other than the
+// graph's static ones) is copied into a buffer of its own.
+void slice_kernel(KernelContext& ctx, const SliceParams& attrs, bool as_view) {
+  const Tensor& x = ctx.in(0);
+  SliceParams p = attrs;
+  if (p.starts.empty() && ctx.num_inputs() > 1) {
+    p.starts = ints_of(ctx.input(1));
+    p.ends = ints_of(ctx.input(2));
+    p.axes = ints_of(ctx.input(3));
+    p.steps = ints_of(ctx.input(4));
+  }
+  const SliceWindow w = slice_window(x.dims(), std::move(p));
   const std::size_t es = dtype_size(x.dtype());
-  strided_copy(bytes_of(x) + off * static_cast<int64_t>(es), bytes_of(y), count, strides, es);
+  if (as_view && !x.is_string() && w.contiguous()) {
+    const Bytes* at = bytes_of(x) + (dims_numel(w.count) ? w.offset * static_cast<int64_t>(es) : 0);
+    ctx.alias_output(0, Tensor::view(x.dtype(), w.count, at), w.count);
+    return;
+  }
+  Tensor& y = ctx.output(0, x.dtype(), w.count);
+  if (y.numel() == 0) return;
+  strided_copy(bytes_of(x) + w.offset * static_cast<int64_t>(es), bytes_of(y), w.count, w.strides,
+               es);
+}
+
+// A Slice whose part is contiguous for the graph's static dims and constant parameters
+// runs as a view: ShuffleNet's channel split of one image then copies nothing.
+bool slice_is_static_view(const Graph& g, const Node& n, const SliceParams& attrs) {
+  if (n.inputs.empty() || n.inputs[0] == kNoValue) return false;
+  // Only dtypes the kernel sees as they are: the string and half adapters hand it
+  // converted copies.
+  const Value& x = g.value(n.inputs[0]);
+  if (x.kind != ValueKind::Tensor || !x.shape.is_static() || x.dtype == DType::String ||
+      x.dtype == DType::Undefined || dtype_is_half(x.dtype))
+    return false;
+  SliceParams p = attrs;
+  if (p.starts.empty()) {
+    std::vector<int64_t>* into[] = {&p.starts, &p.ends, &p.axes, &p.steps};
+    for (std::size_t i = 1; i < n.inputs.size() && i <= 4; ++i) {
+      if (n.inputs[i] == kNoValue) continue;
+      auto c = constant_input(g, n, i);
+      if (!c) return false;
+      *into[i - 1] = c->to_int64s();
+    }
+  }
+  try {
+    return slice_window(x.shape.static_dims(), std::move(p)).contiguous();
+  } catch (const Error&) {
+    return false;  // the run reports it
+  }
 }
 
 void gather_kernel(KernelContext& ctx, int64_t axis_attr) {
@@ -309,8 +310,15 @@ void register_data_kernels(KernelTable& t) {
     auto split = n.attrs.get_ints("split");
     return fn_kernel([axis, split](KernelContext& ctx) { split_kernel(ctx, axis, split); });
   };
-  t["Slice"] = [](const Graph&, const Node& n) {
-    return fn_kernel([n](KernelContext& ctx) { slice_kernel(ctx, n); });
+  t["Slice"] = [](const Graph& g, const Node& n) {
+    SliceParams attrs;
+    if (n.attrs.has("starts")) {  // opset < 10
+      attrs.starts = n.attrs.get_ints("starts");
+      attrs.ends = n.attrs.get_ints("ends");
+      attrs.axes = n.attrs.get_ints("axes");
+    }
+    const bool view = slice_is_static_view(g, n, attrs);
+    return fn_kernel([attrs, view](KernelContext& ctx) { slice_kernel(ctx, attrs, view); }, view);
   };
   t["Gather"] = [](const Graph&, const Node& n) {
     int64_t axis = n.attrs.get_int("axis", 0);
