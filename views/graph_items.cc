@@ -164,12 +164,18 @@ EdgeItem::EdgeItem(const drawing::SceneEdge& e, QString label, QSizeF label_size
   bounds_ = line_bounds_;
 }
 
-void EdgeItem::show_label_at(std::optional<QPointF> at) {
+void EdgeItem::show_label_at(std::optional<QPointF> at, const QString& text, QSizeF size) {
   prepareGeometryChange();
-  label_ = at ? text_ : QString();
+  label_ = at ? (text.isEmpty() ? text_ : text) : QString();
+  shown_size_ = text.isEmpty() ? label_size_ : size;
   label_pos_ = at.value_or(QPointF());
   bounds_ = at ? line_bounds_.united(label_rect()) : line_bounds_;
   update();
+}
+
+void EdgeItem::set_short_label(QString text, QSizeF size) {
+  short_text_ = text == text_ ? QString() : std::move(text);
+  short_size_ = size;
 }
 
 std::pair<QPointF, bool> EdgeItem::along(double t) const {
@@ -206,9 +212,24 @@ void EdgeItem::place_label(LabelPlacer& placer) {
     show_label_at(middle_);
     return;
   }
+  if (auto at = placer.place(label_spots(label_size_), label_size_)) {
+    show_label_at(at);
+    return;
+  }
+  if (!short_text_.isEmpty())
+    if (auto at = placer.place(label_spots(short_size_), short_size_)) {
+      show_label_at(at, short_text_, short_size_);
+      return;
+    }
+  show_label_at(std::nullopt);
+}
+
+std::vector<QPointF> EdgeItem::label_spots(QSizeF size) const {
   std::vector<QPointF> spots;
-  const double w = label_size_.width(), h = label_size_.height();
-  for (double t : {0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.1, 0.9}) {
+  const double w = size.width(), h = size.height();
+  // Staggered along the whole edge, both ends included: where edges converge on one
+  // box, the tail end (just under each branch's own box) is where they are apart.
+  for (double t : {0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.1, 0.9, 0.05, 0.95, 0.02}) {
     const auto [at, horizontal] = along(t);
     if (horizontal) {
       spots.push_back(at + QPointF(-w / 2, -h - 4));
@@ -224,11 +245,21 @@ void EdgeItem::place_label(LabelPlacer& placer) {
     spots.push_back(at + QPointF(-w - 4, -h - 4));
     spots.push_back(at + QPointF(4, 4));
   }
-  show_label_at(placer.place(spots, label_size_));
+  // Right under the tail's box, beside the line (top-aligned on the box's bottom): on a
+  // short edge into a Concat of many branches the only place clear of its neighbours.
+  if (!line_.isEmpty()) {
+    const QPointF tail = line_.front();
+    spots.push_back(tail + QPointF(4, 2));
+    spots.push_back(tail + QPointF(-w - 4, 2));
+    const QPointF head = line_.back();
+    spots.push_back(head + QPointF(4, -h - 2));
+    spots.push_back(head + QPointF(-w - 4, -h - 2));
+  }
+  return spots;
 }
 
 QRectF EdgeItem::label_rect() const {
-  return label_.isEmpty() ? QRectF() : QRectF(label_pos_, label_size_);
+  return label_.isEmpty() ? QRectF() : QRectF(label_pos_, shown_size_);
 }
 
 QRectF EdgeItem::boundingRect() const {

@@ -71,29 +71,41 @@ class EdgeItem : public QGraphicsItem {
   // Takes the painted line and arrow head in `placer`: labels keep off every edge.
   void occupy_line(LabelPlacer& placer) const;
   // Puts the shape label at the first free spot along the edge (middle first, then
-  // outwards; right then left of a vertical stretch, above then below a horizontal
-  // one) and takes that spot in `placer`; hides the label when no spot is free. May be
-  // called again (the hulls changed): it starts over from the middle.
+  // outwards to both ends; right then left of a vertical stretch, above then below a
+  // horizontal one) and takes that spot in `placer`. Where edges converge (six branches
+  // into one Concat) the full label often has no spot: the short form ("64×35×35", the
+  // batch of 1 left out) is tried along the whole edge next; the label is hidden only
+  // when neither fits anywhere (its tooltip keeps the shape). May be called again (the
+  // hulls changed): it starts over from the middle.
   void place_label(LabelPlacer& placer);
+  // The shorter text tried when the label has no room, and its painted size.
+  void set_short_label(QString text, QSizeF size);
   // Where the label is painted; empty when the edge shows none.
   QRectF label_rect() const;
   const QString& label() const { return label_; }
+  // The full shape text, whether shown or not.
+  const QString& text() const { return text_; }
   // The drawn line, in scene coordinates (the item is not moved).
   const QPainterPath& path() const { return path_; }
 
  private:
   QPainterPath path_;
   QPolygonF arrow_;
-  void show_label_at(std::optional<QPointF> at);
+  void show_label_at(std::optional<QPointF> at, const QString& text = {}, QSizeF size = {});
+  // Free spots for a label of `size` along the edge, best first.
+  std::vector<QPointF> label_spots(QSizeF size) const;
   // The point at fraction t of the line's length, and whether the line runs more
   // across than down there.
   std::pair<QPointF, bool> along(double t) const;
 
-  QString text_;   // the shape, whether shown or not
-  QString label_;  // what is painted: text_ or nothing
+  QString text_;  // the shape, whether shown or not
+  QString short_text_;
+  QSizeF short_size_;
+  QString label_;  // what is painted: text_, short_text_ or nothing
   QPointF middle_;
   QPointF label_pos_;
   QSizeF label_size_;
+  QSizeF shown_size_;  // of label_
   QColor color_;
   std::optional<QColor> internal_;
   QPolygonF line_;              // path_ flattened

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <unordered_set>
 
 #include "analysis/fused_graph.h"
@@ -64,6 +65,24 @@ QString GraphScene::edge_label(const drawing::SceneEdge& e) const {
   if (e.value == kNoValue) return {};
   const Value& v = doc_->drawn_graph().value(e.value);
   QString s = format_shape(v.shape);  // "scalar" for rank 0, not "[]"
+  if (e.count > 1) s += QStringLiteral("  ×") + QString::number(e.count);
+  return s;
+}
+
+QString GraphScene::edge_short_label(const drawing::SceneEdge& e) const {
+  // "64×35×35" for [1,64,35,35]: dims joined by ×, a leading batch of 1 left out (the
+  // brackets tell the full form from the short one; the tooltip has the full shape).
+  if (e.value == kNoValue) return {};
+  const Shape& shape = doc_->drawn_graph().value(e.value).shape;
+  if (!shape.rank_known() || shape.rank() < 2) return edge_label(e);
+  QStringList dims;
+  for (std::size_t i = 0; i < shape.rank(); ++i) {
+    const Dim& d = shape.dims()[i];
+    if (i == 0 && d.is_static() && d.value == 1) continue;
+    dims << (d.is_static() ? QString::number(d.value)
+                           : QString::fromStdString(d.symbol.empty() ? "?" : d.symbol));
+  }
+  QString s = dims.join(QStringLiteral("×"));
   if (e.count > 1) s += QStringLiteral("  ×") + QString::number(e.count);
   return s;
 }
@@ -128,6 +147,9 @@ void GraphScene::show_layout(const drawing::SceneLayout& layout) {
     QString label = edge_label(e);
     const QSizeF label_size(label_fm.horizontalAdvance(label) + 4, label_fm.height() + 2);
     auto* item = new EdgeItem(e, std::move(label), label_size, edge_color);
+    const QString short_label = edge_short_label(e);
+    item->set_short_label(
+        short_label, QSizeF(label_fm.horizontalAdvance(short_label) + 4, label_fm.height() + 2));
     if (e.value != kNoValue) {
       const Value& v = g.value(e.value);
       item->setToolTip(
@@ -156,7 +178,21 @@ void GraphScene::place_labels() {
   for (const auto& b : layout.boxes)
     placer.occupy(QRectF(b.x, b.y, b.width, b.open ? title_h : b.height));
   for (const EdgeItem* e : edges_) e->occupy_line(placer);
-  for (EdgeItem* e : edges_) e->place_label(placer);
+  // Where edges converge, room runs out. The rule for which labels go: several edges
+  // into one box carrying the same shape (a DenseNet Concat of six 32-channel maps)
+  // need it shown once, so the first of each such set is placed before the others; a
+  // label is left out only when no spot along its edge is clear for its full or its
+  // short form, and then mostly one whose shape a sibling already shows (the edge's
+  // tooltip keeps it).
+  std::set<std::pair<int32_t, QString>> seen;
+  std::vector<EdgeItem*> later;
+  for (std::size_t i = 0; i < edges_.size(); ++i) {
+    if (seen.insert({layout.edges[i].to, edges_[i]->text()}).second)
+      edges_[i]->place_label(placer);
+    else
+      later.push_back(edges_[i]);
+  }
+  for (EdgeItem* e : later) e->place_label(placer);
 }
 
 void GraphScene::refresh_fusion() {

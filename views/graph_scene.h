@@ -81,6 +81,8 @@ class GraphScene : public QGraphicsScene {
   void on_selection_changed();
   void apply_overlay();
   QString edge_label(const drawing::SceneEdge& e) const;
+  // The shorter form tried where the full label has no room (EdgeItem::place_label).
+  QString edge_short_label(const drawing::SceneEdge& e) const;
   // Puts the edges' shape labels where they cover no box, title bar, edge or other
   // label.
   void place_labels();

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // SPDX-License-Identifier: Apache-2.0
 // Lays out a graph with dagre the way Netron calls it (its grapher: nodesep 20,
-// ranksep 20, top to bottom, longest-path ranking above 3,000 nodes).
+// ranksep 20, top to bottom, longest-path ranking above 3,000 nodes), or with the
+// settings the input names (model_explorer_render.py passes Model Explorer's).
 //
 //   node dagre_layout.mjs < graph.json > layout.json
 //
-// in:  {"nodes": [{"id", "width", "height"}], "edges": [{"v", "w", "width", "height", "minlen"}]}
+// in:  {"nodes": [{"id", "width", "height"}], "edges": [{"v", "w", "width", "height", "minlen"}],
+//       "graph": {dagre graph settings, optional}}
 // out: {"nodes": [{"id", "x", "y", "width", "height"}],   (x, y: the centre)
 //       "edges": [{"v", "w", "points": [{"x", "y"}], "x", "y"}], "width", "height", "ms"}
 // An edge with a label size gets room for it from dagre (labelpos "r", offset 10), as
@@ -17,6 +19,7 @@ const input = JSON.parse(readFileSync(0, 'utf8'));
 const g = new dagre.graphlib.Graph({ multigraph: true });
 const layout = { nodesep: 20, ranksep: 20, rankdir: 'TB' };
 if (input.nodes.length > 3000) layout.ranker = 'longest-path';
+Object.assign(layout, input.graph || {});
 g.setGraph(layout);
 g.setDefaultEdgeLabel(() => ({}));
 for (const n of input.nodes) g.setNode(n.id, { width: n.width, height: n.height });

@@ -94,52 +94,71 @@ std::vector<Point> polyline_as_bezier(const std::vector<Point>& line) {
   return out;
 }
 
-std::vector<Point> route_connector(const Rect& from, const Rect& to,
-                                   const std::vector<Point>& straight,
-                                   const std::vector<Rect>& obstacles) {
-  // Only what lies between the two ends vertically can be in the way.
-  const double top = std::min(from.y, to.y) - 2 * kGap;
-  const double bottom = std::max(from.bottom(), to.bottom()) + 2 * kGap;
+namespace {
+
+// The obstacles whose vertical extent meets [top, bottom].
+std::vector<Rect> in_band(const std::vector<Rect>& obstacles, double top, double bottom) {
   std::vector<Rect> band;
   for (const Rect& o : obstacles)
     if (o.bottom() > top && o.y < bottom) band.push_back(o);
-  auto clear = [&](const std::vector<Point>& line) {
-    for (const Rect& o : band)
-      if (polyline_enters(line, o)) return false;
-    return true;
-  };
-  {
-    bool hit = false;
-    for (const Rect& o : band)
-      if ((hit = bezier_enters(straight, o))) break;
-    if (!hit) return straight;
-  }
+  return band;
+}
 
-  const Point p0{from.x + from.width / 2, from.bottom()};
-  const double tx = to.x + to.width / 2, cy = to.y + to.height / 2;
-  std::vector<double> lanes = {
-      p0.x, tx, from.x - kGap, from.right() + kGap, to.x - kGap, to.right() + kGap};
+bool clear_of(const std::vector<Point>& line, const std::vector<Rect>& band) {
+  for (const Rect& o : band)
+    if (polyline_enters(line, o)) return false;
+  return true;
+}
+
+// The shortest clear orthogonal path from `a`, left downward with its first sideways
+// run at one of `runs_a`, to `b`, reached from above with its last sideways run at one
+// of `runs_b`, or into the side of `target` when given: down, sideways to a vertical
+// lane beside some obstacle, down the lane, sideways, down (`downward`: never back up,
+// as a route through frames' borders must not). Empty when none is clear.
+std::vector<Point> orthogonal_route(Point a, const std::vector<double>& runs_a, Point b,
+                                    const std::vector<double>& runs_b, const Rect* target,
+                                    const std::vector<Rect>& band, bool downward = true) {
+  std::vector<double> lanes = {a.x, b.x};
+  if (target) lanes.insert(lanes.end(), {target->x - kGap, target->right() + kGap});
   for (const Rect& o : band) {
     lanes.push_back(o.x - kGap);
     lanes.push_back(o.right() + kGap);
   }
+  // Boxes in one column give one lane; a lane whose run down is blocked gives no route,
+  // which keeps the tries below for routes that may be clear (a level of hundreds of
+  // boxes has hundreds of lanes, most of them through the boxes of another column).
+  std::sort(lanes.begin(), lanes.end());
+  lanes.erase(std::unique(lanes.begin(), lanes.end(),
+                          [](double x, double y) { return std::abs(x - y) < 0.01; }),
+              lanes.end());
+  auto run_clear = [&](double x, double y0, double y1) {
+    for (const Rect& o : band)
+      if (segment_enters({x, y0}, {x, y1}, o)) return false;
+    return true;
+  };
   std::vector<std::vector<Point>> routes;
   for (double lane : lanes) {
-    for (double ya : {p0.y + kGap, p0.y + kGap / 2}) {
-      const std::vector<Point> down = {p0, {p0.x, ya}, {lane, ya}};
-      for (double yb : {to.y - kGap, to.y - kGap / 2}) {
+    for (double ya : runs_a) {
+      const std::vector<Point> down = {a, {a.x, ya}, {lane, ya}};
+      for (double yb : runs_b) {
+        if (downward && (yb < ya - 1e-6 || yb > b.y + 1e-6)) continue;
+        if (!run_clear(lane, ya, yb)) continue;
         auto r = down;
-        r.insert(r.end(), {{lane, yb}, {tx, yb}, {tx, to.y}});
+        r.insert(r.end(), {{lane, yb}, {b.x, yb}, b});
         routes.push_back(simplified(r));
       }
-      if (lane >= to.right()) {  // into the target's right side
+      if (!target) continue;
+      const double cy = target->y + target->height / 2;
+      if (downward && cy < ya) continue;
+      if (!run_clear(lane, ya, cy)) continue;
+      if (lane >= target->right()) {  // into the target's right side
         auto r = down;
-        r.insert(r.end(), {{lane, cy}, {to.right(), cy}});
+        r.insert(r.end(), {{lane, cy}, {target->right(), cy}});
         routes.push_back(simplified(r));
       }
-      if (lane <= to.x) {  // into its left side
+      if (lane <= target->x) {  // into its left side
         auto r = down;
-        r.insert(r.end(), {{lane, cy}, {to.x, cy}});
+        r.insert(r.end(), {{lane, cy}, {target->x, cy}});
         routes.push_back(simplified(r));
       }
     }
@@ -151,14 +170,142 @@ std::vector<Point> route_connector(const Rect& from, const Rect& to,
   for (std::size_t i = 0; i < routes.size(); ++i) order.push_back({cost(routes[i]), i});
   std::sort(order.begin(), order.end());
   for (std::size_t k = 0; k < order.size() && k < kMaxTries; ++k)
-    if (clear(routes[order[k].second])) return polyline_as_bezier(routes[order[k].second]);
+    if (clear_of(routes[order[k].second], band)) return routes[order[k].second];
+  return {};
+}
+
+bool holds(const Rect& frame, const Rect& r) {
+  constexpr double eps = 0.5;
+  return r.x >= frame.x - eps && r.right() <= frame.right() + eps && r.y >= frame.y - eps &&
+         r.bottom() <= frame.bottom() + eps;
+}
+
+// A frame's border as a thin obstacle: a path crossing it is caught, one running
+// beside it is not.
+constexpr double kWall = 1;
+Rect left_wall(const Rect& f) {
+  return {f.x - kWall, f.y, 2 * kWall, f.height};
+}
+Rect right_wall(const Rect& f) {
+  return {f.right() - kWall, f.y, 2 * kWall, f.height};
+}
+Rect top_wall(const Rect& f) {
+  return {f.x, f.y - kWall, f.width, 2 * kWall};
+}
+Rect bottom_wall(const Rect& f) {
+  return {f.x, f.bottom() - kWall, f.width, 2 * kWall};
+}
+
+}  // namespace
+
+std::vector<Point> route_connector(const Rect& from, const Rect& to,
+                                   const std::vector<Point>& straight,
+                                   const std::vector<Rect>& obstacles) {
+  // Only what lies between the two ends vertically can be in the way.
+  const std::vector<Rect> band = in_band(obstacles, std::min(from.y, to.y) - 2 * kGap,
+                                         std::max(from.bottom(), to.bottom()) + 2 * kGap);
+  {
+    bool hit = false;
+    for (const Rect& o : band)
+      if ((hit = bezier_enters(straight, o))) break;
+    if (!hit) return straight;
+  }
+
+  const Point p0{from.x + from.width / 2, from.bottom()};
+  const Point p3{to.x + to.width / 2, to.y};
+  const auto route = orthogonal_route(p0, {p0.y + kGap, p0.y + kGap / 2}, p3,
+                                      {to.y - kGap, to.y - kGap / 2}, &to, band, false);
+  if (!route.empty()) return polyline_as_bezier(route);
 
   // Nothing clear: round the right of everything in the band, into the target's side.
   double lane = std::max(from.right(), to.right());
   for (const Rect& o : band) lane = std::max(lane, o.right());
   lane += kGap;
+  const double cy = to.y + to.height / 2;
   return polyline_as_bezier(
       simplified({p0, {p0.x, p0.y + kGap}, {lane, p0.y + kGap}, {lane, cy}, {to.right(), cy}}));
+}
+
+std::vector<Point> route_through_frames(const Rect& from, const Rect& to,
+                                        const std::vector<Point>& straight,
+                                        const std::vector<Rect>& boxes,
+                                        const std::vector<Frame>& frames) {
+  // The rules as obstacles: every title; the sides of the frames the edge is inside
+  // of at either end; the top of a frame it leaves, the bottom of one it enters; the
+  // whole of a frame it has no business in.
+  std::vector<Rect> obstacles = boxes;
+  std::vector<const Frame*> leaving, entering;
+  for (const Frame& f : frames) {
+    const bool has_from = holds(f.outer, from), has_to = holds(f.outer, to);
+    if (!has_from && !has_to) {
+      obstacles.push_back(f.outer);
+      continue;
+    }
+    obstacles.insert(obstacles.end(), {f.title(), left_wall(f.outer), right_wall(f.outer)});
+    if (!has_to) {
+      obstacles.push_back(top_wall(f.outer));
+      leaving.push_back(&f);
+    } else if (!has_from) {
+      obstacles.push_back(bottom_wall(f.outer));
+      entering.push_back(&f);
+    }
+  }
+  auto area = [](const Frame* f) { return f->outer.width * f->outer.height; };
+  std::sort(leaving.begin(), leaving.end(),
+            [&](const Frame* a, const Frame* b) { return area(a) < area(b); });  // inner first
+  std::sort(entering.begin(), entering.end(),
+            [&](const Frame* a, const Frame* b) { return area(a) > area(b); });  // outer first
+
+  const std::vector<Rect> band = in_band(obstacles, std::min(from.y, to.y) - 2 * kGap,
+                                         std::max(from.bottom(), to.bottom()) + 2 * kGap);
+  {
+    bool hit = false;
+    for (const Rect& o : band)
+      if ((hit = bezier_enters(straight, o))) break;
+    if (!hit) return straight;
+  }
+
+  // Stop by stop: out through each left frame's bottom, in through each entered
+  // frame's top right of its title, then into the target. Each stop's x is the
+  // nearest to the target's column that its border allows, or else one end of it.
+  const Point p0{from.x + from.width / 2, from.bottom()};
+  const double tx = to.x + to.width / 2;
+  std::vector<Point> path = {p0};
+  Point at = p0;
+  std::vector<double> runs = {p0.y + kGap, p0.y + kGap / 2};
+  auto step = [&](double lo, double hi, double y, const std::vector<double>& arrive) {
+    if (lo > hi) return false;
+    for (double x : {std::clamp(tx, lo, hi), std::clamp(at.x, lo, hi), lo, hi}) {
+      auto leg = orthogonal_route(at, runs, {x, y}, arrive, nullptr, band);
+      if (leg.empty()) continue;
+      path.insert(path.end(), leg.begin() + 1, leg.end());
+      at = {x, y};
+      return true;
+    }
+    return false;
+  };
+  bool ok = true;
+  for (const Frame* f : leaving) {
+    const Rect& o = f->outer;
+    ok = ok && step(o.x + kGap, o.right() - kGap, o.bottom(), {o.bottom() - kGap / 2});
+    runs = {o.bottom() + kGap / 2, o.bottom() + kGap};
+  }
+  for (const Frame* f : entering) {
+    const Rect& o = f->outer;
+    ok = ok &&
+         step(o.x + f->title_width + kGap, o.right() - kGap, o.y, {o.y - kGap / 2, o.y - kGap});
+    runs = {(o.y + f->header + f->content_top) / 2};
+  }
+  if (ok) {
+    std::vector<double> arrive = {to.y - kGap / 2, to.y - kGap};
+    arrive.insert(arrive.end(), runs.begin(), runs.end());
+    auto leg = orthogonal_route(at, runs, {tx, to.y}, arrive, &to, band);
+    if (!leg.empty()) {
+      path.insert(path.end(), leg.begin() + 1, leg.end());
+      return polyline_as_bezier(simplified(path));
+    }
+  }
+  return route_connector(from, to, straight, obstacles);
 }
 
 }  // namespace fx::drawing

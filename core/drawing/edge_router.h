@@ -9,7 +9,13 @@
 // router keeps the plain curve when it is clear, and otherwise draws an orthogonal
 // path: down out of the source, sideways to a free vertical lane, down the lane, and
 // into the target from above or from the side. Obstacles are the closed boxes and
-// the title bars of open frames (an edge never crosses a title).
+// the titles of open frames (an edge never crosses a title).
+//
+// Across frames (route_through_frames), an edge reads like the nesting it crosses: it
+// leaves each frame holding only its source through the frame's bottom border and
+// enters each frame holding only its target through the top border, beside the title
+// (a frame is wider than its title by a port for this), never through a side; a frame
+// holding neither end is gone around.
 
 #include <vector>
 
@@ -39,5 +45,26 @@ std::vector<Point> polyline_as_bezier(const std::vector<Point>& polyline);
 std::vector<Point> route_connector(const Rect& from, const Rect& to,
                                    const std::vector<Point>& straight,
                                    const std::vector<Rect>& obstacles);
+
+// An open frame as the router sees it: its outline, the title written on the top
+// border from the left (title_width from the frame's left side, header high), and
+// where its content starts (the rows between the title and the content are where
+// edges that came in through the top turn toward their target).
+struct Frame {
+  Rect outer;
+  double header = 0;
+  double title_width = 0;
+  double content_top = 0;  // absolute y
+  Rect title() const { return {outer.x, outer.y, title_width, header}; }
+};
+
+// The path from box `from` to box `to` as cubic Bézier control points, given every
+// closed box and every open frame on screen: `straight` when it keeps the rules
+// above, else an orthogonal route through the frames' borders (bottom out, top in),
+// else route_connector's answer with the frames' titles and sides as obstacles.
+std::vector<Point> route_through_frames(const Rect& from, const Rect& to,
+                                        const std::vector<Point>& straight,
+                                        const std::vector<Rect>& boxes,
+                                        const std::vector<Frame>& frames);
 
 }  // namespace fx::drawing

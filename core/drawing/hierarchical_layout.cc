@@ -138,6 +138,10 @@ Size HierarchicalLayout::closed_size(const Item& item) {
   return s;
 }
 
+double HierarchicalLayout::title_width(const Item& group) const {
+  return std::ceil(metrics_.width_of(frame_title(box_lines(graph_, tree_, group)), false)) + 16;
+}
+
 Size HierarchicalLayout::content_size(GroupId g, const Expansion& expansion, int& laid_out) {
   auto [it, added] = levels_.try_emplace(g);
   Level& level = it->second;
@@ -152,13 +156,12 @@ Size HierarchicalLayout::content_size(GroupId g, const Expansion& expansion, int
     if (child.kind == Item::Group && expansion.is_open(child.id)) {
       Size inner = content_size(child.id, expansion, laid_out);
       // An open frame writes its lines on one title bar ("name  ·  summary"): it is at
-      // least that wide, so that the title is never clipped.
-      const double title_width =
-          std::ceil(metrics_.width_of(frame_title(box_lines(graph_, tree_, child)), false)) + 16 +
-          metrics_.char_width;
-      sizes.push_back(
-          {std::max({inner.width + 2 * frame_margin(), closed_size(child).width, title_width}),
-           inner.height + frame_header() + frame_margin()});
+      // least that wide, so that the title is never clipped, and a port wider, so that
+      // edges into it pass beside the title.
+      const double title = title_width(child) + metrics_.char_width;
+      sizes.push_back({std::max({inner.width + 2 * frame_margin(), closed_size(child).width,
+                                 title + frame_port_width()}),
+                       inner.height + frame_top() + frame_margin()});
     } else {
       sizes.push_back(closed_size(child));
     }
@@ -190,6 +193,7 @@ void HierarchicalLayout::place(GroupId g, double ox, double oy, int depth,
     box.height = p.size.height;
     box.x = ox + p.centre.x - p.size.width / 2;
     box.y = oy + p.centre.y - p.size.height / 2;
+    if (box.open) box.title_width = title_width(item);
     const auto index = int32_t(scene.boxes.size());
     if (item.kind == Item::Node)
       scene.box_of_node[std::size_t(item.id)] = index;
@@ -200,7 +204,7 @@ void HierarchicalLayout::place(GroupId g, double ox, double oy, int depth,
       // Centre the content when the title made the frame wider than the content.
       const Size inner = levels_.at(item.id).layout.size;
       const double dx = (box.width - inner.width) / 2;
-      place(item.id, box.x + dx, box.y + frame_header(), depth + 1, expansion, scene);
+      place(item.id, box.x + dx, box.y + frame_top(), depth + 1, expansion, scene);
     }
   }
 }
@@ -223,12 +227,18 @@ SceneLayout HierarchicalLayout::compute(const Expansion& expansion) {
   for (std::size_t n = 0; n < graph_.node_count(); ++n)
     if (vg.box_of_node[n] >= 0)
       scene.box_of_node[n] = scene_index(vg.boxes[std::size_t(vg.box_of_node[n])]);
-  // What a connector must not run under or across: closed boxes, and open frames'
-  // title bars.
-  std::vector<Rect> obstacles;
-  obstacles.reserve(scene.boxes.size());
-  for (const SceneBox& b : scene.boxes)
-    obstacles.push_back({b.x, b.y, b.width, b.open ? frame_header() : b.height});
+  // What a connector must not run under: closed boxes; and the frames whose borders
+  // it crosses only at the top (beside the title) or the bottom.
+  std::vector<Rect> boxes;
+  std::vector<Frame> frames;
+  boxes.reserve(scene.boxes.size());
+  for (const SceneBox& b : scene.boxes) {
+    if (b.open)
+      frames.push_back(
+          {{b.x, b.y, b.width, b.height}, frame_header(), b.title_width, b.y + frame_top()});
+    else
+      boxes.push_back({b.x, b.y, b.width, b.height});
+  }
   for (const AggregatedEdge& e : vg.edges) {
     const VisibleBox& a = vg.boxes[std::size_t(e.from)];
     const VisibleBox& b = vg.boxes[std::size_t(e.to)];
@@ -265,8 +275,8 @@ SceneLayout HierarchicalLayout::compute(const Expansion& expansion) {
       const Point p3{sb.x + sb.width / 2, sb.y};
       const double bend = std::max(20.0, std::abs(p3.y - p0.y) / 3);
       se.points =
-          route_connector({sa.x, sa.y, sa.width, sa.height}, {sb.x, sb.y, sb.width, sb.height},
-                          {p0, {p0.x, p0.y + bend}, {p3.x, p3.y - bend}, p3}, obstacles);
+          route_through_frames({sa.x, sa.y, sa.width, sa.height}, {sb.x, sb.y, sb.width, sb.height},
+                               {p0, {p0.x, p0.y + bend}, {p3.x, p3.y - bend}, p3}, boxes, frames);
       se.has_arrow = false;
     }
     scene.edges.push_back(std::move(se));

@@ -52,6 +52,9 @@ struct SceneBox {
   bool open = false;
   int depth = 0;
   double x = 0, y = 0, width = 0, height = 0;  // top-left corner, absolute, points
+  // An open frame's title, from its left side (inset included): edges pass the top
+  // border only right of it.
+  double title_width = 0;
 };
 
 struct SceneEdge {
@@ -81,10 +84,17 @@ class HierarchicalLayout {
 
   SceneLayout compute(const Expansion& expansion);
 
-  // Frame around an open group's children: title bar above, margin around. Edges are
-  // routed clear of title bars (drawing/edge_router.h).
+  // Frame around an open group's children: title bar above, then a port row where
+  // edges that entered through the top border turn toward their target, margin
+  // around. A frame is wider than its title by a port, so that edges can enter beside
+  // the title and never cross it (drawing/edge_router.h).
   double frame_header() const { return metrics_.line_height + 10; }
+  double frame_port_row() const { return 10; }
+  double frame_top() const { return frame_header() + frame_port_row(); }
   double frame_margin() const { return 12; }
+  double frame_port_width() const { return 24; }
+  // The title's width from the frame's left side, as the frame paints it (8 in).
+  double title_width(const Item& group) const;
 
  private:
   struct Level {

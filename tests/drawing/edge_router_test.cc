@@ -7,13 +7,15 @@
 #include <gtest/gtest.h>
 
 #include "drawing/hierarchical_layout.h"
+#include "frame_crossings.h"
 #include "graphs.h"
 
 namespace fx::drawing {
 namespace {
 
+// A closed box, or an open frame's title (edges pass its top border beside the title).
 Rect rect_of(const SceneBox& b, double header) {
-  return {b.x, b.y, b.width, b.open ? header : b.height};
+  return b.open ? Rect{b.x, b.y, b.title_width, header} : Rect{b.x, b.y, b.width, b.height};
 }
 
 TEST(EdgeRouter, SegmentEntersOnlyThroughTheInside) {
@@ -86,6 +88,38 @@ TEST(EdgeRouter, ResidualSkipsRunBesideTheMainChain) {
     EXPECT_GT(farthest, to.width / 2);
   }
   EXPECT_EQ(skips, 3);
+}
+
+// An edge into an open frame enters through its top border beside the title, and one
+// out of a frame leaves through its bottom border, at every depth: into a block (the
+// stem's Relu feeds the first block's Conv and, as the skip, its Add), out of one block
+// into the next, and out of the last block and the layer into the pool.
+TEST(EdgeRouter, EdgesEnterFramesAtTheTopAndLeaveAtTheBottom) {
+  for (int blocks : {1, 2, 3}) {
+    Graph g = testing::residual_blocks(blocks);
+    ScopeTree t(g);
+    Expansion e(t.group_count());
+    for (GroupId id = 0; id < GroupId(t.group_count()); ++id) e.set_open(id, true);
+    HierarchicalLayout layout(g, t);
+    const SceneLayout s = layout.compute(e);
+    int into = 0, out_of = 0;
+    for (const SceneEdge& edge : s.edges) {
+      const SceneBox& a = s.boxes[std::size_t(edge.from)];
+      const SceneBox& b = s.boxes[std::size_t(edge.to)];
+      for (const SceneBox& f : s.boxes) {
+        if (!f.open) continue;
+        const Rect fr{f.x, f.y, f.width, f.height};
+        const bool ha = frame_check::holds(fr, {a.x, a.y, a.width, a.height});
+        const bool hb = frame_check::holds(fr, {b.x, b.y, b.width, b.height});
+        into += hb && !ha;
+        out_of += ha && !hb;
+      }
+    }
+    EXPECT_GE(into, 2 * blocks);  // not vacuous: edges cross frames both ways
+    EXPECT_GE(out_of, blocks);
+    for (const std::string& v : frame_check::frame_rule_breaks(s, layout.frame_header()))
+      ADD_FAILURE() << blocks << " blocks: " << v;
+  }
 }
 
 // Frames are at least as wide as their one-line title measures, with a measure much
