@@ -65,6 +65,53 @@ std::vector<double> members_unfused_us(const Executor& ex,
   return any ? us : std::vector<double>{};
 }
 
+// Times `candidates` (indices into p.groups) over `rounds` alternating rounds; returns
+// those slower fused beyond the noise (their indices in `slower_idx`), counting the groups
+// that could be compared in `timed`.
+std::vector<GroupFallback> measure_slower(const Graph& g, const FusedProgram& p, Executor& unfused,
+                                          Executor& fused, const std::map<std::string, Tensor>& in,
+                                          const std::vector<std::size_t>& candidates, int rounds,
+                                          int* timed, std::vector<std::size_t>* slower_idx) {
+  std::vector<GroupFallback> out;
+  std::vector<std::vector<double>> tu, tf;
+  for (int r = 0; r < rounds; ++r) {
+    tu = step_times(unfused, in, r, rounds, std::move(tu));
+    tf = step_times(fused, in, r, rounds, std::move(tf));
+  }
+  for (std::size_t i : candidates) {
+    const GroupBuild& b = p.groups[i];
+    std::vector<double> fused_us(static_cast<std::size_t>(rounds), 0.0);
+    bool found = false;
+    for (std::size_t s = 0; s < fused.steps().size(); ++s) {
+      if (fused.steps()[s].group_id != static_cast<int>(i)) continue;
+      found = true;
+      for (int r = 0; r < rounds; ++r)
+        fused_us[static_cast<std::size_t>(r)] += tf[s][static_cast<std::size_t>(r)] / 1e3;
+    }
+    std::set<NodeId> members;
+    for (const auto& name : b.nodes)
+      if (NodeId n = g.find_node(name); n != kNoNode) members.insert(n);
+    const std::vector<double> unfused_us = members_unfused_us(unfused, tu, members, rounds);
+    if (!found || unfused_us.empty()) continue;
+    if (timed) ++*timed;
+    std::vector<double> diff(static_cast<std::size_t>(rounds));
+    for (std::size_t r = 0; r < diff.size(); ++r) diff[r] = fused_us[r] - unfused_us[r];
+    const double noise = std::max(half_iqr(fused_us), half_iqr(unfused_us));
+    spdlog::debug("warm-up choice: {} fused {:.1f} us, unfused {:.1f} us, noise {:.1f} us", b.id,
+                  median_of(fused_us), median_of(unfused_us), noise);
+    if (quantile(diff, 0.25) <= 0 || median_of(diff) <= noise) continue;
+    GroupFallback f;
+    f.id = b.id;
+    f.pattern = b.pattern;
+    f.fused_us = median_of(fused_us);
+    f.unfused_us = median_of(unfused_us);
+    f.noise_us = noise;
+    out.push_back(std::move(f));
+    slower_idx->push_back(i);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string GroupFallback::line() const {
@@ -98,42 +145,18 @@ WarmupChoice choose_faster_groups(const Graph& g, FusedProgram& p, Executor& unf
   // first run.
   unfused.run(in);
   fused.run(in);
-  std::vector<std::vector<double>> tu, tf;
-  for (int r = 0; r < rounds; ++r) {
-    tu = step_times(unfused, in, r, rounds, std::move(tu));
-    tf = step_times(fused, in, r, rounds, std::move(tf));
+  // A second pass over the groups the first found slower: a group falls back only when
+  // both say so (under load, one pass can find a tie slower).
+  std::vector<GroupFallback> slower;
+  for (int pass = 0; pass < 2 && !candidates.empty(); ++pass) {
+    std::vector<std::size_t> again;
+    slower = measure_slower(g, p, unfused, fused, in, candidates, rounds,
+                            pass == 0 ? &c.timed : nullptr, &again);
+    candidates = std::move(again);
   }
   std::map<std::string, std::string> why;
-  for (std::size_t i : candidates) {
-    const GroupBuild& b = p.groups[i];
-    std::vector<double> fused_us(static_cast<std::size_t>(rounds), 0.0);
-    bool found = false;
-    for (std::size_t s = 0; s < fused.steps().size(); ++s) {
-      if (fused.steps()[s].group_id != static_cast<int>(i)) continue;
-      found = true;
-      for (int r = 0; r < rounds; ++r)
-        fused_us[static_cast<std::size_t>(r)] += tf[s][static_cast<std::size_t>(r)] / 1e3;
-    }
-    std::set<NodeId> members;
-    for (const auto& name : b.nodes)
-      if (NodeId n = g.find_node(name); n != kNoNode) members.insert(n);
-    const std::vector<double> unfused_us = members_unfused_us(unfused, tu, members, rounds);
-    if (!found || unfused_us.empty()) continue;
-    ++c.timed;
-    std::vector<double> diff(static_cast<std::size_t>(rounds));
-    for (std::size_t r = 0; r < diff.size(); ++r) diff[r] = fused_us[r] - unfused_us[r];
-    const double noise = std::max(half_iqr(fused_us), half_iqr(unfused_us));
-    const double median_diff = median_of(diff);
-    spdlog::debug("warm-up choice: {} fused {:.1f} us, unfused {:.1f} us, noise {:.1f} us", b.id,
-                  median_of(fused_us), median_of(unfused_us), noise);
-    if (quantile(diff, 0.25) <= 0 || median_diff <= noise) continue;
-    GroupFallback f;
-    f.id = b.id;
-    f.pattern = b.pattern;
-    f.fused_us = median_of(fused_us);
-    f.unfused_us = median_of(unfused_us);
-    f.noise_us = noise;
-    why[b.id] = fmt::format(
+  for (auto& f : slower) {
+    why[f.id] = fmt::format(
         "measured slower fused at warm-up ({:.1f} \u00b5s fused, {:.1f} \u00b5s unfused, noise "
         "{:.1f} \u00b5s): the members run as unfused steps",
         f.fused_us, f.unfused_us, f.noise_us);

@@ -15,7 +15,9 @@
 // group counts as slower only when its fused step is slower than its members' steps in
 // at least three rounds of four (the lower quartile of the differences is above zero)
 // and the median difference exceeds the run-to-run noise of either side (their
-// quartiles' half-widths); otherwise it stays fused. A group whose members' unfused
+// quartiles' half-widths), and again in a second pass of as many rounds over the
+// groups the first found slower (under load one pass can find a tie slower); otherwise
+// it stays fused. A group whose members' unfused
 // steps also compute nodes outside it cannot be compared and stays fused.
 
 #include <functional>
