@@ -10,8 +10,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
 
 #include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
@@ -22,6 +26,7 @@
 #include "onnx/model_loader.h"
 #include "onnx/tensor_file.h"
 #include "plan_choice.h"
+#include "profile/autotune_cache.h"
 #include "profile/bandwidth_bench.h"
 #include "profile/codegen_bench.h"
 #include "util/error.h"
@@ -42,6 +47,7 @@ struct CodegenCmd {
   bool steps = false;
   bool json = false;
   bool interleaved_only = false;
+  bool keep_slower = false;
   std::string inputs_dir, outputs_dir;
   std::string cuda_out;
 };
@@ -142,6 +148,36 @@ nlohmann::json autotune_json(const AutotuneUse& u) {
   return j;
 }
 
+// Groups the autotune cache has a verdict for (one that tells, with a margin): they
+// are not timed again at warm-up.
+std::function<bool(const fx::GroupBuild&)> decided_by_cache(
+    const fx::Graph& graph, const std::vector<const fx::FusionGroup*>& accepted,
+    const AutotuneUse& autotune, int threads) {
+  if (!autotune.enabled || !autotune.error.empty() || autotune.entries == 0) return {};
+  auto cache = std::make_shared<fx::AutotuneCache>(fx::AutotuneCache::open(autotune.path));
+  std::map<std::string, std::string> signatures;
+  for (const fx::FusionGroup* g : accepted)
+    signatures[g->id] = fx::group_signature(graph, *g, resolved_threads(threads));
+  return [cache, signatures](const fx::GroupBuild& b) {
+    auto it = signatures.find(b.id);
+    if (it == signatures.end()) return false;
+    const fx::AutotuneEntry* e = cache->find(it->second);
+    return e && !std::isnan(e->margin_us());
+  };
+}
+
+nlohmann::json choice_json(const fx::WarmupChoice& c) {
+  nlohmann::json fell = nlohmann::json::array();
+  for (const auto& f : c.fell_back)
+    fell.push_back({{"id", f.id},
+                    {"pattern", f.pattern},
+                    {"fused_us", f.fused_us},
+                    {"unfused_us", f.unfused_us},
+                    {"noise_us", f.noise_us},
+                    {"reason", f.line()}});
+  return {{"timed", c.timed}, {"decided_by_cache", c.decided}, {"fell_back", fell}};
+}
+
 int run_bench(const CodegenCmd& o, const fx::Graph& graph, int64_t opset,
               const std::vector<const fx::FusionGroup*>& accepted, const AutotuneUse& autotune) {
   fx::CodegenBenchOptions bo;
@@ -153,6 +189,10 @@ int run_bench(const CodegenCmd& o, const fx::Graph& graph, int64_t opset,
   bo.evict_mb = o.evict_mb;
   bo.op_times = o.steps;
   if (!o.inputs_dir.empty()) bo.inputs = read_inputs(o.inputs_dir, graph);
+  bo.warmup_choice = !o.keep_slower;
+  if (const char* f = std::getenv("FXC_TEST_BREAK_GROUP"); f && *f)
+    bo.fault = fx::parse_fault_spec(f);
+  bo.decided = decided_by_cache(graph, accepted, autotune, o.threads);
   const fx::CodegenBench b = fx::run_codegen_bench(graph, accepted, bo);
   if (!o.outputs_dir.empty()) {
     std::filesystem::create_directories(o.outputs_dir);
@@ -199,7 +239,8 @@ int run_bench(const CodegenCmd& o, const fx::Graph& graph, int64_t opset,
         {"mismatch", agree.where},
         {"tolerance", {{"rtol", tol.rtol}, {"atol", tol.atol}, {"mode", tol.mode()}}},
         {"note", p.note},
-        {"autotune_cache", autotune_json(autotune)}};
+        {"autotune_cache", autotune_json(autotune)},
+        {"warmup_choice", choice_json(b.choice)}};
     fmt::print("{}\n", j.dump(1));
     return agree.match ? 0 : 3;
   }
@@ -219,6 +260,10 @@ int run_bench(const CodegenCmd& o, const fx::Graph& graph, int64_t opset,
       agree.max_abs_expected, tol.rtol, tol.atol, tol.mode());
   if (!agree.match) fmt::print("mismatch: {}\n", agree.where);
   if (!p.note.empty()) fmt::print("note: {}\n", p.note);
+  if (!o.keep_slower)
+    fmt::print("warm-up choice: {} group(s) timed, {} fell back\n", b.choice.timed,
+               b.choice.fell_back.size());
+  for (const auto& f : b.choice.fell_back) fmt::print("{}\n", f.line());
   return agree.match ? 0 : 3;
 }
 
@@ -297,6 +342,9 @@ void register_codegen(CLI::App& app, Runner& run) {
                   "With --bench: write the fused program's outputs as DIR/output_<i>.pb");
   cmd->add_flag("--interleaved-only", o->interleaved_only,
                 "With --bench --json: only the interleaved unfused/fused runs (no alone, cold)");
+  cmd->add_flag("--keep-slower-groups", o->keep_slower,
+                "With --bench: keep groups measured slower fused at warm-up (by default they "
+                "fall back to their unfused steps)");
   cmd->add_option("--cuda-out", o->cuda_out,
                   "Write the generated groups as one CUDA source file (for nvcc) and stop");
   cmd->add_flag("--json", o->json,

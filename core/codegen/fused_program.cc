@@ -358,10 +358,16 @@ std::vector<NodeId> resolve_group_nodes(const Graph& g, const FusionGroup& group
 
 void FusedProgram::exclude(const Graph& g, const std::string& id, const std::string& why,
                            int64_t opset) {
+  exclude(g, std::map<std::string, std::string>{{id, why}}, opset);
+}
+
+void FusedProgram::exclude(const Graph& g, const std::map<std::string, std::string>& why_by_id,
+                           int64_t opset) {
   for (auto& b : groups) {
-    if (b.id != id) continue;
+    auto it = why_by_id.find(b.id);
+    if (it == why_by_id.end()) continue;
     b.outcome = GroupOutcome::Excluded;
-    b.detail = why;
+    b.detail = it->second;
     b.step.reset();
   }
   rebuild_steps(g, *this, opset);

@@ -22,6 +22,7 @@
 //                  cost more than they saved); kept for readers of older results
 // All generated groups of a model go into one translation unit, compiled once (cached).
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,6 +79,9 @@ struct FusedProgram {
   const GroupBuild* find(const std::string& id) const;
   // Excludes a group (e.g. after a failed equivalence check) and rebuilds `steps`.
   void exclude(const Graph& g, const std::string& id, const std::string& why, int64_t opset = 0);
+  // Several at once (id -> why), rebuilding `steps` once.
+  void exclude(const Graph& g, const std::map<std::string, std::string>& why_by_id,
+               int64_t opset = 0);
 };
 
 FusedProgram build_fused_program(const Graph& g, const FusionPlan& plan,

@@ -76,6 +76,12 @@ std::optional<Bcast> broadcast_of(const Shape& s, const Shape& out) {
   return {};
 }
 
+// oneDNN's brgemm matmul ("brg:<isa>") applies bias and eltwise post-ops to each
+// block in registers; its gemm-based matmul ("gemm:jit") in a second pass.
+bool applies_post_ops_in_registers(const std::string& impl) {
+  return impl.rfind("brg", 0) == 0;
+}
+
 dnnl::algorithm algorithm_of(const std::string& a) {
   using A = dnnl::algorithm;
   if (a == "relu") return A::eltwise_relu;
@@ -156,9 +162,10 @@ class MatMulPostOpKernel final : public Kernel {
   // The post-ops of a part whose output slice is `y_md` (Full operands have its
   // layout; `rank` is the part's rank, `n0`/`np` its columns), with the binds of the
   // Binary operands (`elem_off`: the part's first output element in Full operands).
-  void add_part(const dnnl::memory::desc& a_md, int64_t a_off, const dnnl::memory::desc& w_md,
-                int64_t w_off, bool w_fixed, const dnnl::memory::desc& y_md, int64_t y_off,
-                int64_t n0, int64_t np) {
+  // Returns the implementation oneDNN chose for it (impl_info_str).
+  std::string add_part(const dnnl::memory::desc& a_md, int64_t a_off,
+                       const dnnl::memory::desc& w_md, int64_t w_off, bool w_fixed,
+                       const dnnl::memory::desc& y_md, int64_t y_off, int64_t n0, int64_t np) {
     const int rank = static_cast<int>(y_md.dims().size());
     dnnl::post_ops po;
     std::vector<std::pair<int, dnnl::memory::desc>> descs{{DNNL_ARG_SRC, a_md},
@@ -230,6 +237,17 @@ class MatMulPostOpKernel final : public Kernel {
     if (bias_md)
       part.args[DNNL_ARG_BIAS] = dnnl::memory(*bias_md, dnnl_engine(), bias_.data() + n0);
     parts_.push_back(std::move(part));
+    return impl;
+  }
+
+  // Column parts, as the runtime's MatMul cuts constant weights (each part its slice).
+  void add_column_parts(int64_t m, int64_t k, int64_t n, int threads) {
+    for (auto [n0, n1] : split_range(n, threads, min_slice(m * k))) {
+      const int64_t np = n1 - n0;
+      dnnl::memory::desc w_md(to_dnnl({k, np}), dt::f32, to_dnnl({n, 1}));
+      dnnl::memory::desc y_md(to_dnnl({m, np}), dt::f32, to_dnnl({n, 1}));
+      add_part(plain_f32_desc({m, k}), 0, w_md, n0, true, y_md, n0, n0, np);
+    }
   }
 
  public:
@@ -248,16 +266,34 @@ class MatMulPostOpKernel final : public Kernel {
           std::any_of(bcasts_.begin(), bcasts_.end(), [](Bcast b) { return b != Bcast::Scalar; });
       if (matmul_post_ops_split_rows(m, k, n, threads, reads_tensor, l2_cache_bytes())) {
         dnnl::memory::desc w_md = plain_f32_desc({k, n});
+        bool in_registers = true;
         for (auto [m0, m1] : split_range(m, threads, min_slice(n * k)))
-          add_part(plain_f32_desc({m1 - m0, k}), m0 * k, w_md, 0, true,
-                   plain_f32_desc({m1 - m0, n}), m0 * n, 0, n);
-      } else {
-        for (auto [n0, n1] : split_range(n, threads, min_slice(m * k))) {
-          const int64_t np = n1 - n0;
-          dnnl::memory::desc w_md(to_dnnl({k, np}), dt::f32, to_dnnl({n, 1}));
-          dnnl::memory::desc y_md(to_dnnl({m, np}), dt::f32, to_dnnl({n, 1}));
-          add_part(plain_f32_desc({m, k}), 0, w_md, n0, true, y_md, n0, n0, np);
+          in_registers &= applies_post_ops_in_registers(
+              add_part(plain_f32_desc({m1 - m0, k}), m0 * k, w_md, 0, true,
+                       plain_f32_desc({m1 - m0, n}), m0 * n, 0, n));
+        // Rows pay only where oneDNN applies the epilogue while the block is in
+        // registers; where it chose another implementation (its gemm-based matmul,
+        // which adds a pass over the output: what it picks below AVX-512), the rows
+        // only make every thread read all the weights, and the columns, as unfused,
+        // are faster. Columns that oneDNN has no fast kernel for keep the rows.
+        if (!in_registers && parts_.size() > 1) {
+          std::vector<DnnlPart> rows = std::move(parts_);
+          auto rows_reordered = std::move(reordered_);
+          parts_.clear();
+          reordered_.clear();
+          try {
+            add_column_parts(m, k, n, threads);
+            spdlog::debug(
+                "MatMul + post-ops: {}x{}x{} in columns (oneDNN's row kernel would not "
+                "apply the epilogue in registers)",
+                m, k, n);
+          } catch (const Error&) {
+            parts_ = std::move(rows);
+            reordered_ = std::move(rows_reordered);
+          }
         }
+      } else {
+        add_column_parts(m, k, n, threads);
       }
     } else {
       // Same batch dims: folded into one, split over it.

@@ -78,7 +78,10 @@ std::string matmul_fusion_loss(const Graph& g, const std::vector<NodeId>& nodes,
 // block: oneDNN's gemm-based matmul, which applies them in a second pass over the
 // output). Rows when the epilogue reads a tensor (binary post-ops need a dense output),
 // or when the weights, which every row part then reads, fit in one core's L2 cache
-// (`l2_bytes`, 0 when unknown: columns) and rows give as many parts as columns.
+// (`l2_bytes`, 0 when unknown: columns) and rows give as many parts as columns. The
+// kernel then asks oneDNN which implementation it picked for the row parts: rows
+// where it applies the epilogue in registers (brgemm), else the columns after all
+// (below AVX-512 oneDNN's matmul is gemm-based, and rows only re-read the weights).
 bool matmul_post_ops_split_rows(int64_t m, int64_t k, int64_t n, int threads, bool reads_tensor,
                                 int64_t l2_bytes);
 // This machine's L2 cache per core in bytes (sysconf), 0 when the system does not say.

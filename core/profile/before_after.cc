@@ -24,30 +24,6 @@ void describe_outcome(const GroupBuild& b, GroupMeasurement& m) {
   m.reason = b.detail;
 }
 
-// The group that `fault.selector` names: an id, or #N, the plan's N-th group.
-GroupBuild* fault_target(FusedProgram& p, const std::string& selector) {
-  if (!selector.empty() && selector[0] == '#') {
-    auto n = static_cast<std::size_t>(std::stoul(selector.substr(1)));
-    return n < p.groups.size() ? &p.groups[n] : nullptr;
-  }
-  for (auto& b : p.groups)
-    if (b.id == selector) return &b;
-  return nullptr;
-}
-
-void inject(FusedProgram& p, const FaultSpec& fault) {
-  GroupBuild* b = fault_target(p, fault.selector);
-  if (!b) {
-    spdlog::warn("FXC_TEST_BREAK_GROUP: no group '{}' in the plan", fault.selector);
-    return;
-  }
-  if (!b->step) return;  // excluded: nothing runs that could be broken
-  spdlog::warn("FXC_TEST_BREAK_GROUP: breaking the kernel of group {} on purpose", b->id);
-  b->step->kernel = broken_kernel(b->step->kernel, fault.mode);
-  for (auto& s : p.steps)
-    if (s.name == b->id) s.kernel = b->step->kernel;
-}
-
 std::vector<std::string> output_names(const Graph& g) {
   std::vector<std::string> names;
   for (ValueId v : g.outputs()) names.push_back(g.value(v).name);
@@ -242,7 +218,7 @@ BeforeAfterResult run_before_after(const Graph& g, const std::vector<const Fusio
     FusedProgram p = build_fused_program(g, groups, co);
     for (const auto& [id, why] : excluded)
       if (p.find(id)) p.exclude(g, id, why, opset);
-    if (o.fault) inject(p, *o.fault);
+    if (o.fault) inject_fault(p, *o.fault);
     return p;
   };
 

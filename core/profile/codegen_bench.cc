@@ -101,7 +101,16 @@ CodegenBench run_codegen_bench(const Graph& graph, const std::vector<const Fusio
   eo.threads = o.threads;
   eo.opset = o.opset;
   const auto in = o.inputs.empty() ? bench_inputs(graph) : o.inputs;
-  Executor before(graph, eo), after(graph, b.program.steps, eo);
+  Executor before(graph, eo);
+  if (o.fault) inject_fault(b.program, *o.fault);
+  if (o.warmup_choice) {
+    WarmupChoiceOptions wo;
+    wo.threads = o.threads;
+    wo.opset = o.opset;
+    wo.decided = o.decided;
+    b.choice = choose_faster_groups(graph, b.program, before, in, wo);
+  }
+  Executor after(graph, b.program.steps, eo);
   b.threads = before.threads();
   std::vector<std::string> names;
   for (ValueId v : graph.outputs()) names.push_back(graph.value(v).name);

@@ -11,15 +11,23 @@
 // alike; the warm-up pair gives the outputs compared. Optionally the fused program is
 // also timed alone, run after run (as ONNX Runtime is timed), and cold, each run after
 // a walk over a buffer larger than the last-level cache.
+//
+// Before the timed runs, each fused group without a verdict (`decided`) is timed
+// against its members' unfused steps and falls back to them when it measures slower
+// (warmup_choice.h): the fused figure is the program a first run would choose.
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/fusion_plan.h"
 #include "codegen/fused_program.h"
 #include "profile/equivalence.h"
+#include "profile/fault_injection.h"
+#include "profile/warmup_choice.h"
 #include "runtime/tensor.h"
 
 namespace fx {
@@ -34,6 +42,9 @@ struct CodegenBenchOptions {
   bool op_times = false;  // also time each op type's steps (OpTimes)
   // The model's inputs by name (a corpus model's input set); empty: bench_inputs().
   std::map<std::string, Tensor> inputs;
+  bool warmup_choice = true;  // time groups at warm-up, run the faster (warmup_choice.h)
+  std::function<bool(const GroupBuild&)> decided;  // groups not to time (a cached verdict)
+  std::optional<FaultSpec> fault;  // test hook (fault_injection.h), applied before warm-up
 };
 
 struct RunTimes {
@@ -50,6 +61,7 @@ struct OpTimes {
 
 struct CodegenBench {
   FusedProgram program;  // its groups' outcomes and note
+  WarmupChoice choice;   // groups timed at warm-up, and those that fell back
   int threads = 0;
   RunTimes unfused, fused, fused_alone, fused_cold;
   Tolerance tolerance;                // what `outputs` was checked with

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "profile/fault_injection.h"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <csignal>
 #include <memory>
+#include <string>
 #include <thread>
 
 #include "runtime/delegating_context.h"
@@ -79,6 +82,34 @@ FaultSpec parse_fault_spec(const std::string& text) {
 
 std::shared_ptr<Kernel> broken_kernel(std::shared_ptr<Kernel> kernel, FaultSpec::Mode mode) {
   return std::make_shared<BrokenKernel>(std::move(kernel), mode);
+}
+
+namespace {
+
+// The group that `fault.selector` names: an id, or #N, the plan's N-th group.
+GroupBuild* fault_target(FusedProgram& p, const std::string& selector) {
+  if (!selector.empty() && selector[0] == '#') {
+    auto n = static_cast<std::size_t>(std::stoul(selector.substr(1)));
+    return n < p.groups.size() ? &p.groups[n] : nullptr;
+  }
+  for (auto& b : p.groups)
+    if (b.id == selector) return &b;
+  return nullptr;
+}
+
+}  // namespace
+
+void inject_fault(FusedProgram& p, const FaultSpec& fault) {
+  GroupBuild* b = fault_target(p, fault.selector);
+  if (!b) {
+    spdlog::warn("FXC_TEST_BREAK_GROUP: no group '{}' in the plan", fault.selector);
+    return;
+  }
+  if (!b->step) return;  // excluded: nothing runs that could be broken
+  spdlog::warn("FXC_TEST_BREAK_GROUP: breaking the kernel of group {} on purpose", b->id);
+  b->step->kernel = broken_kernel(b->step->kernel, fault.mode);
+  for (auto& s : p.steps)
+    if (s.name == b->id) s.kernel = b->step->kernel;
 }
 
 }  // namespace fx

@@ -8,13 +8,15 @@
 //   FXC_TEST_BREAK_GROUP=#0:slow             the first group's kernel runs right, then
 //                                            waits 5 ms (measured slower than its members)
 //
-// `fxc profile` reads the variable and passes it to run_before_after(); nothing else
-// does. A selector is a group id or #N (the plan's N-th accepted group, 0-based).
+// `fxc profile` reads the variable and passes it to run_before_after(), `fxc codegen
+// --bench` to run_codegen_bench() (a slow group must fall back at warm-up); nothing
+// else does. A selector is a group id or #N (the plan's N-th accepted group, 0-based).
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "codegen/fused_program.h"
 #include "runtime/executor.h"
 
 namespace fx {
@@ -30,5 +32,9 @@ FaultSpec parse_fault_spec(const std::string& text);
 // `kernel`, broken: it crashes before running, or runs and then adds 1 to every float
 // it wrote, or runs and then waits.
 std::shared_ptr<Kernel> broken_kernel(std::shared_ptr<Kernel> kernel, FaultSpec::Mode mode);
+
+// Breaks the kernel of the group `fault.selector` names in `p` (its step and the
+// program's); warns when the plan has no such group.
+void inject_fault(FusedProgram& p, const FaultSpec& fault);
 
 }  // namespace fx

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <onnx/onnx_pb.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -41,6 +42,29 @@ TEST(CodegenBenchCli, TimesTheFusedProgramInterleavedAloneAndCold) {
     EXPECT_LE(j[k]["min_ms"].get<double>(), j[k]["median_ms"].get<double>());
   }
   EXPECT_DOUBLE_EQ(j["fused_cold"]["evict_mb"].get<double>(), 1.0);
+  EXPECT_TRUE(j["warmup_choice"]["fell_back"].is_array());
+}
+
+// A fused kernel made slower on purpose (FXC_TEST_BREAK_GROUP=#0:slow: it runs right,
+// then waits 5 ms) is timed against its members at warm-up and falls back to them: the
+// JSON names it with the reason, the program no longer runs it, outputs still agree.
+TEST(CodegenBenchCli, AGroupMeasuredSlowerAtWarmUpFallsBack) {
+  ::setenv("FXC_TEST_BREAK_GROUP", "#0:slow", 1);
+  auto r = run_fxc({"-q", "codegen", kModel, "--opt-level", "2", "--threshold", "0", "--bench", "2",
+                    "--threads", "1", "--json", "--interleaved-only"});
+  ::unsetenv("FXC_TEST_BREAK_GROUP");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["equivalent"].get<bool>());
+  const auto& c = j["warmup_choice"];
+  EXPECT_GE(c["timed"].get<int>(), 1);
+  ASSERT_GE(c["fell_back"].size(), 1u) << c.dump();
+  const auto& f = c["fell_back"][0];
+  EXPECT_GT(f["fused_us"].get<double>(), f["unfused_us"].get<double>() + 4000) << f.dump();
+  EXPECT_NE(f["reason"].get<std::string>().find("fell back at warm-up"), std::string::npos);
+  EXPECT_GE(j["outcomes"]["excluded"].get<int>(), 1);
+  // The slow kernel is gone: the fused program is not 5 ms a run slower than unfused.
+  EXPECT_LT(j["fused"]["median_ms"].get<double>(), j["unfused"]["median_ms"].get<double>() + 4.0);
 }
 
 TEST(CodegenBenchCli, EvictZeroLeavesTheColdRunsOut) {

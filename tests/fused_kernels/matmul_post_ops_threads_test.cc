@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <string>
 
 #include "codegen/codegen_test_util.h"
 #include "fused_kernels/matmul_post_ops.h"
@@ -91,6 +93,53 @@ TEST(MatMulPostOpsThreads, RowAndColumnPartsMatchTheRuntime) {
         testing::post_op_program(g, {testing::make_group("fg", {"mm", "bias_add", "tanh"})});
     testing::expect_steps_match_unfused(g, p.steps, testing::seeded_inputs(g, 9));
   }
+}
+
+// Rows pay only where oneDNN applies the epilogue in registers (its brgemm matmul); where
+// it picks another implementation for the row parts (its gemm-based matmul, below
+// AVX-512), the fused kernel cuts the columns, as the runtime's MatMul does. ctest runs
+// this again with oneDNN capped at AVX2 and at AVX512_CORE (matmul_cut_on_<ISA>).
+TEST(MatMulPostOpsThreads, RowsOnlyWhereOneDnnAppliesTheEpilogueInRegisters) {
+  const int64_t l2 = l2_cache_bytes();
+  const int64_t m = 128, k = 128, n = 512;  // 256 KiB of weights
+  if (!matmul_post_ops_split_rows(m, k, n, 2, false, l2))
+    GTEST_SKIP() << "the L2 cache (" << l2 << " bytes) does not hold the weights";
+  // What oneDNN picks for one row part with a bias and GELU.
+  using tag = dnnl::memory::format_tag;
+  using dt = dnnl::memory::data_type;
+  dnnl::post_ops po;
+  po.append_eltwise(1.f, dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(po);
+  const dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::matmul::primitive_desc probe(
+      dnnl::matmul::desc({{m / 2, k}, dt::f32, tag::ab}, {{k, n}, dt::f32, tag::any},
+                         {{1, n}, dt::f32, tag::ab}, {{m / 2, n}, dt::f32, tag::ab}),
+      attr, eng);
+  const bool rows = std::string(probe.impl_info_str()).rfind("brg", 0) == 0;
+
+  GraphBuilder b;
+  auto x = b.input("x", {m, k});
+  auto mm =
+      b.op("MatMul", {x, testing::random_constant(b, "w", {k, n}, 3)}, {}, "mm", Shape::of({m, n}));
+  auto h = b.op("Add", {mm, testing::random_constant(b, "bias", {n}, 4)}, {}, "bias_add");
+  b.output(b.op("Relu", {h}, {}, "relu"));
+  Graph g = b.build();
+  FusedProgram p =
+      testing::post_op_program(g, {testing::make_group("fg", {"mm", "bias_add", "relu"})});
+  auto in = testing::seeded_inputs(g, 11);
+  Executor fused(g, p.steps, ExecutorOptions{2});
+  dnnl::set_verbose(2);
+  ::testing::internal::CaptureStdout();
+  fused.run(in);
+  dnnl::set_verbose(0);
+  const std::string log = ::testing::internal::GetCapturedStdout();
+  const std::string row_part = std::to_string(m / 2) + "x" + std::to_string(k) + ":";
+  const std::string column_part = std::to_string(k) + "x" + std::to_string(n / 2) + ":";
+  EXPECT_EQ(log.find(row_part) != std::string::npos, rows) << probe.impl_info_str() << "\n" << log;
+  EXPECT_EQ(log.find(column_part) != std::string::npos, !rows) << probe.impl_info_str() << "\n"
+                                                               << log;
+  testing::expect_steps_match_unfused(g, p.steps, in);
 }
 
 }  // namespace
