@@ -297,7 +297,7 @@ CostModel::CostModel(const Graph& g, DeviceProfile profile) : g_(g), profile_(st
     cost.relayout_bytes = node_relayout_bytes(g, n, cost);
     cost.planes = node_planes(g, n);
     cost.winograd = node_winograd(g, n, profile_);
-    cost.time_s = time(double(cost.bytes()), cost.flops, cost.launches, cost.kernel_class);
+    cost.time_s = kernel_time(profile_, terms_of(cost));
   }
 }
 

@@ -13,6 +13,11 @@
 // curve (device_profile.h: bandwidth_curve): a kernel whose operands stay in L2 streams
 // them faster than one that goes to memory.
 //
+// An unfused spatial Conv also converts its activations to NHWC and back on every call
+// (Cost::relayout_bytes), at the data-movement rate; the fused conv does not (the
+// layout plan), and neither side does where both run Winograd (both do):
+//   time += relayout_bytes / bandwidth(data_movement, relayout_bytes)
+//
 // A node reads each distinct input once and writes each output once (constants are read
 // like any input). A group reads only its external inputs and writes only the values
 // that leave it (graph outputs and values with a consumer outside); intermediates stay
@@ -139,6 +144,15 @@ inline KernelTerms terms_of(const Cost& c) {
           c.winograd};
 }
 inline double kernel_time(const DeviceProfile& p, const KernelTerms& t);
+// What an unfused kernel spends converting its activations between layouts on every
+// call (Cost::relayout_bytes, at the data-movement rate for that many bytes): 0 for a
+// Winograd conv, whose reorders the fused one makes alike (and which its class's rate
+// carries), and for fused kernels (the layout plan keeps their activations in the
+// layout they want).
+inline double relayout_time(const DeviceProfile& p, const KernelTerms& t) {
+  if (t.fused || t.winograd || !(t.relayout_bytes > 0)) return 0;
+  return t.relayout_bytes / p.bandwidth(KernelClass::DataMovement, t.relayout_bytes);
+}
 
 class CostModel {
  public:
@@ -190,7 +204,8 @@ class CostModel {
 inline double kernel_time(const DeviceProfile& p, const KernelTerms& t) {
   if (!t.fused)
     return CostModel::time(p, t.bytes, t.flops, t.launches, t.kernel_class) +
-           t.epilogue_bytes / p.bandwidth(KernelClass::Elementwise, t.epilogue_bytes);
+           t.epilogue_bytes / p.bandwidth(KernelClass::Elementwise, t.epilogue_bytes) +
+           relayout_time(p, t);
   if (t.launches == 0 && t.bytes == 0 && t.flops == 0) return 0;
   const KernelClass c = t.kernel_class;
   return t.launches * p.launch_overhead_s +

@@ -8,10 +8,10 @@
 namespace fx {
 namespace {
 
-constexpr std::array<double, kSavingTerms> kPrior = {1, 0, 0, 0, 0, 1, 0, 0, 0};
+constexpr std::array<double, kSavingTerms> kPrior = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0};
 // Coefficients whose term cannot change sign (members, traffic, launches, fused cost,
-// the per-plane setup the fused kernel does not do).
-constexpr std::array<int, 5> kNonNegative = {0, 1, 2, 5, 8};
+// the per-plane setup the fused kernel does not do, the fused kernel's fixed cost).
+constexpr std::array<int, 6> kNonNegative = {0, 1, 2, 5, 8, 9};
 
 bool is_anchor_class(KernelClass c) {
   return c == KernelClass::Conv || c == KernelClass::Depthwise || c == KernelClass::Pooling ||
@@ -77,8 +77,8 @@ struct NormalEquations {
 };
 
 // min (y - X c)' W (y - X c) + sum_i d_i (c_i - prior_i)^2 with the non-negative
-// coefficients >= 0: each subset of them held at 0 is solved exactly (32 systems of at
-// most 9 unknowns) and the best feasible one kept.
+// coefficients >= 0: each subset of them held at 0 is solved exactly (64 systems of at
+// most 10 unknowns) and the best feasible one kept.
 std::array<double, kSavingTerms> constrained_solve(NormalEquations e, double ridge) {
   constexpr int n = kSavingTerms;
   auto& h = e.h;
@@ -184,6 +184,11 @@ SavingFeatures saving_features(const DeviceProfile& p, const GroupTermsSample& g
   f.us[0] = members_s * 1e6;
   f.us[1] = g.bytes_saved / p.bandwidth(KernelClass::Elementwise, g.bytes_saved) * 1e6;
   f.us[2] = g.launches_saved * p.launch_overhead_s * 1e6;
+  // The fused kernel's fixed cost beyond a runtime kernel's dispatch, in dispatches: a
+  // constant per group that no other term carries (they all scale with bytes, FLOPs or
+  // the launches saved), and that decides the groups whose tensors are a few hundred
+  // bytes (a squeeze-excitation's Sigmoid -> Mul on [1, C, 1, 1] runs slower fused).
+  f.us[9] = -double(std::max(1, fused->launches)) * p.launch_overhead_s * 1e6;
   if (anchor && anchor->winograd) {
     // oneDNN's Winograd convolution in both programs (cost_model.h: Cost::winograd):
     // each reorders its activations into the blocked layout and back, and computes

@@ -43,6 +43,12 @@
 //                             each plane on its own (padded copy into stride phases), a
 //                             fixed cost per plane that the fused NHWC loop does not pay
 //                             (half of a 7x7 depthwise conv's time)
+//         - c9 x fused_fixed  the fused kernel's fixed cost beyond one dispatch of the
+//                             runtime's (in launch overheads, one per fused kernel): the
+//                             generated loop's or primitive's setup, which no term that
+//                             scales with bytes or FLOPs carries; it decides the groups
+//                             of a few hundred bytes (SE blocks' Sigmoid -> Mul on
+//                             [1, C, 1, 1]), which run slower fused
 //
 // A conv anchor the runtime runs with oneDNN's Winograd convolution (cost_model.h:
 // Cost::winograd; ResNet's layer1 3x3 convs) runs so in the unfused and in the fused
@@ -50,11 +56,11 @@
 // alike, so its relayout, anchor_flop, anchor_memory and anchor_weights terms are 0
 // (what fusion changes there is the members, traffic, launches and the epilogue).
 //
-// Prior (what the uncalibrated cost model says): c = (1, 0, 0, 0, 0, 1, 0, 0, 0). The fit is
-// weighted least squares on the measured savings, each group weighed by
+// Prior (what the uncalibrated cost model says): c = (1, 0, 0, 0, 0, 1, 0, 0, 0, 0). The
+// fit is weighted least squares on the measured savings, each group weighed by
 // 1 / (noise^2 + (rel_floor x measured)^2) (noisy groups count less; the floor makes the
 // fit aim at relative error), ridge towards the prior (`ridge` groups' worth per
-// coefficient), with c0, c1, c2, c5, c8 kept >= 0 (those terms cannot change sign
+// coefficient), with c0, c1, c2, c5, c8, c9 kept >= 0 (those terms cannot change sign
 // physically; the other anchor terms can: a fused anchor may be faster or slower). A
 // term that is 0 for all of a class's groups stays at its prior. A class needs at least
 // `min_groups_per_class` groups (12 by default: 2 per term of the original six); below

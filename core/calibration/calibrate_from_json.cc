@@ -111,9 +111,9 @@ json saving_model_json(const KernelFitCalibration& k) {
   return {{"method",
            "saved = sum of c_i x term_i per fused-kernel class (terms: members, traffic, "
            "launches, anchor_relayout, anchor_compute, -fused_cost, anchor_memory, "
-           "anchor_weights, anchor_planes, timed on the fitted profile); weighted least "
-           "squares on the measured savings (1 / (noise^2 + (0.2 x measured)^2)), ridge to "
-           "the prior (1,0,0,0,0,1,0,0,0); classes with fewer than " +
+           "anchor_weights, anchor_planes, -fused_fixed, timed on the fitted profile); weighted "
+           "least squares on the measured savings (1 / (noise^2 + (0.2 x measured)^2)), ridge "
+           "to the prior (1,0,0,0,0,1,0,0,0,0); classes with fewer than " +
                std::to_string(saving.options.min_groups_per_class) +
                " groups, or whose fit leaving each group out does no better than the "
                "difference of fitted kernel times, use that difference"},

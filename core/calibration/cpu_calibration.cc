@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstring>
 #include <ctime>
@@ -14,6 +15,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "calibration/machine_facts.h"
+#include "calibration/step_overhead.h"
 #include "device/device_presets.h"
 #include "profile/winograd_probe.h"
 #include "runtime/int8_exact.h"
@@ -224,9 +226,33 @@ DeviceProfile measure_cpu_host(const CalibrationOptions& o) {
   p.description = "This machine's CPU (" + std::to_string(std::thread::hardware_concurrency()) +
                   " hardware threads), fp32";
   p.source = "measured on this host " + today();
-  p.memory_bandwidth_bytes_per_s = measure_bandwidth(budget * 0.4);
+  const MachineFacts facts = host_machine_facts();
+  p.memory_bandwidth_bytes_per_s = measure_bandwidth(budget * 0.3);
   p.peak_flops = measure_gemm_flops(1024, budget * 0.3);
-  p.launch_overhead_s = measure_dispatch(budget * 0.1);
+  // One step of the runtime (what a kernel launch is on a CPU); the thread hand-off
+  // round trip only where the executor cannot be timed.
+  const double step = measure_step_overhead(0, budget * 0.1);
+  p.launch_overhead_s = std::isfinite(step) ? step : measure_dispatch(budget * 0.1);
+  // The copy bandwidth across this machine's caches: a kernel whose operands stay in L1
+  // or L2 streams them several times faster than the DRAM figure above, and the small
+  // tensors of a small model never leave them.
+  p.bandwidth_curve = bandwidth_curve_of(measure_copy_curve(facts.caches, 3));
+  // The curve's gains are relative to its largest working set: the class rates must be
+  // its figure there (a best-of copy on a quiet moment against a median on a busy one
+  // would put every cache level several times too fast).
+  if (!p.bandwidth_curve.empty())
+    p.memory_bandwidth_bytes_per_s = p.bandwidth_curve.points.back().second;
+  // What the runtime's own elementwise loops stream in L2 (a fraction of memcpy there):
+  // the class's rate, set so that the curve gives it at that working set.
+  const int64_t in_l2 = std::max<int64_t>(64 * 1024, facts.caches.l2 / 4);
+  const double rate = measure_elementwise_rate(0, in_l2, step, budget * 0.1);
+  if (std::isfinite(rate))
+    p.kernel_classes[static_cast<std::size_t>(KernelClass::Elementwise)].bandwidth_bytes_per_s =
+        rate / p.cache_gain(KernelClass::Elementwise, double(in_l2));
+  const double relayout = measure_relayout_rate(0, in_l2, step, budget * 0.1);
+  if (std::isfinite(relayout))
+    p.kernel_classes[static_cast<std::size_t>(KernelClass::DataMovement)].bandwidth_bytes_per_s =
+        relayout / p.cache_gain(KernelClass::DataMovement, double(in_l2));
   p.onchip_capacity_bytes = l2_per_core_bytes();
   p.capacity_note = "L2 cache per core";
   p.isa = isa_name();
@@ -235,7 +261,7 @@ DeviceProfile measure_cpu_host(const CalibrationOptions& o) {
   std::string s;
   if (l3 >> s) p.l2_bytes = std::atoll(s.c_str()) * (s.back() == 'M' ? 1 << 20 : 1024);
   p.winograd = host_winograd_support();
-  p.cpu_model = host_machine_facts().cpu_model;
+  p.cpu_model = facts.cpu_model;
   p.fxc_version = kVersion;
   return p;
 }

@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Measures the cpu-host device profile with three short microbenchmarks (well under a
-// second in total):
+// Measures the cpu-host device profile with short microbenchmarks (about a second in
+// total):
 //   bandwidth   copying a buffer much larger than the last-level cache (memcpy), best of
 //               several passes, counting read + write bytes
+//   curve       the same copy at working sets across the caches (machine_facts.h's copy
+//               curve): the profile's bandwidth_curve, so that kernels whose operands
+//               stay in cache are timed at the rate they get there
 //   FLOP/s      a 1024^3 single-precision GEMM through oneDNN's matmul (the runtime's
 //               path: what the fastest kernels here reach), all cores, best run
-//   launch      round trip of an empty task handed to a worker thread and waited for
+//   launch      one step of the runtime's executor (step_overhead.h); the round trip of
+//               an empty task handed to a worker thread only where that fails
+//   elementwise the runtime's elementwise kernels on tensors in L2 (step_overhead.h):
+//               the elementwise class's rate, on the curve (its loops reach a fraction
+//               of what memcpy does)
 // The on-chip capacity is the per-core L2 size from sysfs (256 KiB when unreadable).
 // The instruction set is the one oneDNN's kernels use here.
 // Which convolutions the runtime runs with Winograd is asked of the runtime for a set of

@@ -27,6 +27,15 @@ DeviceProfile measure_and_cache_cpu_host() {
 // machine's (a home folder shared between machines, an upgrade): measured again.
 bool cached_for_another_host(const DeviceProfile& p, const std::string& name_or_path) {
   if (p.name != "cpu-host" || without_calibrated_label(name_or_path) != "cpu-host") return false;
+  if (!p.calibrated && p.bandwidth_curve.empty()) {
+    // The quick measurement before it timed the runtime's step and the caches: its launch
+    // overhead was a thread hand-off (10-20 us on a loaded machine, where a step costs
+    // under 1 us) and every kernel went at the DRAM rate. Measured again (about a second).
+    spdlog::info(
+        "the cached cpu-host profile predates the per-step and cache measurements: "
+        "measuring again");
+    return true;
+  }
   if (p.cpu_model.empty() && p.fxc_version.empty()) return false;  // quick measurement
   const std::string cpu = host_machine_facts().cpu_model;
   if (p.cpu_model == cpu && p.fxc_version == kVersion) return false;

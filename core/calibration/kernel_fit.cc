@@ -75,9 +75,12 @@ KernelFit fit_kernel_rates(const std::vector<KernelSample>& s, const DeviceProfi
   const double lambda = o.prior_weight;
 
   // Each kernel's place on the working-set curve (0 for all without one).
-  std::vector<double> gain(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i)
+  std::vector<double> gain(s.size()), relayout_gain(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
     gain[i] = base.bandwidth_curve.log_gain(s[i].terms.bytes);
+    relayout_gain[i] = base.bandwidth_curve.log_gain(s[i].terms.relayout_bytes);
+  }
+  constexpr int kMove = static_cast<int>(KernelClass::DataMovement);
 
   // Residuals r_i = log(model_i / measured_i); Jacobian of log(model_i).
   auto eval = [&](const std::array<double, kParams>& t, std::vector<double>& r,
@@ -91,7 +94,13 @@ KernelFit fit_kernel_rates(const std::vector<KernelSample>& s, const DeviceProfi
       const double tb = k.bytes / std::exp(t[1 + c] + t[kFollow + c] * gain[i]);
       const double tf = k.flops / std::exp(t[1 + kKernelClassCount + c]);
       const double tl = launch * k.launches;
-      const double model = std::max(tl + std::max(tb, tf), 1e-12);
+      // An unfused spatial conv's relayout at the data-movement rate (cost_model.h:
+      // relayout_time), so that the class rates are its own kernel's.
+      const double tr =
+          relayout_time(base, k) > 0
+              ? k.relayout_bytes / std::exp(t[1 + kMove] + t[kFollow + kMove] * relayout_gain[i])
+              : 0.0;
+      const double model = std::max(tl + std::max(tb, tf) + tr, 1e-12);
       r[i] = std::log(model / (s[i].measured_us * 1e-6));
       if (!jac) continue;
       double* row = jac->data() + i * n;
@@ -101,6 +110,8 @@ KernelFit fit_kernel_rates(const std::vector<KernelSample>& s, const DeviceProfi
         row[kFollow + c] = -tb / model * gain[i];
       } else
         row[1 + kKernelClassCount + c] = -tf / model;
+      row[1 + kMove] += -tr / model;
+      row[kFollow + kMove] += -tr / model * relayout_gain[i];
     }
   };
   auto loss = [&](const std::array<double, kParams>& t, const std::vector<double>& w) {

@@ -46,9 +46,9 @@ double number_or_nan(const nlohmann::json& obj, const char* key, const std::stri
 }  // namespace
 
 const char* saving_term_name(int i) {
-  static const char* names[kSavingTerms] = {"members",         "traffic",        "launches",
-                                            "anchor_relayout", "anchor_compute", "fused_cost",
-                                            "anchor_memory",   "anchor_weights", "anchor_planes"};
+  static const char* names[kSavingTerms] = {
+      "members",    "traffic",       "launches",       "anchor_relayout", "anchor_compute",
+      "fused_cost", "anchor_memory", "anchor_weights", "anchor_planes",   "fused_fixed"};
   return i >= 0 && i < kSavingTerms ? names[i] : "?";
 }
 

@@ -14,7 +14,7 @@
 //                                              "launches": 1.2, "anchor_relayout": 0.3,
 //                                              "anchor_compute": 0.05, "fused_cost": 1.1,
 //                                              "anchor_memory": 0.1, "anchor_weights": 0.2,
-//                                              "anchor_planes": 0.3 },
+//                                              "anchor_planes": 0.3, "fused_fixed": 1.5 },
 //                            "leave_one_out_error": 0.11,
 //                            "difference_of_times_error": 0.23 }, ... } }
 // A class absent from "classes" has no fit (the difference of times is used).
@@ -29,11 +29,11 @@
 
 namespace fx {
 
-inline constexpr int kSavingTerms = 9;
+inline constexpr int kSavingTerms = 10;
 // "members", "traffic", "launches", "anchor_relayout", "anchor_compute", "fused_cost",
-// "anchor_memory", "anchor_weights", "anchor_planes".
+// "anchor_memory", "anchor_weights", "anchor_planes", "fused_fixed".
 const char* saving_term_name(int i);
-// Profiles written before the last three terms carry only the first six: a fitted class
+// Profiles written before the last four terms carry only the first six: a fitted class
 // must have those; the others default to 0 (what those fits amounted to).
 inline constexpr int kSavingTermsRequired = 6;
 
@@ -41,7 +41,7 @@ struct SavingClassFit {
   int groups = 0;
   bool fitted = false;  // false: the difference of times is used (see why)
   std::string why;      // when not fitted: "too few groups" or "not better leaving groups out"
-  std::array<double, kSavingTerms> coefficients{1, 0, 0, 0, 0, 1, 0, 0, 0};
+  std::array<double, kSavingTerms> coefficients{1, 0, 0, 0, 0, 1, 0, 0, 0, 0};
   // Median relative errors on the class's groups, each left out of its own fit, and of
   // the difference of kernel times (NaN when not computed).
   double leave_one_out_error = NAN, difference_error = NAN;

@@ -22,8 +22,9 @@ TEST(CostModel, ConvBytesAndFlopsByHand) {
   EXPECT_EQ(c.bytes_written, 4 * 8 * 8 * 4);
   EXPECT_DOUBLE_EQ(c.flops, 2.0 * (4 * 8 * 8) * (3 * 3 * 3));  // 2 x outputs x MACs each
   EXPECT_EQ(c.launches, 1);
-  // max(2224 B / 1e9, 13824 / 1e9) + 1 us: compute bound.
-  EXPECT_NEAR(c.time_s, 13824e-9 + 1e-6, 1e-12);
+  // max(2224 B / 1e9, 13824 / 1e9) + 1 us: compute bound; plus its relayout (a 3x3 conv:
+  // input and output, 1792 B, to NHWC and back) at the data-movement rate (1e9 here).
+  EXPECT_NEAR(c.time_s, 13824e-9 + 1e-6 + 1792e-9, 1e-12);
   EXPECT_EQ(c.profile, "test-device");
 }
 
@@ -195,6 +196,40 @@ TEST(CostModel, RelayoutBytesAreASpatialConvsActivations) {
   EXPECT_EQ(cm.group(std::vector<NodeId>{g.find_node("dw")}).planes, 16);
 }
 
+// The unfused spatial conv's relayout takes time: its input and output at the
+// data-movement rate, on top of its class's time; the fused group pays none, so the
+// difference of kernel times credits fusion with it (the conv + ReLU groups of a small
+// CNN save mostly that, the ReLU being a fraction of a microsecond).
+TEST(CostModel, UnfusedSpatialConvPaysItsRelayout) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 8, 8, 8});
+  auto c = testing::conv(b, x, 8, 8, 8, "conv");  // 3x3
+  b.output(b.op("Relu", {c}, {}, "relu"));
+  Graph g = b.build();
+  DeviceProfile p = test_profile();
+  p.kernel_classes[static_cast<std::size_t>(KernelClass::DataMovement)].bandwidth_bytes_per_s =
+      p.memory_bandwidth_bytes_per_s / 4;  // a transpose is slower than a copy
+  CostModel cm(g, p);
+  const Cost& conv = cm.node(g.find_node("conv"));
+  const double relayout_s = double(conv.relayout_bytes) / p.bandwidth(KernelClass::DataMovement);
+  ASSERT_GT(relayout_s, 0);
+  EXPECT_NEAR(
+      conv.time_s,
+      CostModel::time(p, double(conv.bytes()), conv.flops, 1, KernelClass::Conv) + relayout_s,
+      1e-15);
+  EXPECT_NEAR(kernel_time(p, terms_of(conv)), conv.time_s, 1e-15);
+  // Fused: the group's kernel has no relayout.
+  KernelTerms fused =
+      terms_of(cm.group(std::vector<NodeId>{g.find_node("conv"), g.find_node("relu")}));
+  EXPECT_TRUE(fused.fused);
+  EXPECT_EQ(relayout_time(p, fused), 0);
+  // Run with Winograd on both sides: the reorders are alike, none is charged.
+  KernelTerms wino = terms_of(conv);
+  wino.winograd = true;
+  EXPECT_EQ(relayout_time(p, wino), 0);
+  EXPECT_NEAR(kernel_time(p, wino), conv.time_s - relayout_s, 1e-15);
+}
+
 TEST(CostModel, KernelClassesOfNodes) {
   GraphBuilder b;
   auto x = b.input("x", {1, 8, 8, 8});
@@ -230,8 +265,9 @@ TEST(CostModel, TimeUsesTheRatesOfTheKernelsClass) {
   p.kernel_classes[static_cast<std::size_t>(KernelClass::Conv)] = {2e9, 4e9};
   p.kernel_classes[static_cast<std::size_t>(KernelClass::Elementwise)] = {0.5e9, 1e9};
   CostModel cm(g, p);
-  // Conv: max(2224 B / 2e9, 13824 / 4e9) + 1 us; Relu: 2 x 1 KiB / 0.5e9 + 1 us.
-  EXPECT_NEAR(cm.node(g.find_node("conv")).time_s, 13824 / 4e9 + 1e-6, 1e-12);
+  // Conv: max(2224 B / 2e9, 13824 / 4e9) + 1 us + its 1792 B relayout at the
+  // data-movement rate (the profile's 1e9); Relu: 2 x 1 KiB / 0.5e9 + 1 us.
+  EXPECT_NEAR(cm.node(g.find_node("conv")).time_s, 13824 / 4e9 + 1e-6 + 1792 / 1e9, 1e-12);
   EXPECT_NEAR(cm.node(g.find_node("relu")).time_s, 2048 / 0.5e9 + 1e-6, 1e-12);
   EXPECT_DOUBLE_EQ(cm.time(4e9, 0, 1, KernelClass::Conv), 2.0 + 1e-6);
 }

@@ -74,6 +74,7 @@ TEST(SavingModel, FeaturesAreTheTermsFusionChanges) {
   EXPECT_NEAR(f.us[6], 3e6 / 30e9 * 1e6, 1e-9);      // the anchor's bytes, its class's rate
   EXPECT_EQ(f.us[7], 0);                             // no weights given
   EXPECT_EQ(f.us[8], 0);                             // not depthwise: no planes
+  EXPECT_NEAR(f.us[9], -2, 1e-9);                    // one fused kernel's fixed cost
   g.unfused[0].constant_bytes = 1e6;
   EXPECT_NEAR(saving_features(p, g).us[7], 1e6 / 10e9 * 1e6, 1e-9);  // weights, copy rate
   // A member that codegen left apart ran before and after: it cancels.
@@ -186,8 +187,51 @@ TEST(SavingModel, TermsThatCannotChangeSignStayNonNegative) {
   }
   SavingModel m = fit_saving_model(groups, p);
   const auto& c = m.classes[static_cast<std::size_t>(KernelClass::Conv)].coefficients;
-  for (int i : {0, 1, 2, 5, 8}) EXPECT_GE(c[i], 0.0) << saving_term_name(i);
+  for (int i : {0, 1, 2, 5, 8, 9}) EXPECT_GE(c[i], 0.0) << saving_term_name(i);
   EXPECT_EQ(c[2], 0.0);
+}
+
+// An elementwise chain (Sigmoid -> Mul) fused into one generated loop, of `bytes` per
+// tensor: two runtime kernels before, one loop after that reads the input once.
+GroupTermsSample swish_group(double bytes) {
+  GroupTermsSample g;
+  g.unfused = {{KernelClass::Elementwise, 2 * bytes, bytes / 4, 1},
+               {KernelClass::Elementwise, 3 * bytes, bytes / 4, 1}};
+  g.fused = {KernelClass::Elementwise, 2 * bytes, bytes / 2, 1, 0, true};
+  g.bytes_saved = 2 * bytes;
+  g.launches_saved = 1;
+  g.noise_us = 0.05;
+  return g;
+}
+
+// A fused kernel's fixed cost beyond one runtime dispatch is a constant per group that
+// no term scaling with bytes, FLOPs or launches saved carries: fitted, it makes a group
+// of a few hundred bytes (an SE block's [1, C, 1, 1]) lose, as measured, while the large
+// ones still save what their traffic says.
+TEST(SavingModel, FusedKernelsFixedCostMakesTinyGroupsLose) {
+  const DeviceProfile p = profile();
+  std::array<double, kSavingTerms> truth{};
+  truth[0] = 1, truth[5] = 1, truth[9] = 1.5;  // the loop costs 1.5 dispatches more
+  std::vector<GroupTermsSample> groups;
+  for (double bytes = 256; bytes <= 16e6; bytes *= 1.6) {
+    GroupTermsSample g = swish_group(bytes);
+    g.measured_us = combine(truth, saving_features(p, g));
+    groups.push_back(g);
+  }
+  ASSERT_GE(groups.size(), 20u);
+  SavingModelOptions o;
+  o.ridge = 0.001;
+  SavingModel m = fit_saving_model(groups, p, o);
+  const SavingClassFit& c = m.classes[static_cast<std::size_t>(KernelClass::Elementwise)];
+  ASSERT_TRUE(c.fitted);
+  EXPECT_GT(c.coefficients[9], 0) << "fused_fixed";
+  const GroupTermsSample tiny = swish_group(512), large = swish_group(8e6);
+  // The difference of kernel times says the tiny group saves a launch; it loses.
+  EXPECT_GT(predict_group_us(p, tiny), 0);
+  EXPECT_LT(m.predict(p, tiny).saved_us, 0);
+  EXPECT_NEAR(m.predict(p, tiny).saved_us, combine(truth, saving_features(p, tiny)), 0.1);
+  EXPECT_NEAR(m.predict(p, large).saved_us, combine(truth, saving_features(p, large)),
+              0.02 * combine(truth, saving_features(p, large)));
 }
 
 TEST(SavingModel, SmallOrUnseenClassesFallBackToTheDifferenceOfTimes) {

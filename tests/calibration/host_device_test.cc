@@ -63,6 +63,26 @@ TEST(HostDevice, CpuHostIsMeasuredAndCached) {
   fs::remove_all(dir);
 }
 
+// A quick profile cached before the per-step and cache measurements (no working-set
+// curve, uncalibrated) carries a thread hand-off as its launch overhead: it is measured
+// again, not used. A calibrated one without a curve is the user's fit and is kept.
+TEST(HostDevice, QuickProfileWithoutTheCacheCurveIsMeasuredAgain) {
+  fs::path dir = temp_dir("stale");
+  ScopedCacheHome home(dir);
+  DeviceProfile old = resolve_device("cpu-host");
+  ASSERT_FALSE(old.bandwidth_curve.empty());
+  old.bandwidth_curve = {};
+  old.launch_overhead_s = 0.25;  // a marker no measurement gives
+  save_device_profile(old, cpu_host_cache_path());
+  DeviceProfile p = resolve_device("cpu-host");
+  EXPECT_NE(p.launch_overhead_s, 0.25);
+  EXPECT_FALSE(p.bandwidth_curve.empty());
+  old.calibrated = true;
+  save_device_profile(old, cpu_host_cache_path());
+  EXPECT_DOUBLE_EQ(resolve_device("cpu-host").launch_overhead_s, 0.25);
+  fs::remove_all(dir);
+}
+
 // A plan made on a calibrated profile records its label, "cpu-host (calibrated)";
 // fxc report and profile --plan resolve the plan's device by that label. It names the
 // cached calibrated profile; when the cache holds none any more, the measured one.
