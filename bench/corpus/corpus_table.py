@@ -85,6 +85,11 @@ for name in open(os.path.join(d, "models.txt")).read().split():
         # The fused program runs the unfused program's steps (fxc says so): any gap
         # between the two is the machine's, and no plan can lose there.
         r["same_program"] = j.get("same_program")
+        # Groups the warm-up timed slower than their members in this process and ran unfused
+        # (fxc codegen --bench's benchmark-then-choose); absent: an fxc before it.
+        wc = j.get("warmup_choice") or {}
+        r["warmup_timed"] = wc.get("timed")
+        r["warmup_fell_back"] = len(wc.get("fell_back", []))
         if r["same_program"]:
             r["fused_slower_beyond_noise"] = False
         pk = j.get("peak_activation_bytes", {})
@@ -141,6 +146,10 @@ summ["autotune_cache"] = {
     "rejected_groups": sum(t.get("rejected", 0) for t in tuned),
     "models_with_rejections": [r["model"] for r in rows if (r.get("autotune_cache") or {}).get("rejected")],
     "paths": sorted({t["path"] for t in tuned if t.get("path")})}
+summ["warmup_choice"] = {
+    "timed_groups": sum(r.get("warmup_timed") or 0 for r in rows),
+    "fell_back_groups": sum(r.get("warmup_fell_back") or 0 for r in rows),
+    "models_with_fallbacks": [r["model"] for r in rows if r.get("warmup_fell_back")]}
 summ["fused_larger_peak"] = [r["model"] for r in rows if (r.get("peak_fused_vs_unfused") or 0) > 1.0]
 json.dump({"machine": meta, "summary": summ, "models": rows}, open(os.path.join(d, "summary.json"), "w"), indent=1)
 
@@ -182,6 +191,11 @@ with open(out, "a") as o:
           f" {at['entries']} measured groups); groups it left out as measured slower on this CPU:"
           f" {at['rejected_groups']}" + (f" ({', '.join(at['models_with_rejections'])})" if at["models_with_rejections"] else "")
           + (" (the cache is empty: nothing measured on this CPU yet)" if at["entries"] == 0 else ""))
+    wc = summ["warmup_choice"]
+    if wc["timed_groups"]:
+        w(f"- warm-up choice (each group timed against its members before the timed runs; a group"
+          f" slower beyond the noise runs unfused): {wc['fell_back_groups']} of {wc['timed_groups']} groups"
+          f" fell back" + (f" ({', '.join(wc['models_with_fallbacks'])})" if wc["models_with_fallbacks"] else ""))
     w(f"- fused peak activations larger than unfused: {', '.join(summ['fused_larger_peak']) or 'none'}")
     w()
     w("| model | ORT disabled ms | ORT all ms | fxc unfused ms | fxc fused ms | fxc fused alone ms | unfused / ORT dis | fused alone / ORT all | fused / unfused | round spread | slower beyond noise | groups | peak MiB unfused / fused | fused = unfused | fused = ORT | load | errors |")
@@ -194,8 +208,9 @@ with open(out, "a") as o:
         f" ({r['vs_ort_steps']:.0f} of {r['vs_ort_steps_allowed']:g} steps)"
         if r.get("vs_ort_steps") is not None else "")
     pm = lambda x: "" if x is None else f"±{100 * x:.0f}%"
-    tuned_note = lambda r: (f" (-{r['autotune_cache']['rejected']} autotune)"
-                            if (r.get("autotune_cache") or {}).get("rejected") else "")
+    tuned_note = lambda r: ((f" (-{r['autotune_cache']['rejected']} autotune)"
+                             if (r.get("autotune_cache") or {}).get("rejected") else "")
+                            + (f" (-{r['warmup_fell_back']} warm-up)" if r.get("warmup_fell_back") else ""))
     slow = lambda r: ("same program" if r.get("same_program") else
                       "" if r.get("fused_slower_beyond_noise") is None else
                       "yes" if r["fused_slower_beyond_noise"] else "no")

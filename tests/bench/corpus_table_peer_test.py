@@ -5,7 +5,7 @@ uses fxc's fused program timed run after run ("fused_alone", as ORT is timed), w
 against unfused stays the interleaved pair. An fxc result without the alone runs falls
 back to the interleaved figure, and the interleaved ratio against ORT is kept for the
 record. A model whose fused program fxc reports as the unfused one is never counted as
-slower than unfused. Usage: corpus_table_peer_test.py TABLE_SCRIPT"""
+slower than unfused. Groups that fell back at warm-up are counted and named. Usage: corpus_table_peer_test.py TABLE_SCRIPT"""
 
 import json
 import os
@@ -29,6 +29,10 @@ with tempfile.TemporaryDirectory() as d:
         for r in (1, 2):
             fx = {"unfused": {"median_ms": unfused}, "fused": {"median_ms": fused},
                   "groups": 1, "equivalent": True}
+            if name == "warm_alone":
+                fx["groups"] = 4
+                fx["warmup_choice"] = {"timed": 4, "decided_by_cache": 0,
+                                       "fell_back": [{"id": 1, "reason": "slower"}]}
             if name == "same_program":
                 fx["same_program"] = True
                 fx["groups"] = 0
@@ -57,6 +61,8 @@ with tempfile.TemporaryDirectory() as d:
     if summ["same_program"] != ["same_program"]:
         fail.append(f"same_program list: {summ['same_program']}")
     table = open(out).read()
+    if "| 4 (-1 warm-up) |" not in table or "1 of 4 groups fell back (warm_alone)" not in table:
+        fail.append("the table does not say which groups fell back at warm-up")
     if "| same program |" not in table:
         fail.append("the table does not mark the identical program")
     if "| warm_alone | 1.00 | 1.00 | 1.30 | 1.20 | 0.90 | 1.30 | 0.90 | 0.92 |" not in table:
