@@ -98,16 +98,23 @@ RecurrentPath run_measured(const RecurrentKey& key, const std::function<void()>&
     clean += t.disturbed ? 0 : 1;
   };
   int clean_d = 0, clean_p = 0;
+  RecurrentPath last = RecurrentPath::Plain;
   while ((clean_d < kRunsEach && c.onednn_runs < kMaxRunsEach) ||
          (clean_p < kRunsEach && c.plain_runs < kMaxRunsEach)) {
-    if (clean_d < kRunsEach && c.onednn_runs < kMaxRunsEach)
+    if (clean_d < kRunsEach && c.onednn_runs < kMaxRunsEach) {
       one(onednn, c.onednn_us, c.onednn_runs, clean_d);
-    if (clean_p < kRunsEach && c.plain_runs < kMaxRunsEach)
+      last = RecurrentPath::OneDnn;
+    }
+    if (clean_p < kRunsEach && c.plain_runs < kMaxRunsEach) {
       one(plain, c.plain_us, c.plain_runs, clean_p);
+      last = RecurrentPath::Plain;
+    }
   }
   c.path = c.onednn_us < c.plain_us ? RecurrentPath::OneDnn : RecurrentPath::Plain;
-  // The outputs are the chosen path's (the two agree to rounding).
-  if (c.path == RecurrentPath::OneDnn) onednn();
+  // The outputs are the chosen path's, as on every later call (the two paths agree only
+  // to rounding): the last run may have been the other path's, when one path needed
+  // more runs than the other to be timed undisturbed.
+  if (last != c.path) (c.path == RecurrentPath::OneDnn ? onednn : plain)();
   spdlog::debug(
       "{}: oneDNN {:.1f} us ({} runs, {} undisturbed), plain {:.1f} us ({} runs, {} "
       "undisturbed): {} runs it",

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <thread>
 
 #include "runtime/recurrent_path.h"
@@ -381,6 +382,49 @@ TEST(RecurrentKernels, AMeasuredRunTheOsInterruptedIsRunAgain) {
   EXPECT_LE(plain_calls, 12);
   EXPECT_GE(onednn_calls, 3);
   EXPECT_LT(onednn_calls, plain_calls);
+}
+
+// The first call's outputs are the chosen path's, as every later call's are (the two
+// paths agree only to rounding), even when the path left behind needed more runs than
+// the chosen one and so ran last: here oneDNN's runs are interrupted and plain wins.
+TEST(RecurrentKernels, TheFirstCallEndsOnTheChosenPath) {
+  cpu_set_t own;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof own, &own), 0);
+  int cpu = 0;
+  while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &own)) ++cpu;
+  ASSERT_LT(cpu, CPU_SETSIZE);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  std::atomic<bool> stop{false};
+  std::thread hog([&] {
+    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+  });
+  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
+  unsetenv("FX_RECURRENT_PATH");
+  static int tries = 0;
+  const RecurrentKey key{"LSTM", 1, 7, 3, 5, 1, 2, "last run " + std::to_string(++tries)};
+  std::optional<RecurrentPath> last;
+  const int64_t switches_before = involuntary_switches();
+  const RecurrentPath chosen = run_measured(
+      key,
+      [&] {
+        last = RecurrentPath::OneDnn;
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+      },
+      [&] { last = RecurrentPath::Plain; });
+  const int64_t switches = involuntary_switches() - switches_before;
+  pthread_setaffinity_np(pthread_self(), sizeof own, &own);
+  stop = true;
+  hog.join();
+  ASSERT_GT(switches, 0) << "the busy thread never took the core (nothing to test)";
+  EXPECT_EQ(chosen, RecurrentPath::Plain);
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(*last, chosen) << "the first call's outputs came from the path not chosen";
 }
 
 // What oneDNN lacks stays with the plain kernel, whatever is forced: RNN cells, clip,
