@@ -150,7 +150,7 @@ EdgeItem::EdgeItem(const drawing::SceneEdge& e, QString label, QSizeF label_size
     }
     middle_ = path_.pointAtPercent(0.5) + QPointF(5, -label_size_.height() / 2);
   }
-  setZValue(50);
+  setZValue(90);  // above group hulls (their outline would cut a label), below boxes
   line_bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-4, -4, 4, 4);
   // The painted line flattened once, with its running length: label candidates walk
   // it (QPainterPath::pointAtPercent measures the whole path again on every call).

@@ -223,6 +223,20 @@ class TestGraphDrawing : public QObject {
     }
     QVERIFY(hulls > 0);
     if (spans_frames) QVERIFY(spanning);
+    // Edges and their shape labels paint above the hulls (a hull's outline across a label
+    // cut its first character) and below closed boxes.
+    double top_hull = -1e9, lowest_edge = 1e9, highest_edge = -1e9, lowest_box = 1e9;
+    for (QGraphicsItem* it : scene.items()) {
+      if (qgraphicsitem_cast<HullItem*>(it)) top_hull = std::max(top_hull, it->zValue());
+      if (qgraphicsitem_cast<EdgeItem*>(it)) {
+        lowest_edge = std::min(lowest_edge, it->zValue());
+        highest_edge = std::max(highest_edge, it->zValue());
+      }
+      if (auto* box = qgraphicsitem_cast<BoxItem*>(it); box && !box->is_open())
+        lowest_box = std::min(lowest_box, it->zValue());
+    }
+    QVERIFY2(lowest_edge > top_hull, "an edge (and its label) paints under a group's hull");
+    QVERIFY2(highest_edge < lowest_box, "an edge paints over a box");
   }
 
   void constants_as_nodes_on_demand() {
