@@ -336,25 +336,47 @@ TEST(RecurrentKernels, ThePathIsMeasuredOnceOnTheMachine) {
   EXPECT_EQ(again->onednn_us, c->onednn_us);  // not measured again
 }
 
+// The calling thread pinned to one of its cores beside a busy thread pinned there too,
+// so that the OS takes the core from it every time slice; release() (or the destructor)
+// stops the busy thread and restores the caller's cores.
+class BusyCore {
+ public:
+  BusyCore() {
+    if (pthread_getaffinity_np(pthread_self(), sizeof own_, &own_) != 0) return;
+    int cpu = 0;
+    while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &own_)) ++cpu;
+    if (cpu == CPU_SETSIZE) return;
+    CPU_ZERO(&one_);
+    CPU_SET(cpu, &one_);
+    hog_ = std::thread([this] {
+      pthread_setaffinity_np(pthread_self(), sizeof one_, &one_);
+      while (!stop_.load(std::memory_order_relaxed)) {
+      }
+    });
+    pinned_ = pthread_setaffinity_np(pthread_self(), sizeof one_, &one_) == 0;
+  }
+  ~BusyCore() { release(); }
+  bool pinned() const { return pinned_; }
+  void release() {
+    if (!hog_.joinable()) return;
+    pthread_setaffinity_np(pthread_self(), sizeof own_, &own_);
+    stop_ = true;
+    hog_.join();
+  }
+
+ private:
+  cpu_set_t own_{}, one_{};
+  std::atomic<bool> stop_{false};
+  std::thread hog_;
+  bool pinned_ = false;
+};
+
 // A path whose timed runs the OS interrupts (here: the test thread shares one core with
 // a busy thread, and the path spins for longer than a time slice) is run again, up to
 // a bound, while the other path, undisturbed, runs the usual few times.
 TEST(RecurrentKernels, AMeasuredRunTheOsInterruptedIsRunAgain) {
-  cpu_set_t own;
-  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof own, &own), 0);
-  int cpu = 0;
-  while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &own)) ++cpu;
-  ASSERT_LT(cpu, CPU_SETSIZE);
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(cpu, &one);
-  std::atomic<bool> stop{false};
-  std::thread hog([&] {
-    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-    while (!stop.load(std::memory_order_relaxed)) {
-    }
-  });
-  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
+  BusyCore busy;
+  ASSERT_TRUE(busy.pinned()) << "could not pin the test thread";
   unsetenv("FX_RECURRENT_PATH");
   static int tries = 0;  // a key of its own each time (the choice is kept per process)
   const RecurrentKey key{"LSTM", 1, 7, 3, 5, 1, 2, "disturbed " + std::to_string(++tries)};
@@ -369,9 +391,7 @@ TEST(RecurrentKernels, AMeasuredRunTheOsInterruptedIsRunAgain) {
         }
       });
   const int64_t switches = involuntary_switches() - switches_before;
-  pthread_setaffinity_np(pthread_self(), sizeof own, &own);
-  stop = true;
-  hog.join();
+  busy.release();
   ASSERT_GT(switches, 0) << "the busy thread never took the core (nothing to test)";
   EXPECT_EQ(chosen, RecurrentPath::OneDnn);
   RecurrentChoice c;
@@ -388,21 +408,8 @@ TEST(RecurrentKernels, AMeasuredRunTheOsInterruptedIsRunAgain) {
 // paths agree only to rounding), even when the path left behind needed more runs than
 // the chosen one and so ran last: here oneDNN's runs are interrupted and plain wins.
 TEST(RecurrentKernels, TheFirstCallEndsOnTheChosenPath) {
-  cpu_set_t own;
-  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof own, &own), 0);
-  int cpu = 0;
-  while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &own)) ++cpu;
-  ASSERT_LT(cpu, CPU_SETSIZE);
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(cpu, &one);
-  std::atomic<bool> stop{false};
-  std::thread hog([&] {
-    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-    while (!stop.load(std::memory_order_relaxed)) {
-    }
-  });
-  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
+  BusyCore busy;
+  ASSERT_TRUE(busy.pinned()) << "could not pin the test thread";
   unsetenv("FX_RECURRENT_PATH");
   static int tries = 0;
   const RecurrentKey key{"LSTM", 1, 7, 3, 5, 1, 2, "last run " + std::to_string(++tries)};
@@ -418,9 +425,7 @@ TEST(RecurrentKernels, TheFirstCallEndsOnTheChosenPath) {
       },
       [&] { last = RecurrentPath::Plain; });
   const int64_t switches = involuntary_switches() - switches_before;
-  pthread_setaffinity_np(pthread_self(), sizeof own, &own);
-  stop = true;
-  hog.join();
+  busy.release();
   ASSERT_GT(switches, 0) << "the busy thread never took the core (nothing to test)";
   EXPECT_EQ(chosen, RecurrentPath::Plain);
   ASSERT_TRUE(last.has_value());
