@@ -19,7 +19,7 @@ import sys
 ap = argparse.ArgumentParser()
 ap.add_argument("dir")
 ap.add_argument("out")
-for k in ("cpu", "flags", "caches", "isa", "onnxruntime", "load_before", "load_after"):
+for k in ("cpu", "flags", "caches", "isa", "onnxruntime", "load_before", "load_after", "host_profile"):
     ap.add_argument("--" + k.replace("_", "-"), default="")
 for k in ("threads", "rounds", "runs"):
     ap.add_argument("--" + k, type=int, default=0)
@@ -29,7 +29,7 @@ d, out = a.dir, a.out
 meta = {"cpu": a.cpu, "isa_flags": a.flags.split(), "caches": a.caches,
         "isa_run": a.isa or "native", "threads": a.threads, "rounds": a.rounds, "runs": a.runs,
         "onnxruntime": a.onnxruntime, "load_before": a.load_before, "load_after": a.load_after,
-        "fast": a.fast == "1"}
+        "fast": a.fast == "1", "host_profile": a.host_profile}
 
 def values(files, key):
     v = []
@@ -166,6 +166,8 @@ with open(out, "a") as o:
       " warm-up run) with ORT all timed run after run (after 3 warm-up runs); fused / unfused compares"
       " fxc's two programs timed alternately, each run after the other's. unfused / ORT disabled"
       " compares the interleaved unfused figure with ORT's run after run (fxc's side colder)")
+    if meta["host_profile"]:
+        w(f"- Host profile the default plans were estimated with: {meta['host_profile']}")
     w(f"- Load average before: {meta['load_before']}, after: {meta['load_after']} (well above 0: other jobs shared the machine)")
     w("- Command: `bench/run_all.sh corpus`" + (" with CORPUS_FAST=1" if meta["fast"] else "")
       + ("" if meta["isa_run"] == "native" else f" with FX_ISA={meta['isa_run']}")

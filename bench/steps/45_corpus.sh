@@ -117,8 +117,22 @@ while IFS=$'\t' read -r name path dims _; do
   bench_one "$name" "$path" "$dims"
 done < <(corpus_models)
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+# The host profile every default plan was estimated with (fxc measures it on first use
+# and caches it; `fxc calibrate` replaces it): another profile, another plan.
+host_profile=${XDG_CACHE_HOME:-$HOME/.cache}/fusion-explorer/cpu-host.json
+profile_note=$("$PY" - "$host_profile" <<'PYEOF'
+import hashlib, json, sys
+try:
+    raw = open(sys.argv[1], "rb").read()
+    j = json.loads(raw)
+    print(f"{sys.argv[1]}: {'calibrated' if j.get('calibrated') else 'uncalibrated'},"
+          f" {j.get('source', '?')}, sha256 {hashlib.sha256(raw).hexdigest()[:12]}")
+except (OSError, ValueError) as e:
+    print(f"{sys.argv[1]}: not readable ({e.__class__.__name__})")
+PYEOF
+)
 
 "$PY" "$FX_ROOT/bench/corpus/corpus_table.py" "$dir" "$out" --cpu "$cpu" --flags "$flags" \
   --caches "$caches" --isa "$isa" --threads "$threads" --rounds "$rounds" --runs "$runs" \
   --onnxruntime "$ort_version" --load-before "$load_before" --load-after "$load_after" \
-  --fast "${CORPUS_FAST:-0}"
+  --fast "${CORPUS_FAST:-0}" --host-profile "$profile_note"

@@ -45,7 +45,9 @@ with tempfile.TemporaryDirectory() as d:
                 with open(os.path.join(d, name, f"ort_{opt}.{r}.json"), "w") as f:
                     json.dump({"median_ms": ort}, f)
     out = os.path.join(d, "table.md")
-    subprocess.run([sys.executable, script, d, out, "--rounds", "2", "--runs", "3"], check=True)
+    subprocess.run([sys.executable, script, d, out, "--rounds", "2", "--runs", "3",
+                    "--host-profile", "/c/cpu-host.json: uncalibrated, measured, sha256 0123456789ab"],
+                   check=True)
     rows = {r["model"]: r for r in json.load(open(os.path.join(d, "summary.json")))["models"]}
     fail = []
     want = {"warm_alone": (0.90, 1.20, 1.20 / 1.30), "no_alone": (1.20, 1.20, 1.20 / 1.30)}
@@ -67,6 +69,8 @@ with tempfile.TemporaryDirectory() as d:
         fail.append("the table does not mark the identical program")
     if "| warm_alone | 1.00 | 1.00 | 1.30 | 1.20 | 0.90 | 1.30 | 0.90 | 0.92 |" not in table:
         fail.append("the table row of warm_alone does not show the alone time and ratio")
+    if "Host profile the default plans were estimated with: /c/cpu-host.json: uncalibrated" not in table:
+        fail.append("the table does not name the host profile")
     if "both run after run" not in table:
         fail.append("the table does not say how fused and ORT were timed")
     for line in fail:
