@@ -196,20 +196,25 @@ Rect bottom_wall(const Rect& f) {
   return {f.x, f.bottom() - kWall, f.width, 2 * kWall};
 }
 
+// The obstacles between the two ends vertically: only these can be in the way.
+std::vector<Rect> band_between(const Rect& from, const Rect& to,
+                               const std::vector<Rect>& obstacles) {
+  return in_band(obstacles, std::min(from.y, to.y) - 2 * kGap,
+                 std::max(from.bottom(), to.bottom()) + 2 * kGap);
+}
+
+bool enters_any(const std::vector<Point>& curve, const std::vector<Rect>& rects) {
+  return std::any_of(rects.begin(), rects.end(),
+                     [&](const Rect& o) { return bezier_enters(curve, o); });
+}
+
 }  // namespace
 
 std::vector<Point> route_connector(const Rect& from, const Rect& to,
                                    const std::vector<Point>& straight,
                                    const std::vector<Rect>& obstacles) {
-  // Only what lies between the two ends vertically can be in the way.
-  const std::vector<Rect> band = in_band(obstacles, std::min(from.y, to.y) - 2 * kGap,
-                                         std::max(from.bottom(), to.bottom()) + 2 * kGap);
-  {
-    bool hit = false;
-    for (const Rect& o : band)
-      if ((hit = bezier_enters(straight, o))) break;
-    if (!hit) return straight;
-  }
+  const std::vector<Rect> band = band_between(from, to, obstacles);
+  if (!enters_any(straight, band)) return straight;
 
   const Point p0{from.x + from.width / 2, from.bottom()};
   const Point p3{to.x + to.width / 2, to.y};
@@ -256,14 +261,8 @@ std::vector<Point> route_through_frames(const Rect& from, const Rect& to,
   std::sort(entering.begin(), entering.end(),
             [&](const Frame* a, const Frame* b) { return area(a) > area(b); });  // outer first
 
-  const std::vector<Rect> band = in_band(obstacles, std::min(from.y, to.y) - 2 * kGap,
-                                         std::max(from.bottom(), to.bottom()) + 2 * kGap);
-  {
-    bool hit = false;
-    for (const Rect& o : band)
-      if ((hit = bezier_enters(straight, o))) break;
-    if (!hit) return straight;
-  }
+  const std::vector<Rect> band = band_between(from, to, obstacles);
+  if (!enters_any(straight, band)) return straight;
 
   // Stop by stop: out through each left frame's bottom, in through each entered
   // frame's top right of its title, then into the target. Each stop's x is the
