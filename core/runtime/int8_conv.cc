@@ -272,17 +272,9 @@ void Int8Conv::run(const void* x, void* y, int threads, bool x_nhwc, bool y_nhwc
 }
 
 void Int8Conv::run_halves(void* y, int threads, bool y_nhwc) {
-  HalvesEpilogue e;
   const int64_t plane = y_dims_[2] * y_dims_[3];
-  e.rows = y_dims_[0] * plane;
-  e.cols = y_dims_[1];
-  e.plane = y_nhwc ? 0 : plane;
-  e.bias = &s_.bias;
-  e.scales = &s_.scales;
-  e.y_type = s_.y_type;
-  e.y_zero_point = s_.y_zero_point;
-  e.relu = s_.relu;
-  store_halves(e, acc_lo_.data(), acc_hi_.data(), y, threads);
+  store_halves(halves_epilogue(s_, y_dims_[0] * plane, y_dims_[1], y_nhwc ? 0 : plane),
+               acc_lo_.data(), acc_hi_.data(), y, threads);
 }
 
 void Int8Conv::run_reference(const void* xp, void* y) const {

@@ -61,6 +61,21 @@ struct HalvesEpilogue {
   int32_t y_zero_point = 0;
   bool relu = false;
 };
+// The epilogue of a kernel spec (Int8ConvSpec, Int8MatMulSpec: bias, scales, output
+// type, zero point and Relu) over a rows x cols output.
+template <class Spec>
+HalvesEpilogue halves_epilogue(const Spec& s, int64_t rows, int64_t cols, int64_t plane = 0) {
+  HalvesEpilogue e;
+  e.rows = rows;
+  e.cols = cols;
+  e.plane = plane;
+  e.bias = &s.bias;
+  e.scales = &s.scales;
+  e.y_type = s.y_type;
+  e.y_zero_point = s.y_zero_point;
+  e.relu = s.relu;
+  return e;
+}
 void store_halves(const HalvesEpilogue& e, const int32_t* lo, const int32_t* hi, void* y,
                   int threads);
 

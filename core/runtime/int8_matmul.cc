@@ -121,15 +121,7 @@ void Int8MatMul::run(const void* a, void* y, int threads) {
 }
 
 void Int8MatMul::run_halves(void* y, int threads) {
-  HalvesEpilogue e;
-  e.rows = s_.m;
-  e.cols = s_.n;
-  e.bias = &s_.bias;
-  e.scales = &s_.scales;
-  e.y_type = s_.y_type;
-  e.y_zero_point = s_.y_zero_point;
-  e.relu = s_.relu;
-  store_halves(e, acc_lo_.data(), acc_hi_.data(), y, threads);
+  store_halves(halves_epilogue(s_, s_.m, s_.n), acc_lo_.data(), acc_hi_.data(), y, threads);
 }
 
 void Int8MatMul::run_reference(const void* ap, void* y) const {
