@@ -266,7 +266,13 @@ std::array<ClassGroups, kKernelClassCount> by_class(const std::vector<GroupTerms
     SavingFeatures f = saving_features(p, g);
     ClassGroups& d = out[static_cast<std::size_t>(f.fused_class)];
     const double noise = std::isfinite(g.noise_us) ? g.noise_us : 0.0;
-    const double floor = o.rel_floor * std::fabs(g.measured_us);
+    // The floor scales with the group's unfused time on the profile, not with its
+    // measured saving: weighing each group by 1 / saving^2 lets the groups that save
+    // little (whose relative error is the largest for the same absolute error) pull every
+    // coefficient towards 0, and the fit then under-predicts the class as a whole.
+    double before_us = 0;
+    for (const auto& u : g.unfused) before_us += kernel_time(p, u) * 1e6;
+    const double floor = o.rel_floor * before_us;
     const double var = noise * noise + floor * floor;
     d.x.push_back(f);
     d.difference.push_back(predict_group_us(p, g));

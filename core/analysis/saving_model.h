@@ -58,11 +58,13 @@
 //
 // Prior (what the uncalibrated cost model says): c = (1, 0, 0, 0, 0, 1, 0, 0, 0, 0). The
 // fit is weighted least squares on the measured savings, each group weighed by
-// 1 / (noise^2 + (rel_floor x measured)^2) (noisy groups count less; the floor makes the
-// fit aim at relative error), ridge towards the prior (`ridge` groups' worth per
-// coefficient), with c0, c1, c2, c5, c8, c9 kept >= 0 (those terms cannot change sign
-// physically; the other anchor terms can: a fused anchor may be faster or slower). A
-// term that is 0 for all of a class's groups stays at its prior. A class needs at least
+// 1 / (noise^2 + (rel_floor x unfused)^2), unfused = the members' kernel times on the
+// profile (noisy groups count less; the floor makes the fit aim at the error relative to
+// what the group costs unfused, so that a small group counts as much as a large one
+// without the groups that save least outweighing the others), ridge towards the prior (`ridge`
+// groups' worth per coefficient), with c0, c1, c2, c5, c8, c9 kept >= 0 (those terms cannot change
+// sign physically; the other anchor terms can: a fused anchor may be faster or slower). A term that
+// is 0 for all of a class's groups stays at its prior. A class needs at least
 // `min_groups_per_class` groups (12 by default: 2 per term of the original six); below
 // that, for classes the fit never saw, and for classes where the fit, judged leaving each
 // of its groups out, does no better than the difference of the profile's kernel times,
@@ -95,7 +97,7 @@ SavingFeatures saving_features(const DeviceProfile& p, const GroupTermsSample& g
 
 struct SavingModelOptions {
   double ridge = 0.1;      // pull to the prior, in groups' worth per coefficient
-  double rel_floor = 0.2;  // relative error the weights assume beyond a group's noise
+  double rel_floor = 0.2;  // error (share of the unfused time) assumed beyond the noise
   // Two per term of the first six; the anchor terms added later are 0 for most classes
   // (anchor_planes: depthwise only) and the ridge holds a term the data do not pin down.
   int min_groups_per_class = 2 * kSavingTermsRequired;

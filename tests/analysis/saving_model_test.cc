@@ -111,8 +111,11 @@ TEST(SavingModel, RecoversKnownCoefficientsFromSyntheticGroups) {
   EXPECT_EQ(c.groups, 60);
   EXPECT_TRUE(c.fitted);  // and better than the difference of times, leaving groups out
   EXPECT_LT(c.leave_one_out_error, c.difference_error);
+  // The launches term is the smallest (a few us against hundreds): weighed relative to
+  // each group's unfused time, the 0.2% noise leaves its coefficient within 10%.
   for (int i = 0; i < kSavingTerms; ++i)
-    EXPECT_NEAR(c.coefficients[i], truth[i], 0.05 * std::max(1.0, std::fabs(truth[i])))
+    EXPECT_NEAR(c.coefficients[i], truth[i],
+                (i == 2 ? 0.1 : 0.05) * std::max(1.0, std::fabs(truth[i])))
         << saving_term_name(i);
   PredictionError e = saving_error(m, p, groups);
   EXPECT_LT(e.median_abs_rel_error, 0.02);
@@ -136,6 +139,33 @@ GroupTermsSample depthwise_group(double channels, double map, double flops_per_b
   g.launches_saved = 1;
   g.noise_us = 0.5;
   return g;
+}
+
+// Real groups scatter around any linear model by a share of what they cost (their
+// neighbours' layouts, cache state): weighing each group by 1 / (its saving)^2 would let
+// the groups that happened to save little pull every coefficient down, and the class be
+// under-predicted as a whole. Weighed relative to the unfused time, the fit stays
+// unbiased: its predictions sum to the measured savings.
+TEST(SavingModel, ScatterRelativeToTheUnfusedTimeLeavesTheFitUnbiased) {
+  const DeviceProfile p = profile();
+  const std::array<double, kSavingTerms> truth = {0.8, 0.5, 3.0, -0.2, 0.1, 1.5, 0.3, -0.4, 0};
+  std::mt19937 rng(5);
+  std::normal_distribution<double> scatter(0, 1);
+  std::vector<GroupTermsSample> groups;
+  double measured = 0;
+  for (int i = 0; i < 200; ++i) {
+    GroupTermsSample g = conv_group(rng, i);
+    double unfused_us = 0;
+    for (const auto& u : g.unfused) unfused_us += kernel_time(p, u) * 1e6;
+    const double saved = combine(truth, saving_features(p, g));
+    g.measured_us = saved + 0.3 * saved * scatter(rng) + 0.02 * unfused_us * scatter(rng);
+    measured += g.measured_us;
+    groups.push_back(g);
+  }
+  const SavingModel m = fit_saving_model(groups, p);
+  double predicted = 0;
+  for (const auto& g : groups) predicted += m.predict(p, g).saved_us;
+  EXPECT_NEAR(predicted / measured, 1.0, 0.1);
 }
 
 TEST(SavingModel, PerPlaneSetupOfDepthwiseConvsIsFittedAndRaisesSmallMapsSavings) {
