@@ -15,7 +15,7 @@ measurements are reused by every fold. Two predictions are judged on them:
 
 usage: validate_lomo.py FXC DIR NAME=MODEL[:DIMS]... [--runs N] [--threads T]
                         [--profile GRID_PROFILE] [--jobs J] [--skip-measure] [--skip-folds]
-                        [--families CORPUS_JSON]
+                        [--families CORPUS_JSON] [--only NAME,NAME...]
 --families: also a table per model family (corpus.json's "family" of each model), pooled
 over the family's models as the corpus is pooled.
 DIR must hold grid/ (`fxc calibrate --work-dir DIR/grid --out GRID_PROFILE`, by default
@@ -138,7 +138,7 @@ def targets(name, s):
 def main():
     args = sys.argv[1:]
     opts = {"--runs": "10", "--threads": "1", "--profile": None, "--jobs": "1",
-            "--families": None}
+            "--families": None, "--only": None}
     for k in list(opts):
         if k in args:
             i = args.index(k)
@@ -196,9 +196,12 @@ def main():
 
     if not skip_folds:
         # The folds measure nothing (their predictions are made on the one measurement),
-        # so they may run side by side.
+        # so they may run side by side. --only: the folds of those models alone (each
+        # still fitted on every other measured model), for a quick look at a subset.
+        only = set(opts["--only"].split(",")) if opts["--only"] else None
+        fold_specs = [s for s in specs if only is None or s.split("=", 1)[0] in only]
         with concurrent.futures.ThreadPoolExecutor(int(opts["--jobs"])) as pool:
-            for name, m, rows in pool.map(fold, specs):
+            for name, m, rows in pool.map(fold, fold_specs):
                 lomo_pm[name] = m
                 lomo_rows += rows
                 lomo_rows_by[name] = rows
