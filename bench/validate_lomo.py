@@ -15,15 +15,17 @@ measurements are reused by every fold. Two predictions are judged on them:
 
 usage: validate_lomo.py FXC DIR NAME=MODEL[:DIMS]... [--runs N] [--threads T]
                         [--profile GRID_PROFILE] [--jobs J] [--skip-measure] [--skip-folds]
-                        [--families CORPUS_JSON] [--only NAME,NAME...]
+                        [--families CORPUS_JSON [--by-family]] [--only NAME,NAME...]
 --families: also a table per model family (corpus.json's "family" of each model), pooled
-over the family's models as the corpus is pooled.
+over the family's models as the corpus is pooled. --by-family: also leave one FAMILY out
+(each family's models predicted by a fit on the grid and the other families' models).
 DIR must hold grid/ (`fxc calibrate --work-dir DIR/grid --out GRID_PROFILE`, by default
 GRID_PROFILE = DIR/grid.json); --threads should be the calibration's. Writes
   DIR/measured/NAME.result.json   the one measurement per model (and the grid's predictions)
   DIR/folds/NAME.profile.json     fold NAME's profile (everything but NAME fitted)
   DIR/folds/NAME/                 NAME predicted by its fold (validate_estimates --measured-in)
-  DIR/lomo.json                   per model and pooled, both predictions
+  DIR/family_folds/FAMILY.profile.json, DIR/family_folds/NAME/   the same per family (--by-family)
+  DIR/lomo.json                   per model and pooled, each prediction
 and prints the markdown tables.
 """
 import concurrent.futures
@@ -55,10 +57,12 @@ def rows_of(out_dir, name):
     return json.load(open(path)) if os.path.exists(path) else []
 
 
-def fold_profile(fxc, d, name, measured):
-    """Fits fold `name`: the grid's results and every other model's measurement."""
-    out = os.path.join(d, "folds", name + ".profile.json")
-    others = [f for n, f in measured.items() if n != name]
+def fold_profile(fxc, d, name, measured, left_out=None, sub="folds"):
+    """Fits fold `name`: the grid's results and every other model's measurement (every
+    model but those in `left_out`, by default `name` alone)."""
+    left_out = left_out or {name}
+    out = os.path.join(d, sub, name + ".profile.json")
+    others = [f for n, f in measured.items() if n not in left_out]
     grid = sorted(glob.glob(os.path.join(d, "grid", "*.json")))
     cmd = [fxc, "-q", "calibrate", "--device", os.path.join(d, "grid", "base-profile.json.txt"),
            "--out", out]
@@ -69,7 +73,8 @@ def fold_profile(fxc, d, name, measured):
         raise RuntimeError(f"fold {name}: " + (p.stderr or p.stdout).strip()[-300:])
     # The fold's profile must not have seen the held-out model: its provenance names files.
     src = json.load(open(out)).get("source", "")
-    assert measured[name] not in src, f"fold {name} was fitted on its own measurement"
+    for n in left_out:
+        assert n not in measured or measured[n] not in src, f"fold {name} was fitted on {n}"
     return out
 
 
@@ -139,6 +144,8 @@ def main():
     args = sys.argv[1:]
     opts = {"--runs": "10", "--threads": "1", "--profile": None, "--jobs": "1",
             "--families": None, "--only": None}
+    by_family = "--by-family" in args
+    args = [a for a in args if a != "--by-family"]
     for k in list(opts):
         if k in args:
             i = args.index(k)
@@ -207,10 +214,54 @@ def main():
                 lomo_rows_by[name] = rows
     folds_s = time.time() - t1
 
+    # 3. --by-family: the stricter protocol. Per family of corpus.json (ResNet-18 and
+    # its 13 export variants, the BERTs, ...), one fit on the grid and every model of
+    # the OTHER families; each model predicted by its family's fold. Leaving one model
+    # out still fits its siblings (the same network exported another way): this says
+    # what a user's new architecture gets.
+    lofo_pm, lofo_rows, lofo_rows_by = {}, [], {}
+    if by_family and opts["--families"]:
+        family_of = {m["name"]: m.get("family", "?")
+                     for m in json.load(open(opts["--families"]))["models"]}
+        os.makedirs(os.path.join(d, "family_folds"), exist_ok=True)
+        members = {}
+        for n in names:
+            members.setdefault(family_of.get(n, n), set()).add(n)
+        profiles = {}
+
+        def family_fold(fam):
+            try:
+                key = "".join(c if c.isalnum() or c in "._-" else "_" for c in fam)
+                return fam, fold_profile(fxc, d, key, measured, members[fam], "family_folds")
+            except RuntimeError as e:
+                return fam, e
+
+        with concurrent.futures.ThreadPoolExecutor(int(opts["--jobs"])) as pool:
+            for fam, prof in pool.map(family_fold, sorted(members)):
+                profiles[fam] = prof
+
+        def predict(spec):
+            name = spec.split("=", 1)[0]
+            prof = profiles[family_of.get(name, name)]
+            if name not in measured or isinstance(prof, RuntimeError):
+                return name, {"error": "not measured" if name not in measured else str(prof)}, []
+            out = os.path.join(d, "family_folds", name)
+            s = estimates(fxc, out, [spec], ["--device", prof, "--measured-in", measured_dir])
+            return (name, (s or {}).get("per_model", {}).get(name, {"error": "prediction failed"}),
+                    rows_of(out, name))
+
+        with concurrent.futures.ThreadPoolExecutor(int(opts["--jobs"])) as pool:
+            for name, m, rows in pool.map(predict, specs):
+                lofo_pm[name] = m
+                lofo_rows += rows
+                lofo_rows_by[name] = rows
+
     result = {"grid": {"per_model": grid_pm, "pooled": pooled(grid_pm, grid_rows)},
               "measure_s": measure_s, "folds_s": folds_s}
     if lomo_pm:
         result["lomo"] = {"per_model": lomo_pm, "pooled": pooled(lomo_pm, lomo_rows)}
+    if lofo_pm:
+        result["lofo"] = {"per_model": lofo_pm, "pooled": pooled(lofo_pm, lofo_rows)}
     json.dump(result, open(os.path.join(d, "lomo.json"), "w"), indent=1)
 
     table("Grid profile (no model fitted; every model left out):", grid_pm,
@@ -220,6 +271,10 @@ def main():
         table("Leave one model out (grid + every other corpus model fitted, per fold):", lomo_pm,
               result["lomo"]["pooled"])
         targets("leave one model out", result["lomo"]["pooled"])
+    if lofo_pm:
+        table("Leave one family out (grid + every model of the other families fitted, per "
+              "family):", lofo_pm, result["lofo"]["pooled"])
+        targets("leave one family out", result["lofo"]["pooled"])
     if opts["--families"]:
         family_of = {m["name"]: m.get("family", "?")
                      for m in json.load(open(opts["--families"]))["models"]}
@@ -227,6 +282,8 @@ def main():
                      {n: rows_of(measured_dir, n) for n in grid_pm}, family_of)
         if lomo_pm:
             family_table("Per family, leave one model out:", lomo_pm, lomo_rows_by, family_of)
+        if lofo_pm:
+            family_table("Per family, leave one family out:", lofo_pm, lofo_rows_by, family_of)
 
 
 if __name__ == "__main__":

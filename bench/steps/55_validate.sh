@@ -14,7 +14,8 @@
 # VALIDATE_MODELS=all. Runs under flock /tmp/bench.lock (the machine is shared).
 # VALIDATE_LOMO=1: leave one model out instead (bench/validate_lomo.py): each model
 # measured once, then per model a fold fitted on the grid and every OTHER model's
-# measurement predicts it; both the grid-only and the per-fold tables are written.
+# measurement predicts it; both the grid-only and the per-fold tables are written, and
+# the stricter leave-one-family-out table (a family's export variants all left out).
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 out=$RESULTS/55_validate.md
@@ -64,7 +65,8 @@ if [ "${VALIDATE_LOMO:-0}" = 1 ]; then
     echo "Load at start $load; lscpu: $(lscpu | grep 'Model name' | tr -s ' ')"
     echo
     "$PY" "$FX_ROOT/bench/validate_lomo.py" "$FXC" "$dir" "${specs[@]}" --runs "$runs" \
-      --threads "$threads" --profile "$profile" --skip-measure
+      --threads "$threads" --profile "$profile" --skip-measure --jobs 2 \
+      --families "$BENCH_CACHE/corpus/corpus.json" --by-family
   } > "$out"
   cat "$out"
   exit 0

@@ -66,7 +66,12 @@ with tempfile.TemporaryDirectory() as d:
                         "speedup_predicted": 1.0, "speedup_within_10pct": True}
     json.dump({"per_model": per_model}, open(os.path.join(d, "grid_per_model.json"), "w"))
     specs = [f"{m}={d}/{m}.onnx:-" for m in models]
-    out = subprocess.run([sys.executable, script, fxc, d] + specs + ["--skip-measure"],
+    # m_a and m_b are one network exported two ways (one family); m_c another.
+    families = os.path.join(d, "corpus.json")
+    json.dump({"models": [{"name": "m_a", "family": "f1"}, {"name": "m_b", "family": "f1"},
+                          {"name": "m_c", "family": "f2"}]}, open(families, "w"))
+    out = subprocess.run([sys.executable, script, fxc, d] + specs
+                         + ["--skip-measure", "--families", families, "--by-family"],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     for m in models:
@@ -84,4 +89,16 @@ with tempfile.TemporaryDirectory() as d:
     assert abs(pooled["median_abs_rel_error"] - 0.5) < 1e-9, pooled
     assert pooled["sign_accuracy"] == 1.0, pooled
     assert "Leave one model out" in out.stdout and "| **pooled** (3 models)" in out.stdout
+    # Leave one family out: family f1's fold has neither of its models, f2's has both.
+    f1 = [os.path.basename(f) for f in
+          json.load(open(os.path.join(d, "family_folds", "f1.profile.json")))["from"]]
+    f2 = [os.path.basename(f) for f in
+          json.load(open(os.path.join(d, "family_folds", "f2.profile.json")))["from"]]
+    assert "m_a.result.json" not in f1 and "m_b.result.json" not in f1, f1
+    assert "m_c.result.json" in f1 and "conv.1.json" in f1, f1
+    assert "m_a.result.json" in f2 and "m_b.result.json" in f2, f2
+    assert "m_c.result.json" not in f2, f2
+    lofo = r["lofo"]["pooled"]
+    assert lofo["groups"] == 12 and abs(lofo["median_abs_rel_error"] - 0.5) < 1e-9, lofo
+    assert "Leave one family out" in out.stdout and "Targets, leave one family out" in out.stdout
 print("ok")
