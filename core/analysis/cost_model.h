@@ -31,10 +31,12 @@
 // reduction a row kernel (reduction class), the rest elementwise, with the members'
 // FLOPs summed.
 // A kernel of several nodes is *fused*: the device profile scales its class's time by a
-// fused factor and times the epilogue at a fused epilogue bandwidth (device/device_profile.h;
-// both 1 / the elementwise bandwidth until `fxc calibrate --from` fits them to the fused
-// kernels of a measurement):
-//   time = launch + scale(class) * max(bytes / bandwidth(class, bytes), flops / flops(class))
+// fused factor, adds the class's fixed cost per fused kernel (a generated loop's or row
+// kernel's setup) and times the epilogue at a fused epilogue bandwidth
+// (device/device_profile.h; 1, 0 and the elementwise bandwidth until `fxc calibrate
+// --from` fits them to the fused kernels of a measurement):
+//   time = launch + fixed(class)
+//          + scale(class) * max(bytes / bandwidth(class, bytes), flops / flops(class))
 //          + epilogue_bytes / epilogue_bandwidth(class)
 //
 // Footprint of a group = the largest member tile (anchor: a 128x128 output tile plus
@@ -208,7 +210,7 @@ inline double kernel_time(const DeviceProfile& p, const KernelTerms& t) {
            relayout_time(p, t);
   if (t.launches == 0 && t.bytes == 0 && t.flops == 0) return 0;
   const KernelClass c = t.kernel_class;
-  return t.launches * p.launch_overhead_s +
+  return t.launches * (p.launch_overhead_s + p.fused_fixed_s(c)) +
          p.fused_scale(c) * std::max(t.bytes / p.bandwidth(c, t.bytes), t.flops / p.flops(c)) +
          t.epilogue_bytes / p.epilogue_bandwidth(c, t.epilogue_bytes);
 }

@@ -75,6 +75,7 @@ json kernel_fit_json(const KernelFitCalibration& k) {
         {"with_epilogue", ff.with_epilogue},
         {"scale", p.fused_scale(kc)},
         {"epilogue_bandwidth_bytes_per_s", p.epilogue_bandwidth(kc)},
+        {"fixed_s", p.fused_fixed_s(kc)},
         {"median_abs_rel_error_unfitted", num_or_null(ff.unfitted_median_abs_rel_error)},
         {"median_abs_rel_error", num_or_null(ff.median_abs_rel_error)}};
   }

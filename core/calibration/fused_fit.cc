@@ -19,10 +19,16 @@ FusedFit fit_fused_rates(const std::vector<KernelSample>& fused, const DevicePro
   for (int c = 0; c < kKernelClassCount; ++c) {
     const auto kc = static_cast<KernelClass>(c);
     // Per kernel: launch, the class's own time and the epilogue bytes; model =
-    // L + e^a * B + e^b * E with a = log scale, b = log(seconds per epilogue byte).
+    // L + F + e^a * B + e^b * E with a = log scale, b = log(seconds per epilogue byte)
+    // and F the fixed cost per kernel (generated kernels only).
     struct Row {
       double l, b, e, m, trust;
     };
+    // A generated loop nest or row kernel (the fused kernels without an anchor) also pays
+    // a fixed setup per call; an anchor's fused kernel is the same library primitive as
+    // its unfused kernel, whose fixed costs the class's unfused rates already carry.
+    const bool generated = kc == KernelClass::Elementwise || kc == KernelClass::Reduction ||
+                           kc == KernelClass::DataMovement;
     std::vector<Row> rows;
     for (const auto& k : fused) {
       if (k.terms.kernel_class != kc) continue;
@@ -40,13 +46,14 @@ FusedFit fit_fused_rates(const std::vector<KernelSample>& fused, const DevicePro
     const std::array<double, 2> prior = {
         0.0, -std::log(unfused_fit.bandwidth(KernelClass::Elementwise))};
     const bool fit_b = f.classes[c].with_epilogue > 0;
+    double fixed = 0;  // F / L (per launch), held while a and b are fitted
     auto residuals = [&](const std::array<double, 2>& t, std::vector<double>& r,
                          std::vector<std::array<double, 2>>* jac) {
       r.resize(rows.size());
       if (jac) jac->resize(rows.size());
       for (std::size_t i = 0; i < rows.size(); ++i) {
         const double tb = std::exp(t[0]) * rows[i].b, te = std::exp(t[1]) * rows[i].e;
-        const double model = std::max(rows[i].l + tb + te, 1e-12);
+        const double model = std::max(rows[i].l * (1 + fixed) + tb + te, 1e-12);
         r[i] = std::log(model / rows[i].m);
         if (jac) (*jac)[i] = {tb / model, fit_b ? te / model : 0.0};
       }
@@ -101,17 +108,27 @@ FusedFit fit_fused_rates(const std::vector<KernelSample>& fused, const DevicePro
       }
       return t;
     };
+    // F on a grid of launch overheads (0, then 1/8 to 32 in steps of sqrt 2), a and b
+    // fitted for each: the objective is not smooth in F near 0, where most classes sit.
+    std::vector<double> fixed_grid = {0.0};
+    if (generated)
+      for (int k = -6; k <= 10; ++k) fixed_grid.push_back(std::pow(2.0, k / 2.0));
     std::array<double, 2> best_t = prior;
+    double best_fixed = 0;
     double best = objective(prior, nullptr);
-    for (double sa : {0.0, std::log(0.5), std::log(2.0)})
-      for (double sb : {0.0, std::log(4.0), std::log(0.25)}) {
-        auto t = descend({prior[0] + sa, prior[1] + sb});
-        const double e = objective(t, nullptr);
-        if (e < best) best = e, best_t = t;
-      }
+    for (double fx : fixed_grid) {
+      fixed = fx;
+      for (double sa : {0.0, std::log(0.5), std::log(2.0)})
+        for (double sb : {0.0, std::log(4.0), std::log(0.25)}) {
+          auto t = descend({prior[0] + sa, prior[1] + sb});
+          const double e = objective(t, nullptr);
+          if (e < best) best = e, best_t = t, best_fixed = fx;
+        }
+    }
     FusedClassRates& rates = f.profile.fused_classes[static_cast<std::size_t>(c)];
     rates.scale = std::exp(best_t[0]);
     if (fit_b) rates.epilogue_bandwidth_bytes_per_s = std::exp(-best_t[1]);
+    rates.fixed_s = best_fixed * unfused_fit.launch_overhead_s;
   }
   std::vector<double> rel, rel0;
   std::array<std::vector<double>, kKernelClassCount> per_class, per_class0;

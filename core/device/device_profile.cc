@@ -44,7 +44,8 @@ void DeviceProfile::check() const {
       bad("kernel_classes rates");
   for (const auto& r : fused_classes)
     if (!(r.scale >= 0) || !(r.epilogue_bandwidth_bytes_per_s >= 0) || !std::isfinite(r.scale) ||
-        !std::isfinite(r.epilogue_bandwidth_bytes_per_s))
+        !std::isfinite(r.epilogue_bandwidth_bytes_per_s) || !(r.fixed_s >= 0) ||
+        !std::isfinite(r.fixed_s))
       bad("fused_kernel_classes rates");
   for (const auto& u : saving_uncertainty)
     if (u.groups < 0 || !(u.rel_rms >= 0) || !std::isfinite(u.rel_rms) ||
@@ -92,9 +93,10 @@ nlohmann::json to_json(const DeviceProfile& p) {
   nlohmann::json fused = nlohmann::json::object();
   for (int i = 0; i < kKernelClassCount; ++i) {
     const FusedClassRates& r = p.fused_classes[static_cast<std::size_t>(i)];
-    if (r.scale > 0 || r.epilogue_bandwidth_bytes_per_s > 0)
-      fused[kernel_class_name(static_cast<KernelClass>(i))] = {
-          {"scale", r.scale}, {"epilogue_bandwidth_bytes_per_s", r.epilogue_bandwidth_bytes_per_s}};
+    if (!(r.scale > 0 || r.epilogue_bandwidth_bytes_per_s > 0 || r.fixed_s > 0)) continue;
+    nlohmann::json& f = fused[kernel_class_name(static_cast<KernelClass>(i))];
+    f = {{"scale", r.scale}, {"epilogue_bandwidth_bytes_per_s", r.epilogue_bandwidth_bytes_per_s}};
+    if (r.fixed_s > 0) f["fixed_s"] = r.fixed_s;
   }
   nlohmann::json j = {{"schema_version", 1},
                       {"name", p.name},
@@ -208,6 +210,7 @@ DeviceProfile device_profile_from_json(const nlohmann::json& j) {
         FusedClassRates& r = p.fused_classes[static_cast<std::size_t>(*c)];
         r.scale = rates.value("scale", 0.0);
         r.epilogue_bandwidth_bytes_per_s = rates.value("epilogue_bandwidth_bytes_per_s", 0.0);
+        r.fixed_s = rates.value("fixed_s", 0.0);
       }
     }
     if (auto it = j.find("saving_model"); it != j.end() && !it->is_null())

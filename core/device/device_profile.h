@@ -28,11 +28,14 @@
 // Fused kernels (one kernel for several nodes: an anchor with its epilogue, a loop nest, a
 // row kernel) are timed with the rates of their class scaled by a fitted factor, plus
 // the bytes their epilogue moves at a fitted epilogue bandwidth:
-//   launch_overhead + scale(class) * max(bytes / bandwidth(class), flops / flops(class))
+//   launch_overhead + fixed(class)
+//                   + scale(class) * max(bytes / bandwidth(class), flops / flops(class))
 //                   + epilogue_bytes / epilogue_bandwidth(class)
 // JSON: "fused_kernel_classes": { "conv": { "scale": 0.8,
-//                                           "epilogue_bandwidth_bytes_per_s": 4e9 }, ... }
-// Defaults: scale 1, epilogue bandwidth = the elementwise class's bandwidth. With a working-set
+//                                           "epilogue_bandwidth_bytes_per_s": 4e9 },
+//                                 "elementwise": { "scale": 0.9, "fixed_s": 1e-6 }, ... }
+// Defaults: scale 1, fixed 0 (profiles written before it), epilogue bandwidth = the
+// elementwise class's bandwidth. With a working-set
 // curve (below) the epilogue's bytes follow it as the elementwise class does.
 //
 // Saving model: "saving_model" (saving_coefficients.h), written by `fxc calibrate --from`:
@@ -103,6 +106,11 @@ struct KernelClassRates {
 struct FusedClassRates {
   double scale = 0;                           // 0: 1 (a fused kernel runs like its class)
   double epilogue_bandwidth_bytes_per_s = 0;  // 0: bandwidth(Elementwise)
+  // Seconds a fused kernel of the class takes beyond its launch whatever its size: a
+  // generated loop nest or row kernel sets up its loops, broadcasts and row buffers on
+  // every call, which no rate that scales with bytes or FLOPs carries and which decides
+  // the kernels of a few hundred bytes (a squeeze-excitation's Sigmoid -> Mul). 0: none.
+  double fixed_s = 0;
 };
 
 // How far a class's saving predictions were from measured savings in calibration.
@@ -206,6 +214,9 @@ struct DeviceProfile {
   double fused_scale(KernelClass c) const {
     double v = fused_classes[static_cast<std::size_t>(c)].scale;
     return v > 0 ? v : 1.0;
+  }
+  double fused_fixed_s(KernelClass c) const {
+    return fused_classes[static_cast<std::size_t>(c)].fixed_s;
   }
   double epilogue_bandwidth(KernelClass c) const {
     double v = fused_classes[static_cast<std::size_t>(c)].epilogue_bandwidth_bytes_per_s;

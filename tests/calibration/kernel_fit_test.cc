@@ -193,6 +193,41 @@ TEST(FusedFit, RecoversFusedScaleAndEpilogueBandwidth) {
   EXPECT_GT(f.unfitted_median_abs_rel_error, 0.2);
 }
 
+// Generated loops (elementwise) that pay 4 launch overheads of setup on every call
+// beyond their class's time at 0.8x, from a few hundred bytes to megabytes, and fused
+// convs that pay none: the elementwise fixed cost is recovered with the scale, and the
+// anchor class (a library primitive, whose setup its unfused rates carry) gets none.
+TEST(FusedFit, RecoversTheFixedCostOfGeneratedKernels) {
+  DeviceProfile t = truth();
+  const auto ew = std::size_t(KernelClass::Elementwise);
+  t.fused_classes[ew] = {0.8, 0, 4 * t.launch_overhead_s};
+  t.fused_classes[std::size_t(KernelClass::Conv)] = {0.7, 2e9};
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> logsize(std::log(2e2), std::log(1e7)), noise(0.95, 1.05);
+  std::vector<KernelSample> fused;
+  for (KernelClass c : {KernelClass::Elementwise, KernelClass::Conv})
+    for (int i = 0; i < 60; ++i) {
+      KernelTerms k;
+      k.kernel_class = c;
+      k.fused = true;
+      k.bytes = std::exp(logsize(rng));
+      k.flops = k.bytes * (c == KernelClass::Conv ? 8.0 : 0.25);
+      k.epilogue_bytes = c == KernelClass::Conv ? 0.5 * k.bytes : 0;
+      fused.push_back(
+          {"k" + std::to_string(fused.size()), k, kernel_time(t, k) * noise(rng) * 1e6});
+    }
+  const FusedFit f = fit_fused_rates(fused, truth());
+  EXPECT_NEAR(f.profile.fused_fixed_s(KernelClass::Elementwise), 12e-6, 0.3 * 12e-6);
+  EXPECT_NEAR(f.profile.fused_scale(KernelClass::Elementwise), 0.8, 0.05);
+  EXPECT_EQ(f.profile.fused_fixed_s(KernelClass::Conv), 0);
+  EXPECT_LT(f.classes[ew].median_abs_rel_error, 0.05);
+  // A small loop is timed with its fixed cost: 200 B at 0.8x 6 GB/s is 27 ns.
+  KernelTerms small{KernelClass::Elementwise, 200, 50, 1, 0, true};
+  EXPECT_NEAR(kernel_time(t, small), 3e-6 + 12e-6 + 0.8 * 200 / 6e9, 1e-12);
+  small.fused = false;  // the unfused kernel pays no generated setup
+  EXPECT_NEAR(kernel_time(t, small), 3e-6 + 200 / 6e9, 1e-12);
+}
+
 TEST(FusedFit, NoFusedKernelsFitsNothing) {
   FusedFit f = fit_fused_rates({}, truth());
   EXPECT_EQ(f.kernels, 0);

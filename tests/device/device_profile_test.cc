@@ -63,6 +63,22 @@ TEST(DeviceProfile, KernelClassRatesRoundTripAndDefault) {
   EXPECT_THROW(device_profile_from_json(j), Error);
 }
 
+// A fused class's fixed cost per kernel reads back; profiles written before it (no
+// "fixed_s") read as none, and a negative one is an error naming the rates.
+TEST(DeviceProfile, FusedFixedCostRoundTripsAndDefaultsToNone) {
+  DeviceProfile p = preset_nvidia_h100();
+  const auto ew = std::size_t(KernelClass::Elementwise);
+  p.fused_classes[ew] = {0.9, 0, 2e-6};
+  nlohmann::json j = to_json(p);
+  EXPECT_DOUBLE_EQ(device_profile_from_json(j).fused_fixed_s(KernelClass::Elementwise), 2e-6);
+  EXPECT_DOUBLE_EQ(device_profile_from_json(j).fused_scale(KernelClass::Elementwise), 0.9);
+  j["fused_kernel_classes"]["elementwise"].erase("fixed_s");
+  EXPECT_DOUBLE_EQ(device_profile_from_json(j).fused_fixed_s(KernelClass::Elementwise), 0);
+  EXPECT_DOUBLE_EQ(device_profile_from_json(j).fused_scale(KernelClass::Elementwise), 0.9);
+  j["fused_kernel_classes"]["elementwise"]["fixed_s"] = -1e-6;
+  EXPECT_THROW(device_profile_from_json(j), Error);
+}
+
 TEST(DeviceProfile, AscendIsMarkedUnverified) {
   EXPECT_EQ(preset_ascend_910b().source, "public figures, unverified");
 }
