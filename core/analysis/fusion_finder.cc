@@ -276,7 +276,7 @@ AnalysisResult FusionFinder::run() {
     // bytes and time. A group none of whose kernels runs two members is no fusion.
     if (opt_.kernels_of) {
       const GroupLaunches run = opt_.kernels_of(g_, fg.node_ids);
-      fg.estimate = st.estimate(fg.node_ids, &run.kernels);
+      fg.estimate = st.estimate(fg.node_ids, &run.kernels, run.anchor_runtime);
       if (fg.estimate.launches_saved() <= 0) {
         not_one_kernel[std::size_t(root)] = not_one_kernel_text(g_, fg.node_ids, run);
         continue;

@@ -31,6 +31,9 @@ namespace fx {
 struct GroupLaunches {
   std::vector<std::vector<NodeId>> kernels;
   std::string why_split;
+  // One kernel that runs the anchor's runtime kernel and the rest as its generated
+  // epilogue (GroupTermsSample::anchor_runtime), not a fused anchor (oneDNN post-ops).
+  bool anchor_runtime = false;
 };
 
 struct FusionOptions {

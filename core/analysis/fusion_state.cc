@@ -67,7 +67,8 @@ Verdict FusionState::fusable(NodeId n) const {
   return {};
 }
 
-Cost FusionState::split_cost(const std::vector<std::vector<NodeId>>& kernels) const {
+Cost FusionState::split_cost(const std::vector<std::vector<NodeId>>& kernels,
+                             std::vector<KernelTerms>* terms) const {
   Cost sum;
   sum.launches = 0;
   double largest = -1;
@@ -75,6 +76,7 @@ Cost FusionState::split_cost(const std::vector<std::vector<NodeId>>& kernels) co
     if (std::none_of(k.begin(), k.end(), [&](NodeId n) { return is_kernel(n); })) continue;
     const Cost c = k.size() == 1 ? cost_.node(k[0]) : cost_.group(k);
     add_kernel_cost(sum, c);
+    if (terms) terms->push_back(terms_of(c));
     if (c.time_s > largest) largest = c.time_s, sum.kernel_class = c.kernel_class;
   }
   sum.profile = cost_.profile().label();
@@ -82,16 +84,26 @@ Cost FusionState::split_cost(const std::vector<std::vector<NodeId>>& kernels) co
 }
 
 GroupEstimate FusionState::estimate(const std::vector<NodeId>& members,
-                                    const std::vector<std::vector<NodeId>>* kernels) const {
+                                    const std::vector<std::vector<NodeId>>* kernels,
+                                    bool anchor_runtime) const {
   Cost f = cost_.group(members), u = cost_.unfused(members);
+  const Cost whole = f;
   // Run as several kernels: each writes what the next reads, so the traffic, launches
-  // and time are theirs. The saving model was fitted to single fused kernels: the saving
-  // is the difference of the kernel times.
+  // and time are theirs. The saving model sees those kernels as a result records them
+  // (each kernel's terms after), which is how calibration fitted it on split groups.
   const bool split =
       kernels && std::count_if(kernels->begin(), kernels->end(), [&](const auto& k) {
                    return std::any_of(k.begin(), k.end(), [&](NodeId n) { return is_kernel(n); });
                  }) > f.launches;
-  if (split) f = split_cost(*kernels);
+  std::vector<KernelTerms> after;
+  if (split) {
+    f = split_cost(*kernels, &after);
+    // In the order a result lists them (slowest first), which decides the kernel whose
+    // class predicts the saving (saving_model.h: the first fused one).
+    std::stable_sort(after.begin(), after.end(), [&](const KernelTerms& a, const KernelTerms& b) {
+      return kernel_time(cost_.profile(), a) > kernel_time(cost_.profile(), b);
+    });
+  }
   GroupEstimate e;
   e.known = f.known && u.known;
   e.bytes_before = u.bytes();
@@ -103,7 +115,7 @@ GroupEstimate FusionState::estimate(const std::vector<NodeId>& members,
   e.footprint_bytes = f.footprint_bytes;
   e.profile = cost_.profile().label();
   const DeviceProfile& p = cost_.profile();
-  if (!e.known || p.saving_model.groups == 0 || split) {
+  if (!e.known || p.saving_model.groups == 0) {
     set_interval(e, p, f.kernel_class);
     return e;
   }
@@ -113,7 +125,9 @@ GroupEstimate FusionState::estimate(const std::vector<NodeId>& members,
   GroupTermsSample s;
   for (NodeId m : members)
     if (!cost_.op_class(m).no_kernel) s.unfused.push_back(terms_of(cost_.node(m)));
-  s.fused = terms_of(f);
+  s.fused = terms_of(whole);
+  s.after_kernels = std::move(after);
+  s.anchor_runtime = anchor_runtime;
   s.bytes_saved = double(e.bytes_saved());
   s.launches_saved = double(e.launches_saved());
   const SavingPrediction pred = predict_saving(p.saving_model, p, s);

@@ -54,10 +54,13 @@ class FusionState {
 
   // `kernels`: the kernels the group's generated code runs (FusionOptions::kernels_of);
   // when that is more than one launch, the group after fusion is those kernels (their
-  // launches, traffic and time summed, the saving their difference) in place of the cost
-  // model's one fused kernel. Null: one kernel.
+  // launches, traffic and time summed) in place of the cost model's one fused kernel, and
+  // the saving model predicts from those kernels as calibration saw them (the result's
+  // kernels after: GroupTermsSample::after_kernels). Null: one kernel. `anchor_runtime`:
+  // the kernel runs the anchor's runtime kernel (GroupLaunches::anchor_runtime).
   GroupEstimate estimate(const std::vector<NodeId>& members,
-                         const std::vector<std::vector<NodeId>>* kernels = nullptr) const;
+                         const std::vector<std::vector<NodeId>>* kernels = nullptr,
+                         bool anchor_runtime = false) const;
 
  private:
   static std::size_t idx(NodeId n) { return static_cast<std::size_t>(n); }
@@ -65,8 +68,9 @@ class FusionState {
   Verdict rules_vertical(NodeId a, NodeId b) const;
   Verdict benefit(const std::vector<NodeId>& members, bool threshold = true) const;
   // The summed cost of running `kernels` one after another (a kernel of one member: its
-  // own cost).
-  Cost split_cost(const std::vector<std::vector<NodeId>>& kernels) const;
+  // own cost); `terms`, when given, gets each kernel's terms.
+  Cost split_cost(const std::vector<std::vector<NodeId>>& kernels,
+                  std::vector<KernelTerms>* terms = nullptr) const;
 
   const Graph& g_;
   const CostModel& cost_;

@@ -24,7 +24,13 @@ struct GroupTermsSample {
   // The kernels that computed the group after (its fused step, or generated parts and
   // members left apart when codegen split it), with their cost terms; empty: `fused`.
   // Which kernels run is known from codegen before timing; their times are not used.
+  // Slowest first, as a result lists its kernels (the first fused one is the group's
+  // fused kernel for the saving model).
   std::vector<KernelTerms> after_kernels;
+  // The fused kernel runs the anchor's own runtime kernel, then the rest as generated
+  // code (codegen/group_kernels.h: the generated form of a group with an anchor; a result
+  // says backend "generated-cpp"): the anchor computes and moves what it did unfused.
+  bool anchor_runtime = false;
   double predicted_us = NAN;  // as the result predicted it
   double measured_us = NAN;
   // What the plan estimated fusion avoids: intermediates' bytes not written and read

@@ -189,10 +189,13 @@ SavingFeatures saving_features(const DeviceProfile& p, const GroupTermsSample& g
   // the launches saved), and that decides the groups whose tensors are a few hundred
   // bytes (a squeeze-excitation's Sigmoid -> Mul on [1, C, 1, 1] runs slower fused).
   f.us[9] = -double(std::max(1, fused->launches)) * p.launch_overhead_s * 1e6;
-  if (anchor && anchor->winograd) {
+  if (anchor && (anchor->winograd || g.anchor_runtime)) {
     // oneDNN's Winograd convolution in both programs (cost_model.h: Cost::winograd):
     // each reorders its activations into the blocked layout and back, and computes
     // alike, so the anchor's relayout, compute, memory and weights terms change nothing.
+    // So too where the fused kernel runs the anchor's own runtime kernel before its
+    // generated epilogue (GroupTermsSample::anchor_runtime): the anchor is the unfused
+    // one, and fusion changes only what its members did.
     f.us[5] =
         -fused->epilogue_bytes / p.bandwidth(KernelClass::Elementwise, fused->epilogue_bytes) * 1e6;
   } else if (anchor) {

@@ -54,7 +54,14 @@
 // Cost::winograd; ResNet's layer1 3x3 convs) runs so in the unfused and in the fused
 // program: both reorder their activations into the blocked layout and back and compute
 // alike, so its relayout, anchor_flop, anchor_memory and anchor_weights terms are 0
-// (what fusion changes there is the members, traffic, launches and the epilogue).
+// (what fusion changes there is the members, traffic, launches and the epilogue). The
+// same holds where the fused kernel runs the anchor's own runtime kernel and then the
+// rest as generated code (GroupTermsSample::anchor_runtime: an epilogue oneDNN's post-ops
+// cannot express, such as x * HardSigmoid(x)).
+//
+// A group codegen splits into several kernels is predicted from those kernels
+// (GroupTermsSample::after_kernels, slowest first): its class is that of the first fused
+// one, and the kernels that run a member alone cancel in `members`.
 //
 // Prior (what the uncalibrated cost model says): c = (1, 0, 0, 0, 0, 1, 0, 0, 0, 0). The
 // fit is weighted least squares on the measured savings, each group weighed by

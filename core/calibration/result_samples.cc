@@ -102,6 +102,10 @@ std::optional<GroupTermsSample> group_sample(const BeforeAfterDocument& d,
       s.after_kernels.push_back(*k->cost);
     }
   }
+  // One generated kernel with an anchor first runs the anchor's runtime kernel
+  // (GroupTermsSample::anchor_runtime); oneDNN post-ops fuse the anchor itself. Split
+  // groups ran the anchor as a kernel of its own (after_kernels).
+  s.anchor_runtime = g.backend == "generated-cpp" && after.size() <= 1;
   s.predicted_us = g.predicted_saved_us;
   s.measured_us = g.measured_saved_us;
   if (std::isfinite(g.bytes_saved)) s.bytes_saved = g.bytes_saved;

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "fused_kernels/matmul_post_ops.h"
 #include "util/error.h"
 
 namespace fx {
@@ -142,6 +143,7 @@ struct CachedLaunches {
   std::vector<std::vector<std::size_t>> kernels;
   std::string why_split;
   std::vector<std::string> names;  // the members' names the reason was written with
+  bool anchor_runtime = false;
 };
 
 // The reason of another group with the same structure, in this group's names.
@@ -176,10 +178,20 @@ void use_generated_kernels(FusionOptions& options) {
           for (std::size_t i : kernel) out.kernels.back().push_back(members[i]);
         }
         out.why_split = renamed(it->second.why_split, it->second.names, g, members);
+        out.anchor_runtime = it->second.anchor_runtime;
         return out;
       }
     }
     GroupKernels k = plan_group_kernels(g, members, "fg");
+    // The generated form runs an anchor through its runtime kernel first
+    // (codegen/fused_program.cc: attach_generated), unless the group is a MatMul that
+    // oneDNN takes with post-ops before any code is generated (try_matmul_post_ops).
+    bool anchor_runtime =
+        k.form == GroupKernels::Form::Generated && k.whole && k.whole->anchor != kNoNode;
+    if (anchor_runtime && g.node(members.front()).op_type == "MatMul") {
+      std::string why;
+      anchor_runtime = !plan_matmul_post_ops(g, members, &why);
+    }
     if (!key.empty()) {
       CachedLaunches c;
       for (const auto& kernel : k.kernels) {
@@ -189,11 +201,12 @@ void use_generated_kernels(FusionOptions& options) {
               std::size_t(std::find(members.begin(), members.end(), n) - members.begin()));
       }
       c.why_split = k.reason;
+      c.anchor_runtime = anchor_runtime;
       for (NodeId n : members) c.names.push_back(g.node(n).name);
       std::lock_guard lock(cache->mutex);
       cache->entries.emplace(key, std::move(c));
     }
-    return GroupLaunches{std::move(k.kernels), std::move(k.reason)};
+    return GroupLaunches{std::move(k.kernels), std::move(k.reason), anchor_runtime};
   };
 }
 

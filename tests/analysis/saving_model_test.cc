@@ -92,6 +92,38 @@ TEST(SavingModel, FeaturesAreTheTermsFusionChanges) {
   EXPECT_NEAR(f.us[5], -(2 + std::max(4e6 / 5e9, 2e6 / 2e9) * 1e6), 1e-9);
 }
 
+TEST(SavingModel, AnAnchorRunByItsRuntimeKernelChangesOnlyWhatItsMembersDid) {
+  const DeviceProfile p = profile();
+  GroupTermsSample g;
+  g.unfused = {{KernelClass::Conv, 3e6, 6e8, 1, 0, false, 2e6, 1e6},
+               {KernelClass::Elementwise, 2e6, 0, 1}};
+  g.fused = {KernelClass::Conv, 3e6, 6e8, 1, 1e6, true};
+  g.bytes_saved = 2e6;
+  g.launches_saved = 1;
+  const SavingFeatures fused_anchor = saving_features(p, g);
+  for (int i : {3, 4, 6, 7}) EXPECT_GT(fused_anchor.us[i], 0) << saving_term_name(i);
+  // The fused kernel runs the unfused conv, then its generated epilogue: the anchor's
+  // relayout, compute, bytes and weights are what they were unfused.
+  g.anchor_runtime = true;
+  const SavingFeatures runtime_anchor = saving_features(p, g);
+  EXPECT_EQ(runtime_anchor.fused_class, KernelClass::Conv);
+  for (int i : {3, 4, 6, 7, 8}) EXPECT_EQ(runtime_anchor.us[i], 0) << saving_term_name(i);
+  for (int i : {0, 1, 2, 5, 9})
+    EXPECT_DOUBLE_EQ(runtime_anchor.us[i], fused_anchor.us[i]) << saving_term_name(i);
+  // A class fitted with a large relayout coefficient predicts such a group from its
+  // members alone.
+  SavingCoefficients m;
+  m.groups = 20;
+  auto& conv = m.classes[static_cast<std::size_t>(KernelClass::Conv)];
+  conv.fitted = true;
+  conv.groups = 20;
+  conv.coefficients = {1, 0, 0, 5, 0, 1, 0, 0, 0, 0};
+  const double members = runtime_anchor.us[0] + runtime_anchor.us[5];
+  EXPECT_NEAR(predict_saving(m, p, g).saved_us, members, 1e-9);
+  g.anchor_runtime = false;
+  EXPECT_NEAR(predict_saving(m, p, g).saved_us, members + 5 * fused_anchor.us[3], 1e-9);
+}
+
 TEST(SavingModel, RecoversKnownCoefficientsFromSyntheticGroups) {
   const DeviceProfile p = profile();
   // Planes stay 0 (no depthwise anchor here): that coefficient stays at its prior.

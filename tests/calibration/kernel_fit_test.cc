@@ -354,6 +354,16 @@ TEST(KernelFit, SamplesFromAResult) {
   json pre = doc;
   pre["groups"][0]["cost_terms"]["unfused"][0].erase("winograd");
   EXPECT_FALSE(group_terms_samples(pre, "r.json")[0].unfused[0].winograd);
+  // Which kernel ran the group: generated code with an anchor runs the anchor's runtime
+  // kernel first (GroupTermsSample::anchor_runtime); oneDNN post-ops, or a result that
+  // does not say, fuse the anchor.
+  EXPECT_FALSE(groups[0].anchor_runtime);
+  json generated = doc;
+  generated["groups"][0]["backend"] = "generated-cpp";
+  generated["groups"][1]["backend"] = "onednn-postops";
+  const auto backends = group_terms_samples(generated, "r.json");
+  EXPECT_TRUE(backends[0].anchor_runtime);
+  EXPECT_FALSE(backends[1].anchor_runtime);
   // Fastest runs: each kernel 8 us below its median, so the saving is 8 us less.
   auto fastest = group_terms_samples(doc, "r.json", TimingStat::Min);
   EXPECT_NEAR(fastest[0].measured_us, groups[0].measured_us - 8, 1e-9);

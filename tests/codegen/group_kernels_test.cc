@@ -13,8 +13,10 @@
 
 #include "analysis/cost_model.h"
 #include "analysis/fusion_finder.h"
+#include "analysis/saving_model.h"
 #include "codegen/fused_program.h"
 #include "device/device_presets.h"
+#include "device/saving_coefficients.h"
 #include "ir/graph_builder.h"
 
 namespace fx {
@@ -274,6 +276,121 @@ TEST(GroupKernels, AQdqGroupIsOneInt8KernelAndKeepsItsCredit) {
   EXPECT_EQ(k.form, GroupKernels::Form::QdqInt8);
   ASSERT_TRUE(k.qdq.has_value());
   EXPECT_TRUE(k.one_kernel());
+}
+
+// A profile whose saving model is fitted for `c`: members, the fused cost, and a large
+// relayout coefficient (which only a fused anchor earns).
+DeviceProfile with_saving_model(KernelClass c) {
+  DeviceProfile p = preset_nvidia_h100();
+  p.saving_model.groups = 40;
+  p.saving_model.fitted_to = "unit test";
+  auto& k = p.saving_model.classes[static_cast<std::size_t>(c)];
+  k.groups = 40;
+  k.fitted = true;
+  k.coefficients = {1, 0.5, 1, 5, 0, 1, 0, 0, 0, 0};
+  return p;
+}
+
+// The group as FusionState::estimate hands it to the saving model.
+GroupTermsSample sample_of(const Graph& g, const DeviceProfile& p, const FusionGroup& group) {
+  const CostModel cost(g, p);
+  GroupTermsSample s;
+  for (NodeId n : group.node_ids)
+    if (!cost.op_class(n).no_kernel) s.unfused.push_back(terms_of(cost.node(n)));
+  s.fused = terms_of(cost.group(group.node_ids));
+  s.bytes_saved = double(group.estimate.bytes_saved());
+  s.launches_saved = double(group.estimate.launches_saved());
+  return s;
+}
+
+// A group codegen splits into several kernels is predicted by the saving model from
+// those kernels, as calibration fitted it on the results of such groups (their kernels
+// after), not by the difference of kernel times.
+TEST(GroupKernels, TheSavingModelPredictsASplitGroupFromTheKernelsThatRun) {
+  const Graph g = resnet_tail();
+  FusionOptions honest;
+  use_generated_kernels(honest);
+  const DeviceProfile p = with_saving_model(KernelClass::Elementwise);
+  const AnalysisResult r = analyze_fusion(g, p, honest);
+  const FusionGroup* group = group_with(r, "GlobalAveragePool");
+  ASSERT_NE(group, nullptr);
+  ASSERT_GT(group->estimate.launches_after, 1);
+  const GroupKernels k = plan_group_kernels(g, group->node_ids, group->id);
+  GroupTermsSample s = sample_of(g, p, *group);
+  const CostModel cost(g, p);
+  for (const auto& kernel : k.kernels)
+    if (kernel.size() > 1 || !cost.op_class(kernel[0]).no_kernel)
+      s.after_kernels.push_back(
+          terms_of(kernel.size() == 1 ? cost.node(kernel[0]) : cost.group(kernel)));
+  // Slowest first, as a result lists its kernels.
+  std::stable_sort(s.after_kernels.begin(), s.after_kernels.end(),
+                   [&](auto& a, auto& b) { return kernel_time(p, a) > kernel_time(p, b); });
+  const SavingPrediction expected = predict_saving(p.saving_model, p, s);
+  ASSERT_TRUE(expected.fitted);
+  EXPECT_EQ(expected.fused_class, KernelClass::Elementwise);
+  EXPECT_TRUE(group->estimate.saving_from_model()) << group->estimate.saving_label();
+  EXPECT_NEAR(group->estimate.time_saved_s() * 1e6, expected.saved_us, 1e-9);
+}
+
+// Conv -> HardSigmoid -> Mul(conv, HardSigmoid): the Mul reads the conv's output twice,
+// which oneDNN's post-ops do not express, so the group runs the runtime's conv kernel and
+// then the generated epilogue. The saving model then credits the group with its members
+// alone: the anchor is the unfused one (no relayout saved).
+TEST(GroupKernels, AConvRunByItsRuntimeKernelIsNotCreditedWithAFusedAnchor) {
+  GraphBuilder b;
+  const ValueId x = b.input("x", {1, 16, 28, 28});
+  const ValueId w = b.constant("w", ones_of(DType::Float32, {16, 16, 3, 3}));
+  const ValueId c = b.op("Conv", {x, w}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}, "conv",
+                         Shape::of({1, 16, 28, 28}));
+  const ValueId hs = b.op("HardSigmoid", {c}, {}, "hsig");
+  b.output(b.op("Mul", {c, hs}, {}, "mul"));
+  const Graph g = b.build();
+  FusionOptions honest;
+  use_generated_kernels(honest);
+  const DeviceProfile p = with_saving_model(KernelClass::Conv);
+  const AnalysisResult r = analyze_fusion(g, p, honest);
+  const FusionGroup* group = group_with(r, "Conv");
+  ASSERT_NE(group, nullptr);
+  ASSERT_EQ(group->node_ids.size(), 3u);
+  const GroupKernels k = plan_group_kernels(g, group->node_ids, group->id);
+  ASSERT_EQ(k.form, GroupKernels::Form::Generated) << k.no_post_ops;
+  ASSERT_TRUE(k.whole && k.whole->anchor != kNoNode);
+  GroupTermsSample s = sample_of(g, p, *group);
+  ASSERT_GT(s.unfused[0].relayout_bytes, 0);  // a spatial conv: a fused one would save it
+  s.anchor_runtime = true;
+  const double members_only = predict_saving(p.saving_model, p, s).saved_us;
+  s.anchor_runtime = false;
+  const double fused_anchor = predict_saving(p.saving_model, p, s).saved_us;
+  EXPECT_GT(fused_anchor, members_only + 1e-3);
+  ASSERT_TRUE(group->estimate.saving_from_model()) << group->estimate.saving_label();
+  EXPECT_NEAR(group->estimate.time_saved_s() * 1e6, members_only, 1e-9);
+}
+
+// MatMul -> Add -> Relu is one oneDNN matmul with post-ops (codegen tries that before
+// generating code): its anchor is fused, and the saving model credits it as such.
+TEST(GroupKernels, AMatMulWithPostOpsIsCreditedWithAFusedAnchor) {
+  GraphBuilder b;
+  const ValueId x = b.input("x", {1, 64, 128});
+  const ValueId w = b.constant("w", ones_of(DType::Float32, {128, 256}));
+  const ValueId bias = b.constant("bias", ones_of(DType::Float32, {256}));
+  const ValueId mm = b.op("MatMul", {x, w}, {}, "mm", Shape::of({1, 64, 256}));
+  b.output(b.op("Relu", {b.op("Add", {mm, bias}, {}, "add")}, {}, "relu"));
+  const Graph g = b.build();
+  FusionOptions honest;
+  use_generated_kernels(honest);
+  DeviceProfile p = with_saving_model(KernelClass::MatMul);
+  p.saving_model.classes[static_cast<std::size_t>(KernelClass::MatMul)].coefficients = {
+      1, 0.5, 1, 0, 0, 1, 3, 0, 0, 0};  // anchor_memory: what a fused anchor changes
+  const AnalysisResult r = analyze_fusion(g, p, honest);
+  const FusionGroup* group = group_with(r, "MatMul");
+  ASSERT_NE(group, nullptr);
+  ASSERT_EQ(group->node_ids.size(), 3u);
+  GroupTermsSample s = sample_of(g, p, *group);
+  const double fused_anchor = predict_saving(p.saving_model, p, s).saved_us;
+  s.anchor_runtime = true;
+  EXPECT_GT(fused_anchor, predict_saving(p.saving_model, p, s).saved_us + 1e-3);
+  ASSERT_TRUE(group->estimate.saving_from_model()) << group->estimate.saving_label();
+  EXPECT_NEAR(group->estimate.time_saved_s() * 1e6, fused_anchor, 1e-9);
 }
 
 }  // namespace
