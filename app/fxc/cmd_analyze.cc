@@ -113,6 +113,16 @@ void print_table(const fx::AnalysisResult& r, const fx::DeviceProfile& p, const 
              r.kernels_before, r.kernels_after, human_bytes(double(r.bytes_before)),
              human_bytes(double(r.bytes_after)), cut, human_time(r.time_before_s),
              human_time(r.time_after_s));
+  if (r.lone_saved_s > 0) {
+    std::vector<std::string> parts;
+    for (const auto& [kind, s] : r.lone_saved_by_kind_s)
+      parts.push_back(fmt::format("{} {}", kind, human_time(s)));
+    fmt::print(
+        "Lone     est. time after includes {} saved on the kernels outside the groups ({}), at "
+        "the rates measured on other models' fused programs (device profile: "
+        "lone_kernel_saving)\n",
+        human_time(r.lone_saved_s), fmt::join(parts, ", "));
+  }
   if (r.unknown_cost_nodes)
     fmt::print("Unknown  {} nodes without static shapes are left out of the totals (try --dim)\n",
                r.unknown_cost_nodes);

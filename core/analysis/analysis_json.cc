@@ -80,6 +80,9 @@ nlohmann::json to_json(const AnalysisResult& r) {
   auto lone = nlohmann::json::object();
   for (const auto& [name, s] : r.node_lone_saving_s) lone[name] = s * 1e6;
   j["node_lone_saving_us"] = std::move(lone);
+  auto by_kind = nlohmann::json::object();
+  for (const auto& [kind, s] : r.lone_saved_by_kind_s) by_kind[kind] = s * 1e6;
+  j["est_lone_saved_by_kind_us"] = std::move(by_kind);
   j["unknown_cost_nodes"] = r.unknown_cost_nodes;
   j["analysis_ms"] = r.analysis_ms;
   j["unmeasured_classes"] = r.unmeasured_classes;
@@ -137,6 +140,9 @@ AnalysisResult analysis_result_from_json(const nlohmann::json& j) {
     if (auto it = j.find("node_lone_saving_us"); it != j.end())
       for (const auto& [name, us] : it->items())
         r.node_lone_saving_s[name] = us.get<double>() * 1e-6;
+    if (auto it = j.find("est_lone_saved_by_kind_us"); it != j.end())
+      for (const auto& [kind, us] : it->items())
+        r.lone_saved_by_kind_s[kind] = us.get<double>() * 1e-6;
     r.unknown_cost_nodes = j.value("unknown_cost_nodes", int64_t{0});
     r.analysis_ms = j.value("analysis_ms", 0.0);
     r.unmeasured_classes = j.value("unmeasured_classes", std::vector<std::string>{});

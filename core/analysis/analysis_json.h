@@ -19,6 +19,9 @@ FusionGroup fusion_group_from_json(const nlohmann::json& gj, const std::string& 
 //   est_time_saved_us, est_time_saved_by (the model that predicted it), traffic_reduction,
 //   footprint_bytes, estimate_known}],
 //   not_fused: [{nodes: [producer, consumer], reason, text}] }
+//   est_lone_saved_us: what the fused program saves on the nodes outside every group
+//   (in est_time_after_us), est_lone_saved_by_kind_us: that by kind (lone_kernels.h:
+//   spatial_conv, other_conv, merged, class_share),
 //   node_lone_saving_us: {node name: what the fused program saves on it alone},
 //   and per group its whole estimate (group_estimate_from_json reads it back)
 nlohmann::json to_json(const AnalysisResult& r);

@@ -120,13 +120,17 @@ struct AnalysisResult {
   double time_before_s = 0;
   double time_after_s = 0;  // with every group fused, lone_saved_s included
   // What the fused program saves on the kernels outside every group (device_profile.h:
-  // lone_kernel_saving; 0 without groups or without the profile's shares), and per node
+  // lone_kernel_saving; 0 without the profile's shares; without groups, only the kinds
+  // the fused program changes anyway: lone_kernels.h), and per node
   // name what it saves when the node runs alone in a program with fused groups (nodes
   // that save nothing are absent; plan_totals.h credits the nodes outside the accepted
   // groups). Keyed by name, as groups are, so that a plan or an analysis read back from
   // JSON credits the same nodes without the Graph.
   double lone_saved_s = 0;
   std::map<std::string, double> node_lone_saving_s;
+  // lone_saved_s by what the fused program does to those nodes (analysis/lone_kernels.h:
+  // lone_kind_name: "spatial_conv", "other_conv", "merged", "class_share").
+  std::map<std::string, double> lone_saved_by_kind_s;
   int64_t unknown_cost_nodes = 0;  // nodes left out of the byte totals
   // Kernel classes of the model's kernels and op types that the profile's calibration
   // never measured (their rates and intervals are not from this machine's measurements);

@@ -19,6 +19,7 @@
 #include "analysis/estimate_interval.h"
 #include "analysis/fusion_pattern.h"
 #include "analysis/fusion_state.h"
+#include "analysis/lone_kernels.h"
 #include "ir/subgraph.h"
 #include "util/error.h"
 #include "util/stopwatch.h"
@@ -306,18 +307,23 @@ AnalysisResult FusionFinder::run() {
   }
   r.kernels_after = r.kernels_before - launches_saved;
   r.bytes_after = r.bytes_before - bytes_saved;
-  // The kernels outside the groups run in the fused program too, at the profile's
-  // measured share of their time (device_profile.h: lone_kernel_saving).
+  // The kernels outside the groups run in the fused program too, each as its kind says
+  // (lone_kernels.h) at the profile's measured rate or share (device_profile.h:
+  // lone_kernel_saving). Convs in an NHWC chain and merged steps change in a program
+  // without groups too; the other kinds only beside fused groups.
   if (cost_.profile().lone_kernel_saving.results > 0) {
     std::vector<char> grouped(g_.node_count(), 0);
     for (const auto& fg : r.groups)
       for (NodeId n : fg.node_ids) grouped[std::size_t(n)] = 1;
+    const std::vector<LoneKind> kinds = lone_kinds(g_, cost_, grouped);
     for (std::size_t i = 0; i < g_.node_count(); ++i) {
-      const Cost& c = cost_.node(NodeId(i));
-      const double s = c.known ? cost_.profile().lone_saving_share(c.kernel_class) * c.time_s : 0;
+      const double s = lone_saving_s(cost_.profile(), kinds[i], cost_.node(NodeId(i)));
       if (s == 0) continue;
       r.node_lone_saving_s[g_.node(NodeId(i)).name] = s;
-      if (!r.groups.empty() && !grouped[i]) r.lone_saved_s += s;
+      if (grouped[i] || (r.groups.empty() && !changed_without_groups(cost_.profile(), kinds[i])))
+        continue;
+      r.lone_saved_s += s;
+      r.lone_saved_by_kind_s[lone_kind_name(kinds[i])] += s;
     }
   }
   r.time_after_s = r.time_before_s - time_saved - r.lone_saved_s;

@@ -159,7 +159,7 @@ CalibrationRun calibrate_from(const CalibrateFromOptions& o) {
     const auto at = std::find(model_of.begin(), model_of.end(), m);
     const std::size_t j = std::size_t(at - model_of.begin());
     if (at == model_of.end()) model_of.push_back(m), lone.emplace_back();
-    lone[j] += lone_kernel_times(d, stat);
+    lone[j] += lone_kernel_times(d, stat, &k.profile);
   }
   k.profile.lone_kernel_saving = fit_lone_kernel_saving(lone);
   fit_savings(run, stat, k);

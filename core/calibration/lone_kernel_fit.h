@@ -15,6 +15,18 @@
 // kMaxLoneShare. Over models: a calibration grid's three repeats of one conv family say
 // what that family does, not what convolutions do (LoneKernelSaving::results counts
 // models).
+//
+// Per kind of lone kernel too (device_profile.h: "kinds"; analysis/lone_kernels.h tells
+// the kinds apart on the graph). Convs by their cost terms: a spatial one (relayout bytes,
+// not Winograd) by the time saved per relayout byte, another (1x1, grouped) by its share;
+// a Winograd conv runs alike in both programs and takes no part. The Pads the fused
+// program folded into their AveragePools (one step of a Pad and its pool, no group) by
+// their time saved over the time the cost model
+// predicts for them apart (`profile`: the rates just fitted; without one, or where a row
+// has no cost terms, their measured time): analysis scales that prediction, and the
+// runtime's Pad takes many times what its bytes predict, which the merge saves. These come from
+// every result with both runs, groups or not: the layout plan changes convs in a program without
+// groups too. Per kind the median over the models with such rows (kMinLoneResults).
 
 #include <vector>
 
@@ -31,14 +43,30 @@ inline constexpr double kMaxLoneShare = 0.9;
 // a class without lone rows or a result without fused groups.
 struct LoneKernelTimes {
   std::array<double, kKernelClassCount> before_us{}, after_us{};
+  // By kind: spatial convs' time saved (us) and relayout bytes; other convs' and merged
+  // steps' time before and after (us).
+  double spatial_saved_us = 0, spatial_relayout_bytes = 0;
+  double other_conv_before_us = 0, other_conv_after_us = 0;
+  double merged_before_us = 0, merged_after_us = 0;
+  double merged_predicted_us = 0;   // the cost model's time of those rows apart
+  bool merged_unpredicted = false;  // some merged row had no prediction: use the measured
   LoneKernelTimes& operator+=(const LoneKernelTimes& o) {
     for (std::size_t c = 0; c < before_us.size(); ++c)
       before_us[c] += o.before_us[c], after_us[c] += o.after_us[c];
+    spatial_saved_us += o.spatial_saved_us, spatial_relayout_bytes += o.spatial_relayout_bytes;
+    other_conv_before_us += o.other_conv_before_us, other_conv_after_us += o.other_conv_after_us;
+    merged_before_us += o.merged_before_us, merged_after_us += o.merged_after_us;
+    merged_predicted_us += o.merged_predicted_us;
+    merged_unpredicted = merged_unpredicted || o.merged_unpredicted;
     return *this;
   }
 };
 LoneKernelTimes lone_kernel_times(const BeforeAfterDocument& doc,
-                                  TimingStat stat = TimingStat::Median);
+                                  TimingStat stat = TimingStat::Median,
+                                  const DeviceProfile* profile = nullptr);
+
+// The most a merged step saves per predicted us (device_profile.h: "merged").
+inline constexpr double kMaxMergedRatio = 20;
 
 // One entry per model.
 LoneKernelSaving fit_lone_kernel_saving(const std::vector<LoneKernelTimes>& models);

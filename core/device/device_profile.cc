@@ -59,6 +59,14 @@ void DeviceProfile::check() const {
     if (!std::isfinite(v) || v >= 1)
       throw Error("device profile '" + name +
                   "': lone_kernel_saving shares must be finite and < 1");
+  {
+    const LoneKernelSaving& l = lone_kernel_saving;
+    const auto bad = [](double v, double hi) { return !std::isnan(v) && !(v >= 0 && v < hi); };
+    if (bad(l.spatial_conv_s_per_byte, 1) || bad(l.other_conv_share, 1) || bad(l.merged_share, 100))
+      throw Error("device profile '" + name +
+                  "': lone_kernel_saving kinds must be >= 0, other_conv < 1, merged < 100 and "
+                  "the rate finite");
+  }
   for (std::size_t i = 0; i < bandwidth_curve.points.size(); ++i) {
     const auto& [b, v] = bandwidth_curve.points[i];
     if (!(b > 0) || !(v > 0) || !std::isfinite(b) || !std::isfinite(v) ||
@@ -135,6 +143,13 @@ nlohmann::json to_json(const DeviceProfile& p) {
       c[kernel_class_name(static_cast<KernelClass>(i))] =
           p.lone_kernel_saving.share[static_cast<std::size_t>(i)];
     j["lone_kernel_saving"] = {{"results", p.lone_kernel_saving.results}, {"classes", c}};
+    const LoneKernelSaving& l = p.lone_kernel_saving;
+    nlohmann::json kinds = nlohmann::json::object();
+    if (std::isfinite(l.spatial_conv_s_per_byte))
+      kinds["spatial_conv_us_per_mb"] = l.spatial_conv_s_per_byte * 1e12;
+    if (std::isfinite(l.other_conv_share)) kinds["other_conv"] = l.other_conv_share;
+    if (std::isfinite(l.merged_share)) kinds["merged"] = l.merged_share;
+    if (!kinds.empty()) j["lone_kernel_saving"]["kinds"] = std::move(kinds);
   }
   if (!p.measured_ops.empty()) j["measured_ops"] = p.measured_ops;
   if (!p.calibration_flags.empty()) j["calibration_flags"] = p.calibration_flags;
@@ -237,6 +252,18 @@ DeviceProfile device_profile_from_json(const nlohmann::json& j) {
         auto c = kernel_class_from_name(key);
         if (!c) throw Error("device profile: unknown kernel class '" + key + "'");
         p.lone_kernel_saving.share[static_cast<std::size_t>(*c)] = v.get<double>();
+      }
+      if (auto k = it->find("kinds"); k != it->end() && !k->is_null()) {
+        if (!k->is_object())
+          throw Error("device profile: \"lone_kernel_saving\" \"kinds\" is not an object");
+        // null or absent: not fitted.
+        auto get = [&](const char* key, double scale, double& out) {
+          if (auto v = k->find(key); v != k->end() && !v->is_null()) out = v->get<double>() * scale;
+        };
+        LoneKernelSaving& l = p.lone_kernel_saving;
+        get("spatial_conv_us_per_mb", 1e-12, l.spatial_conv_s_per_byte);
+        get("other_conv", 1, l.other_conv_share);
+        get("merged", 1, l.merged_share);
       }
     }
     if (auto it = j.find("bandwidth_curve"); it != j.end() && !it->is_null()) {

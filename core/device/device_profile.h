@@ -58,8 +58,19 @@
 // want, runs pooling with generated loops, ...), measured on the kernels outside every
 // group of the results fitted, the median over their models (calibration/
 // lone_kernel_fit.h; "results" counts those models). Absent: 0 (a plan changes only the
-// groups it fuses).
-//   "lone_kernel_saving": { "results": 60, "classes": { "conv": 0.09, ... } }
+// groups it fuses). "kinds" (optional) says it per kind of lone kernel where the class is
+// too coarse (analysis/lone_kernels.h decides the kind from the graph): what a spatial 2-D
+// conv that the layout plan keeps in an NHWC chain saves per MB of the relayout it no
+// longer does ("spatial_conv_us_per_mb"), the share of its time another 2-D conv in such a
+// chain saves (1x1 or grouped: "other_conv"), and what a zero Pad and the AveragePool
+// that reads it save when the fused program folds the Pad into the pool ("merged"), per
+// us of their time apart as the cost model predicts it (it may exceed 1: the runtime's
+// Pad is slower than its bytes say).
+// Each is the median over the models measured with such kernels; absent (older
+// profiles) or null: the class's share stands in.
+//   "lone_kernel_saving": { "results": 60, "classes": { "conv": 0.09, ... },
+//                           "kinds": { "spatial_conv_us_per_mb": 100, "other_conv": 0.1,
+//                                      "merged": 0.9 } }
 // "measured_ops": the op types calibration timed (a model's other ops are estimated
 // with rates never measured on them); "calibration_flags": what the sanity checks found
 // wrong with a calibration saved anyway (`fxc calibrate --force`); "cpu_model" and
@@ -83,6 +94,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -127,6 +139,14 @@ struct SavingUncertainty {
 struct LoneKernelSaving {
   int results = 0;  // models (results with fused groups) the shares are medians over; 0: none
   std::array<double, kKernelClassCount> share{};  // per KernelClass, of the unfused time
+  // "kinds"; NaN: not fitted (the class's share stands in).
+  double spatial_conv_s_per_byte = std::numeric_limits<double>::quiet_NaN();
+  double other_conv_share = std::numeric_limits<double>::quiet_NaN();
+  double merged_share = std::numeric_limits<double>::quiet_NaN();  // per predicted us
+  // True when the kinds of 2-D convs were fitted (analysis then credits a conv by its kind).
+  bool has_conv_kinds() const {
+    return std::isfinite(spatial_conv_s_per_byte) && std::isfinite(other_conv_share);
+  }
 };
 
 // The copy bandwidth against the bytes a kernel touches (see the formula above).

@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis_json.h"
 #include "analysis/fusion_finder.h"
 #include "analysis/fusion_plan.h"
+#include "analysis/lone_kernels.h"
 #include "analysis/plan_totals.h"
 #include "test_graphs.h"
 #include "util/error.h"
@@ -96,6 +99,83 @@ TEST(LoneSaving, AnAnalysisAndAPlanReadBackFromJsonCreditTheSameNodes) {
   EXPECT_NEAR(plan_totals(r, plan_back).time_after_s, expected, 1e-12);
   ASSERT_EQ(back.groups.size(), r.groups.size());
   EXPECT_NEAR(back.groups[0].estimate.time_saved_s(), r.groups[0].estimate.time_saved_s(), 1e-15);
+}
+
+// x -> 3x3 conv a -> Relu -> 3x3 conv b -> Relu -> 1x1 conv c -> GlobalAveragePool, every
+// node alone (opt level 0: no groups), and a ViT-like patch conv read by a Reshape.
+Graph conv_chain_and_a_patch_conv() {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 8, 16, 16});
+  const Shape s4 = Shape::of({1, 8, 16, 16});
+  auto a = b.op("Relu", {testing::conv(b, x, 8, 8, 16, "a")}, {}, "a_relu", s4);
+  auto c = b.op("Relu", {testing::conv(b, a, 8, 8, 16, "b")}, {}, "b_relu", s4);
+  auto w = b.constant("c_w", TensorData::from_floats({8, 8, 1, 1}, std::vector<float>(64, 0.1f)));
+  auto pw = b.op("Conv", {c, w}, {}, "c", s4);
+  b.output(b.op("GlobalAveragePool", {pw}, {}, "gap", Shape::of({1, 8, 1, 1})));
+  auto y = b.input("y", {1, 3, 16, 16});
+  auto pw2 =
+      b.constant("p_w", TensorData::from_floats({8, 3, 4, 4}, std::vector<float>(384, 0.1f)));
+  auto patch = b.op("Conv", {y, pw2}, {{"strides", std::vector<int64_t>{4, 4}}}, "patch",
+                    Shape::of({1, 8, 4, 4}));
+  b.output(b.op("Reshape", {patch, b.constant("shape", TensorData::from_int64s({3}, {1, 8, 16}))},
+                {}, "flat", Shape::of({1, 8, 16})));
+  return b.build();
+}
+
+DeviceProfile with_kinds(double us_per_mb, double other) {
+  DeviceProfile p = with_share(0.5);
+  p.lone_kernel_saving.share[std::size_t(KernelClass::Conv)] = 0.3;
+  p.lone_kernel_saving.spatial_conv_s_per_byte = us_per_mb * 1e-12;
+  p.lone_kernel_saving.other_conv_share = other;
+  return p;
+}
+
+TEST(LoneSaving, ConvsInAnNhwcChainSaveByKindEvenWithoutGroups) {
+  const Graph g = conv_chain_and_a_patch_conv();
+  FusionOptions o;
+  o.opt_level = 0;
+  const DeviceProfile p = with_kinds(100, 0.2);
+  const AnalysisResult r = analyze_fusion(g, p, o);
+  ASSERT_TRUE(r.groups.empty());
+  const CostModel cost(g, p);
+  auto id = [&](const std::string& name) {
+    for (std::size_t i = 0; i < g.node_count(); ++i)
+      if (g.node(NodeId(i)).name == name) return NodeId(i);
+    ADD_FAILURE() << name;
+    return NodeId(0);
+  };
+  const Cost& a = cost.node(id("a"));
+  ASSERT_GT(a.relayout_bytes, 0);
+  EXPECT_NEAR(node_time(r, "a"), 100e-12 * double(a.relayout_bytes), 1e-15);
+  EXPECT_NEAR(node_time(r, "c"), 0.2 * cost.node(id("c")).time_s, 1e-15);
+  // The patch conv runs as before; the Relus and the pool only beside fused groups.
+  EXPECT_EQ(node_time(r, "patch"), -1);
+  const double convs = node_time(r, "a") + node_time(r, "b") + node_time(r, "c");
+  EXPECT_NEAR(r.lone_saved_s, convs, 1e-15);
+  EXPECT_NEAR(r.lone_saved_by_kind_s.at("spatial_conv"), node_time(r, "a") + node_time(r, "b"),
+              1e-15);
+  EXPECT_NEAR(r.time_after_s, r.time_before_s - convs, 1e-12);
+  // A profile without the kinds: the conv class's share, and only beside fused groups.
+  const AnalysisResult old = analyze_fusion(g, with_share(0.5), o);
+  EXPECT_EQ(old.lone_saved_s, 0);
+  const AnalysisResult back = analysis_result_from_json(nlohmann::json::parse(to_json(r).dump()));
+  EXPECT_NEAR(back.lone_saved_by_kind_s.at("other_conv"), node_time(r, "c"), 1e-15);
+}
+
+TEST(LoneSaving, ProfileKindsRoundTripAndOldProfilesLoadWithoutThem) {
+  const DeviceProfile p = with_kinds(90, 0.1);
+  nlohmann::json j = to_json(p);
+  EXPECT_NEAR(j["lone_kernel_saving"]["kinds"]["spatial_conv_us_per_mb"].get<double>(), 90, 1e-9);
+  const DeviceProfile back = device_profile_from_json(j);
+  EXPECT_NEAR(back.lone_kernel_saving.spatial_conv_s_per_byte, 90e-12, 1e-21);
+  EXPECT_NEAR(back.lone_kernel_saving.other_conv_share, 0.1, 1e-12);
+  EXPECT_TRUE(std::isnan(back.lone_kernel_saving.merged_share));
+  j["lone_kernel_saving"].erase("kinds");
+  const DeviceProfile old = device_profile_from_json(j);
+  EXPECT_FALSE(old.lone_kernel_saving.has_conv_kinds());
+  EXPECT_NEAR(old.lone_kernel_saving.share[std::size_t(KernelClass::Conv)], 0.3, 1e-12);
+  j["lone_kernel_saving"]["kinds"] = {{"other_conv", 1.5}};
+  EXPECT_THROW(device_profile_from_json(j), Error);
 }
 
 TEST(LoneSaving, AMalformedAnalysisDocumentIsAnErrorNotACrash) {
