@@ -175,11 +175,11 @@ def main():
         # Whole model, all fused groups: the cost model's own prediction (its unfused time
         # minus the predicted savings) and, on the measured unfused time, the predicted savings;
         # both with what the fused program saves on the kernels outside the groups
-        # (est_lone_saved_us: the profile's measured shares; 0 from older fxc or profiles).
+        # (est_lone_saved_us: fitted per kind of lone kernel; 0 from older fxc or profiles).
+        # Analysis decides when that applies: a plan with no group still runs its convs in
+        # the layout plan's chains (VGG), and older fxc credited it only with groups.
         est_before = analysis["est_time_before_us"]
-        pred_saved = sum(r["pred"] for r in rows)
-        if rows:
-            pred_saved += analysis.get("est_lone_saved_us", 0.0)
+        pred_saved = sum(r["pred"] for r in rows) + analysis.get("est_lone_saved_us", 0.0)
         meas_before = doc["before"]["median_ms"] * 1e3
         m["speedup_measured"] = doc.get("speedup")
         m["speedup_predicted"] = (est_before / (est_before - pred_saved)
