@@ -3,12 +3,17 @@
 
 namespace fx {
 
-double predict_group_us(const DeviceProfile& p, const GroupTermsSample& g) {
-  double before = 0, after = 0;
+double unfused_group_us(const DeviceProfile& p, const GroupTermsSample& g) {
+  double before = 0;
   for (const auto& t : g.unfused) before += kernel_time(p, t);
+  return before * 1e6;
+}
+
+double predict_group_us(const DeviceProfile& p, const GroupTermsSample& g) {
+  double after = 0;
   if (g.after_kernels.empty()) after = kernel_time(p, g.fused);
   for (const auto& t : g.after_kernels) after += kernel_time(p, t);
-  return (before - after) * 1e6;
+  return unfused_group_us(p, g) - after * 1e6;
 }
 
 std::vector<GroupTermsSample> resolved_groups(const std::vector<GroupTermsSample>& groups,

@@ -43,6 +43,8 @@ struct GroupTermsSample {
   int repeats = 1;  // results (separate processes) the measured saving is the median of
 };
 
+// sum(kernel_time(unfused)), in us, on `p`: what the group's members cost apart.
+double unfused_group_us(const DeviceProfile& p, const GroupTermsSample& g);
 // sum(kernel_time(unfused)) - sum(kernel_time(after kernels)), in us, on `p`.
 double predict_group_us(const DeviceProfile& p, const GroupTermsSample& g);
 // The groups whose measured saving is at least `k` times its noise (noise known):

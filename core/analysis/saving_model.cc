@@ -273,9 +273,7 @@ std::array<ClassGroups, kKernelClassCount> by_class(const std::vector<GroupTerms
     // measured saving: weighing each group by 1 / saving^2 lets the groups that save
     // little (whose relative error is the largest for the same absolute error) pull every
     // coefficient towards 0, and the fit then under-predicts the class as a whole.
-    double before_us = 0;
-    for (const auto& u : g.unfused) before_us += kernel_time(p, u) * 1e6;
-    const double floor = o.rel_floor * before_us;
+    const double floor = o.rel_floor * unfused_group_us(p, g);
     const double var = noise * noise + floor * floor;
     d.x.push_back(f);
     d.difference.push_back(predict_group_us(p, g));

@@ -11,12 +11,6 @@
 namespace fx {
 namespace {
 
-double unfused_us(const DeviceProfile& p, const GroupTermsSample& g) {
-  double us = 0;
-  for (const KernelTerms& u : g.unfused) us += kernel_time(p, u) * 1e6;
-  return us;
-}
-
 // Per class, the residuals of `groups` against `pred` (one prediction per group).
 std::array<SavingUncertainty, kKernelClassCount> summarize(
     const std::vector<GroupTermsSample>& groups, const std::vector<SavingPrediction>& pred,
@@ -25,7 +19,7 @@ std::array<SavingUncertainty, kKernelClassCount> summarize(
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const GroupTermsSample& g = groups[i];
     if (!std::isfinite(g.measured_us)) continue;
-    const double before = unfused_us(p, g);
+    const double before = unfused_group_us(p, g);
     if (!(before > 0)) continue;
     residuals[std::size_t(pred[i].fused_class)].push_back((g.measured_us - pred[i].saved_us) /
                                                           before);

@@ -187,10 +187,9 @@ TEST(SavingModel, ScatterRelativeToTheUnfusedTimeLeavesTheFitUnbiased) {
   double measured = 0;
   for (int i = 0; i < 200; ++i) {
     GroupTermsSample g = conv_group(rng, i);
-    double unfused_us = 0;
-    for (const auto& u : g.unfused) unfused_us += kernel_time(p, u) * 1e6;
     const double saved = combine(truth, saving_features(p, g));
-    g.measured_us = saved + 0.3 * saved * scatter(rng) + 0.02 * unfused_us * scatter(rng);
+    g.measured_us =
+        saved + 0.3 * saved * scatter(rng) + 0.02 * unfused_group_us(p, g) * scatter(rng);
     measured += g.measured_us;
     groups.push_back(g);
   }
