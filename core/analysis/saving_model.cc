@@ -139,6 +139,37 @@ double combine(const std::array<double, kSavingTerms>& c, const SavingFeatures& 
   return us;
 }
 
+// The coefficients and the weights they were fitted with: Huber's M-estimate by
+// iteratively reweighted least squares. A group whose residual exceeds k times its
+// assumed error (1 / sqrt(w): its noise and the floor) is weighed down by k / |r|, so
+// that a few groups the terms cannot explain (an implementation the runtime switches to
+// on some shapes, a measurement disturbed by the machine) pull the class's coefficients
+// no more than their absolute error; the median error over groups is what the fit is
+// judged on.
+struct RobustFit {
+  std::array<double, kSavingTerms> c{};
+  std::vector<double> w;
+};
+RobustFit robust_fit(const std::vector<SavingFeatures>& x, const std::vector<double>& y,
+                     const std::vector<double>& w, const SavingModelOptions& o) {
+  RobustFit f{constrained_fit(x, y, w, o.ridge), w};
+  if (!(o.robust_k > 0)) return f;
+  for (int it = 0; it < o.robust_iterations; ++it) {
+    std::vector<double> next(w.size());
+    for (std::size_t g = 0; g < x.size(); ++g) {
+      const double r = std::fabs(y[g] - combine(f.c, x[g])) * std::sqrt(w[g]);
+      next[g] = w[g] * (r > o.robust_k ? o.robust_k / r : 1.0);
+    }
+    const auto c = constrained_fit(x, y, next, o.ridge);
+    double change = 0, size = 0;
+    for (int t = 0; t < kSavingTerms; ++t)
+      change = std::max(change, std::fabs(c[t] - f.c[t])), size = std::max(size, std::fabs(c[t]));
+    f = {c, std::move(next)};
+    if (change <= 1e-6 * std::max(1.0, size)) break;
+  }
+  return f;
+}
+
 // Each group of a class predicted by the coefficients fitted to the class's other
 // groups: O(groups) solves (prefix and suffix sums of the normal equations).
 std::vector<double> class_leave_one_out(const std::vector<SavingFeatures>& x,
@@ -301,10 +332,11 @@ SavingModel fit_saving_model(const std::vector<GroupTermsSample>& groups, const 
       cf.why = "too few groups";
       continue;
     }
-    cf.coefficients = constrained_fit(d.x, d.y, d.w, o.ridge);
+    const RobustFit fit = robust_fit(d.x, d.y, d.w, o);
+    cf.coefficients = fit.c;
     cf.fitted = true;
     if (!o.select_by_leave_one_out) continue;
-    const std::vector<double> loo = class_leave_one_out(d.x, d.y, d.w, o.ridge);
+    const std::vector<double> loo = class_leave_one_out(d.x, d.y, fit.w, o.ridge);
     cf.leave_one_out_error = prediction_error(loo, d.y).median_abs_rel_error;
     cf.difference_error = prediction_error(d.difference, d.y).median_abs_rel_error;
     if (!(cf.leave_one_out_error < cf.difference_error)) {
@@ -328,8 +360,11 @@ std::vector<SavingPrediction> leave_one_out_predictions(const std::vector<GroupT
     const ClassGroups& d = data[static_cast<std::size_t>(c)];
     const auto kc = static_cast<KernelClass>(c);
     const bool fits = full.classes[c].fitted && int(d.x.size()) - 1 >= o.min_groups_per_class;
+    // The robust weights are those of the fit to all the class's groups: decided once,
+    // like the class's choice, which keeps each leave-one-out fit a sum of the others.
     const std::vector<double> loo =
-        fits ? class_leave_one_out(d.x, d.y, d.w, o.ridge) : std::vector<double>{};
+        fits ? class_leave_one_out(d.x, d.y, robust_fit(d.x, d.y, d.w, o).w, o.ridge)
+             : std::vector<double>{};
     for (std::size_t k = 0; k < d.x.size(); ++k)
       out[d.index[k]] =
           fits ? SavingPrediction{loo[k], true, kc} : SavingPrediction{d.difference[k], false, kc};

@@ -158,6 +158,37 @@ TEST(SavingModel, RecoversKnownCoefficientsFromSyntheticGroups) {
   EXPECT_LT(loo.median_abs_rel_error, 0.03);
 }
 
+TEST(SavingModel, AFewGroupsTheTermsCannotExplainDoNotSetTheCoefficients) {
+  const DeviceProfile p = profile();
+  const std::array<double, kSavingTerms> truth = {0.8, 0.5, 3.0, -0.2, 0.1, 1.5, 0.3, -0.4, 0};
+  std::mt19937 rng(23);
+  std::normal_distribution<double> noise(0, 0.02);
+  std::vector<GroupTermsSample> groups;
+  for (int i = 0; i < 80; ++i) {
+    GroupTermsSample g = conv_group(rng, i);
+    g.measured_us = combine(truth, saving_features(p, g)) * (1 + noise(rng));
+    // One group in ten saves far more than its terms say (the runtime ran another
+    // implementation on its shape): no coefficient can explain it.
+    if (i % 10 == 3) g.measured_us += 2 * unfused_group_us(p, g);
+    groups.push_back(g);
+  }
+  auto error_on_the_others = [&](const SavingModelOptions& o) {
+    const SavingModel m = fit_saving_model(groups, p, o);
+    std::vector<double> pred, meas;
+    for (int i = 0; i < 80; ++i)
+      if (i % 10 != 3)
+        pred.push_back(m.predict(p, groups[i]).saved_us), meas.push_back(groups[i].measured_us);
+    return prediction_error(pred, meas).median_abs_rel_error;
+  };
+  SavingModelOptions robust, plain;
+  plain.robust_k = 0;
+  const double r = error_on_the_others(robust), l = error_on_the_others(plain);
+  // Huber's weights bound each such group's pull on the coefficients; least squares lets
+  // it grow with the excess, and spreads the excess over every group.
+  EXPECT_LT(r, 0.15);
+  EXPECT_GT(l, 3 * r);
+}
+
 // A depthwise conv + Clip group: the runtime's NCHW depthwise kernel (planes = channels)
 // and the Clip apart, the fused depthwise with its epilogue.
 GroupTermsSample depthwise_group(double channels, double map, double flops_per_byte) {
