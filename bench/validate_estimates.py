@@ -20,8 +20,9 @@ usage: validate_estimates.py FXC OUT_DIR NAME=MODEL[:DIMS]... [--runs N] [--thre
                             [--device PROFILE] [--measured-in DIR]
 
 --measured-in DIR: measure nothing; take each model's before/after result from
-DIR/NAME.result.json (an earlier run of this script) and predict it again with --device
-(each group by its members): two profiles judged on one set of measurements.
+DIR/NAME.result.json (an earlier run of this script) and predict the plan it measured
+(DIR/NAME.plan.json, `fxc analyze --plan`) again with --device (each group by its
+members): two profiles judged on one set of measurements.
 """
 import json
 import math
@@ -133,9 +134,17 @@ def main():
         path, _, dims = rest.partition(":")
         dim_args = dims.split() if dims and dims != "-" else []
         plan = os.path.join(out_dir, name + ".plan.json")
+        # Judged on a measurement made before (--measured-in), the prediction is of the plan
+        # that was measured, not of the plan this profile would propose: a fold's profile may
+        # group differently, and a group measured but never predicted (or predicted but never
+        # measured) would drop out of the whole-model comparison on one side only.
+        measured_plan = os.path.join(measured_in, name + ".plan.json") if measured_in else None
+        plan_arg = (["--plan", measured_plan]
+                    if measured_plan and os.path.exists(measured_plan) else [])
         try:
             analysis = json.loads(run([fxc, "-q", "analyze", path, "--json", "--opt-level", "2",
-                                       "--plan-out", plan, "--device", device] + dim_args))
+                                       "--plan-out", plan, "--device", device] + plan_arg
+                                      + dim_args))
             p = json.load(open(plan))
             for g in p["groups"]:
                 g["status"] = "accepted"

@@ -43,6 +43,7 @@ struct AnalyzeOptions {
   double threshold = 0.30;
   bool json = false;
   std::string plan_out;
+  std::string plan;  // --plan: estimate this plan's accepted groups, no search
   bool accept_all = false;
   ModelOptions mo;
   std::string why;  // "A,B"
@@ -76,7 +77,17 @@ fx::AnalysisResult analyze(const AnalyzeOptions& o, const fx::Graph& g,
   fo.opt_level = o.opt_level;
   fo.threshold = o.threshold;
   fx::use_generated_kernels(fo);  // launches as the generated code runs each group
-  return fx::analyze_fusion(g, p, fo);
+  if (!o.plan.empty()) {
+    fo.fixed_groups.emplace();
+    const fx::FusionPlan plan = fx::FusionPlan::load(o.plan);
+    for (const fx::FusionGroup* gr : plan.accepted())
+      fo.fixed_groups->push_back({gr->nodes, gr->pattern});
+  }
+  fx::AnalysisResult r = fx::analyze_fusion(g, p, fo);
+  // The plan decided: its groups are accepted, as it says.
+  if (!o.plan.empty())
+    for (auto& gr : r.groups) gr.status = fx::GroupStatus::Accepted;
+  return r;
 }
 
 fx::LoadedModel load(const AnalyzeOptions& o) {
@@ -579,6 +590,9 @@ void register_analyze(CLI::App& app, Runner& run) {
   add_model_options(cmd, o->mo);
   cmd->add_flag("--json", o->json, "Print one JSON object instead of the table");
   cmd->add_option("--plan-out", o->plan_out, "Write the fusion plan (JSON) here");
+  cmd->add_option("--plan", o->plan,
+                  "Estimate this plan's accepted groups on --device instead of searching (a "
+                  "plan made or measured with another profile); --opt-level is not used");
   cmd->add_flag("--accept-all", o->accept_all,
                 "In the written plan, accept every group above --threshold");
   cmd->add_option("--why", o->why, "Explain why NODE_A,NODE_B were not fused, and stop");
@@ -594,6 +608,7 @@ void register_analyze(CLI::App& app, Runner& run) {
       "  fxc analyze model.onnx --disable-pass identity-elimination   # canonical form less one "
       "pass\n"
       "  fxc analyze resnet18.onnx --plan-out plan.json --accept-all\n"
+      "  fxc analyze resnet18.onnx --plan plan.json --device fitted.json --json\n"
       "  fxc analyze resnet18.onnx --why /layer1/0/conv1/Conv,/maxpool/MaxPool");
   cmd->callback([o, &run] { run = [o] { return run_analyze(*o); }; });
 

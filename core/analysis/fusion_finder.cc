@@ -12,6 +12,7 @@
 #include "analysis/fusion_finder.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <queue>
@@ -223,6 +224,19 @@ void horizontal_fusion(const Graph& g, FusionState& st) {
   }
 }
 
+// The groups a plan fixes, on this graph: those whose nodes it has all (a body of
+// control flow has only its own), each merged as the plan says.
+void merge_fixed_groups(const Graph& g, FusionState& st, const std::vector<FixedGroup>& groups) {
+  for (const auto& fg : groups) {
+    std::vector<NodeId> ids;
+    for (const auto& name : fg.nodes)
+      if (NodeId n = g.find_node(name); n != kNoNode) ids.push_back(n);
+    if (ids.size() < 2 || ids.size() != fg.nodes.size()) continue;
+    if (Verdict v = st.merge_fixed(ids, fg.pattern); !v.ok)
+      spdlog::warn("plan group {}: {}", group_id_for(fg.nodes), v.text);
+  }
+}
+
 }  // namespace
 
 FusionFinder::FusionFinder(const Graph& g, const DeviceProfile& profile, FusionOptions options)
@@ -234,9 +248,13 @@ AnalysisResult FusionFinder::run() {
   Stopwatch sw;
   const auto topo = g_.topological_order();
   FusionState st(g_, cost_, opt_, topo);
-  if (opt_.opt_level >= 1) apply_patterns(g_, st, cost_, opt_, topo);
-  if (opt_.opt_level >= 2) vertical_fusion(g_, st, topo);
-  if (opt_.opt_level >= 3) horizontal_fusion(g_, st);
+  if (opt_.fixed_groups) {
+    merge_fixed_groups(g_, st, *opt_.fixed_groups);
+  } else {
+    if (opt_.opt_level >= 1) apply_patterns(g_, st, cost_, opt_, topo);
+    if (opt_.opt_level >= 2) vertical_fusion(g_, st, topo);
+    if (opt_.opt_level >= 3) horizontal_fusion(g_, st);
+  }
 
   AnalysisResult r;
   r.device = cost_.profile().label();

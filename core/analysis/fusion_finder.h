@@ -17,6 +17,7 @@
 // a NotFused reason.
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,11 @@ struct GroupLaunches {
   bool anchor_runtime = false;
 };
 
+struct FixedGroup {
+  std::vector<std::string> nodes;
+  std::string pattern;
+};
+
 struct FusionOptions {
   int opt_level = 2;
   double threshold = 0.30;  // minimum traffic reduction of a group
@@ -51,6 +57,12 @@ struct FusionOptions {
   // asked with the analysed graph and with each control-flow body. Unset: a group is
   // one kernel.
   std::function<GroupLaunches(const Graph& g, const std::vector<NodeId>& members)> kernels_of;
+  // A plan's groups (member node names, pattern): when set, the analysis estimates exactly
+  // these groups on the profile instead of searching, whatever it would propose itself
+  // (`fxc analyze --plan`: what this profile predicts for a plan made or measured with
+  // another). A group naming a node the graph lacks is left out (a control-flow body is
+  // analysed with the same list: the groups of its nodes apply there).
+  std::optional<std::vector<FixedGroup>> fixed_groups;
 };
 
 class FusionFinder {

@@ -257,6 +257,15 @@ Verdict FusionState::try_merge(NodeId a, NodeId b, MergeKind kind) {
 
 Verdict FusionState::merge_set(const std::vector<NodeId>& nodes, const std::string& pattern,
                                bool threshold) {
+  return merge(nodes, pattern, threshold ? Benefit::Threshold : Benefit::NetSaving);
+}
+
+Verdict FusionState::merge_fixed(const std::vector<NodeId>& nodes, const std::string& pattern) {
+  return merge(nodes, pattern, Benefit::NotAsked);
+}
+
+Verdict FusionState::merge(const std::vector<NodeId>& nodes, const std::string& pattern,
+                           Benefit b) {
   std::vector<NodeId> roots, all;
   for (NodeId n : nodes) {
     if (Verdict v = fusable(n); !v.ok) return v;
@@ -286,7 +295,8 @@ Verdict FusionState::merge_set(const std::vector<NodeId>& nodes, const std::stri
       if (groups_.position(s) < hi && seen.insert(s).second) stack.push_back(s);
     }
   }
-  if (Verdict v = benefit(all, threshold); !v.ok) return v;
+  if (b != Benefit::NotAsked)
+    if (Verdict v = benefit(all, b == Benefit::Threshold); !v.ok) return v;
   NodeId acc = roots[0];
   std::string name = pattern_[idx(acc)];
   for (std::size_t i = 1; i < roots.size(); ++i) {

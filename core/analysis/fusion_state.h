@@ -43,6 +43,9 @@ class FusionState {
   // `threshold` false: only a net time saving is required (graph rewrites).
   Verdict merge_set(const std::vector<NodeId>& nodes, const std::string& pattern,
                     bool threshold = true);
+  // Merges a set a plan fixes (FusionOptions::fixed_groups): it must be convex, but its
+  // benefit is not asked, since the plan was made (or measured) on another profile.
+  Verdict merge_fixed(const std::vector<NodeId>& nodes, const std::string& pattern);
   // Checks, then merges; returns the verdict.
   Verdict try_merge(NodeId a, NodeId b, MergeKind kind);
 
@@ -67,6 +70,8 @@ class FusionState {
   static uint64_t key(NodeId p, NodeId c) { return (uint64_t(uint32_t(p)) << 32) | uint32_t(c); }
   Verdict rules_vertical(NodeId a, NodeId b) const;
   Verdict benefit(const std::vector<NodeId>& members, bool threshold = true) const;
+  enum class Benefit { Threshold, NetSaving, NotAsked };
+  Verdict merge(const std::vector<NodeId>& nodes, const std::string& pattern, Benefit b);
   // The summed cost of running `kernels` one after another (a kernel of one member: its
   // own cost); `terms`, when given, gets each kernel's terms.
   Cost split_cost(const std::vector<std::vector<NodeId>>& kernels,

@@ -86,6 +86,31 @@ TEST(FusionFinder, ThresholdDecides) {
   EXPECT_NE(nf->text.find("50.0%"), std::string::npos) << nf->text;
 }
 
+// A plan made on another profile (fxc analyze --plan): exactly its groups are estimated,
+// those the search would not propose (below the threshold, or two members of a longer
+// chain) as well, and none it would.
+TEST(FusionFinder, FixedGroupsAreEstimatedAsThePlanSaysWithoutSearching) {
+  Graph g = chain();
+  FusionOptions o;
+  o.threshold = 0.9;  // the search fuses nothing at this threshold
+  EXPECT_TRUE(analyze_fusion(g, testing::test_profile(), o).groups.empty());
+  o.fixed_groups = std::vector<FixedGroup>{{{"neg", "exp"}, "auto_vertical"},
+                                           {{"relu", "missing"}, "auto_vertical"}};
+  AnalysisResult r = analyze_fusion(g, testing::test_profile(), o);
+  ASSERT_EQ(r.groups.size(), 1u);  // a group naming a node the graph lacks is left out
+  EXPECT_EQ(r.groups[0].nodes, (std::vector<std::string>{"neg", "exp"}));
+  EXPECT_EQ(r.groups[0].pattern, "auto_vertical");
+  EXPECT_EQ(r.kernels_after, r.kernels_before - 1);
+  EXPECT_EQ(r.bytes_after, r.bytes_before - 2 * 4096);
+  EXPECT_GT(r.groups[0].estimate.time_saved_s(), 0);
+  // The search at the default threshold would fuse all three; the plan keeps two.
+  o.threshold = 0.3;
+  EXPECT_EQ(analyze_fusion(g, testing::test_profile(), o).groups[0].nodes.size(), 2u);
+  // An empty plan estimates no group.
+  o.fixed_groups = std::vector<FixedGroup>{};
+  EXPECT_TRUE(analyze_fusion(g, testing::test_profile(), o).groups.empty());
+}
+
 TEST(FusionFinder, CyclePairIsRejectedWithReason) {
   // a feeds c directly and through an opaque op b: {a, c} would need b before and after.
   GraphBuilder b;

@@ -156,6 +156,42 @@ TEST_F(FxcAnalyze, PlanCarriesItsDisabledPassesToTheCommandsThatReadIt) {
   EXPECT_NE(e.err.find("'bn' is not in the model"), std::string::npos) << e.err;
 }
 
+// --plan: the plan's accepted groups estimated on --device, as the plan groups them (a
+// plan measured with another profile), not what the search would propose there.
+TEST_F(FxcAnalyze, PlanEstimatesThePlansAcceptedGroupsInsteadOfSearching) {
+  const std::string model = std::string(FX_RESOURCES_DIR) + "/models/tiny_cnn.onnx";
+  std::string plan = (dir_ / "plan_fixed.json").string();
+  auto a = run_fxc({"analyze", model, "--accept-all", "--plan-out", plan});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  nlohmann::json pj = nlohmann::json::parse(std::ifstream(plan));
+  nlohmann::json group;
+  for (const auto& g : pj["groups"])
+    if (g["nodes"].size() == 3 && g["nodes"][1] == "/layer1/0/Add") group = g;
+  ASSERT_FALSE(group.is_null()) << "the search fuses conv2, Add and Relu of layer1";
+  group["nodes"] = {"/layer1/0/Add", "/layer1/0/relu_1/Relu"};  // the plan keeps two
+  group["pattern"] = "auto_vertical";
+  pj["groups"] = nlohmann::json::array({group});
+  std::ofstream(plan) << pj.dump();
+  auto r = run_fxc({"analyze", model, "--plan", plan, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["groups"].size(), 1u);
+  EXPECT_EQ(j["groups"][0]["nodes"], group["nodes"]);
+  EXPECT_EQ(j["groups"][0]["status"], "accepted");
+  EXPECT_EQ(j["kernels_after"].get<int>(), j["kernels_before"].get<int>() - 1);
+  // A rejected group is not the plan's: nothing is estimated.
+  pj["groups"][0]["status"] = "rejected";
+  std::ofstream(plan) << pj.dump();
+  r = run_fxc({"analyze", model, "--plan", plan, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(r.out)["groups"].empty());
+  // A plan that cannot be read: a clear error naming it, no crash.
+  std::ofstream(plan) << "{ not json";
+  r = run_fxc({"analyze", model, "--plan", plan});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("plan_fixed.json"), std::string::npos) << r.err;
+}
+
 TEST_F(FxcAnalyze, TableNamesDeviceAndSource) {
   auto r = run_fxc({"analyze", model_, "--device", "ascend-910b", kKeepBn[0], kKeepBn[1]});
   ASSERT_EQ(r.exit_code, 0) << r.err;
