@@ -140,12 +140,14 @@ double combine(const std::array<double, kSavingTerms>& c, const SavingFeatures& 
 }
 
 // The coefficients and the weights they were fitted with: Huber's M-estimate by
-// iteratively reweighted least squares. A group whose residual exceeds k times its
-// assumed error (1 / sqrt(w): its noise and the floor) is weighed down by k / |r|, so
-// that a few groups the terms cannot explain (an implementation the runtime switches to
-// on some shapes, a measurement disturbed by the machine) pull the class's coefficients
-// no more than their absolute error; the median error over groups is what the fit is
-// judged on.
+// iteratively reweighted least squares. Each group's residual is taken in units of its
+// assumed error (1 / sqrt(w): its noise and the floor), and their spread estimated
+// robustly (1.4826 x their median absolute value: the standard deviation, were they
+// normal); a group whose residual exceeds robust_k spreads is weighed down by
+// robust_k x spread / |r|, so that a few groups the terms cannot explain (an
+// implementation the runtime switches to on some shapes, a measurement disturbed by the
+// machine) pull the class's coefficients no more than their absolute error. The median
+// error over groups is what the fit is judged on.
 struct RobustFit {
   std::array<double, kSavingTerms> c{};
   std::vector<double> w;
@@ -155,11 +157,16 @@ RobustFit robust_fit(const std::vector<SavingFeatures>& x, const std::vector<dou
   RobustFit f{constrained_fit(x, y, w, o.ridge), w};
   if (!(o.robust_k > 0)) return f;
   for (int it = 0; it < o.robust_iterations; ++it) {
+    std::vector<double> r(x.size());
+    for (std::size_t g = 0; g < x.size(); ++g)
+      r[g] = std::fabs(y[g] - combine(f.c, x[g])) * std::sqrt(w[g]);
+    std::vector<double> sorted = r;
+    std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+    const double spread = 1.4826 * sorted[sorted.size() / 2];
+    if (!(spread > 0)) break;
     std::vector<double> next(w.size());
-    for (std::size_t g = 0; g < x.size(); ++g) {
-      const double r = std::fabs(y[g] - combine(f.c, x[g])) * std::sqrt(w[g]);
-      next[g] = w[g] * (r > o.robust_k ? o.robust_k / r : 1.0);
-    }
+    for (std::size_t g = 0; g < x.size(); ++g)
+      next[g] = w[g] * (r[g] > o.robust_k * spread ? o.robust_k * spread / r[g] : 1.0);
     const auto c = constrained_fit(x, y, next, o.ridge);
     double change = 0, size = 0;
     for (int t = 0; t < kSavingTerms; ++t)
