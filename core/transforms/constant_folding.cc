@@ -183,6 +183,10 @@ TD binary(const std::string& op, const Num& a, const Num& b) {
         out[k] = std::min(x, y);
       else if (op == "Max")
         out[k] = std::max(x, y);
+      else if (op == "FMod")  // Mod with fmod = 1: the sign of the dividend, as C's fmod
+        out[k] = std::fmod(x, y);
+      else if (op == "Mod")  // fmod = 0: the sign of the divisor
+        out[k] = x - y * std::floor(x / y);
       else if (op == "Equal")
         out[k] = x == y;
       else if (op == "Less")
@@ -209,6 +213,10 @@ TD binary(const std::string& op, const Num& a, const Num& b) {
       else if (op == "Div") {
         if (y == 0) return nullptr;  // the runtime's error to report, not ours
         r.i[k] = x / y;
+      } else if (op == "Mod" || op == "FMod") {
+        if (y == 0) return nullptr;
+        r.i[k] = x % y;  // truncated: the sign of the dividend (fmod = 1)
+        if (op == "Mod" && r.i[k] != 0 && (r.i[k] < 0) != (y < 0)) r.i[k] += y;
       } else if (op == "Min")
         r.i[k] = std::min(x, y);
       else if (op == "Max")
@@ -594,11 +602,14 @@ std::shared_ptr<TensorData> fold_node(const Node& n, const std::vector<TD>& in) 
     return write(r);
   }
   static const char* kBinary[] = {"Add",   "Sub",  "Mul",     "Div", "Min", "Max",
-                                  "Equal", "Less", "Greater", "And", "Or"};
+                                  "Equal", "Less", "Greater", "And", "Or",  "Mod"};
   if (std::find(std::begin(kBinary), std::end(kBinary), op) != std::end(kBinary)) {
     if (in.size() != 2 || !in[1]) return nullptr;
     auto b = read(in[1]);
-    return b ? binary(op, *a, *b) : nullptr;
+    // Mod's remainder takes the divisor's sign unless fmod = 1 (swin's window padding:
+    // (window - W % window) % window on the input's shape).
+    const std::string how = op == "Mod" && n.attrs.get_int("fmod", 0) != 0 ? "FMod" : op;
+    return b ? binary(how, *a, *b) : nullptr;
   }
   return nullptr;
 }

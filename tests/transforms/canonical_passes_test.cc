@@ -266,6 +266,21 @@ TEST(ConstantFolding, EvaluatesTheFixedOpSet) {
   div.op_type = "Div";
   div.outputs = {0};
   EXPECT_EQ(fold_node(div, {i64({}, {1}), i64({}, {0})}), nullptr);
+  // Mod: the divisor's sign (fmod = 0, integers), the dividend's with fmod = 1 (swin's
+  // window padding (7 - W % 7) % 7 on the input's shape).
+  Node mod;
+  mod.op_type = "Mod";
+  mod.outputs = {0};
+  EXPECT_EQ(fold_node(mod, {i64({4}, {56, -5, 5, 7}), i64({4}, {7, 3, -3, 7})})->to_int64s(),
+            (std::vector<int64_t>{0, 1, -1, 0}));
+  EXPECT_EQ(fold_node(mod, {i64({}, {1}), i64({}, {0})}), nullptr);
+  mod.attrs.set("fmod", int64_t{1});
+  EXPECT_EQ(fold_node(mod, {i64({2}, {-5, 5}), i64({}, {3})})->to_int64s(),
+            (std::vector<int64_t>{-2, 2}));
+  EXPECT_EQ(fold_node(mod, {TensorData::from_floats({2}, {-5.5f, 5.5f}),
+                            TensorData::from_floats({}, {2.f})})
+                ->to_floats(),
+            (std::vector<float>{-1.5f, 1.5f}));
 }
 
 TEST(ConvBnFolding, BatchNormGoesIntoTheConvsWeights) {
