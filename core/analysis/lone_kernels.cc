@@ -224,9 +224,17 @@ std::vector<LoneKind> lone_kinds(const Graph& g, const CostModel& cost,
   for (std::size_t i = 0; i < n; ++i) {
     const Node& node = g.node(NodeId(i));
     const Cost& c = cost.node(NodeId(i));
-    if (kinds[i] == LoneKind::Merged || c.kernel_class != KernelClass::Conv) continue;
+    if (kinds[i] == LoneKind::Merged) continue;
+    if (c.kernel_class != KernelClass::Conv && c.kernel_class != KernelClass::Depthwise) continue;
     const bool chained = roles[i].kind == Role::Conv &&
                          (nhwc[std::size_t(node.inputs[0])] || nhwc[std::size_t(node.outputs[0])]);
+    // A depthwise conv in a chain runs as the fused program's NHWC loop (its class's
+    // share); outside every chain (ConvNeXt's, between the permutes of its LayerNorm) the
+    // runtime's, as unfused.
+    if (c.kernel_class == KernelClass::Depthwise) {
+      if (!chained) kinds[i] = LoneKind::Unchanged;
+      continue;
+    }
     if (!chained || c.winograd)
       kinds[i] = LoneKind::Unchanged;
     else

@@ -12,7 +12,8 @@
 // A 2-D Conv the layout plan keeps in a chain of NHWC tensors (its input or its output
 // stays NHWC) becomes a fused conv kernel that converts nothing: a spatial one saves its
 // relayout, another (1x1, grouped) a share of its time. A Conv outside any chain, a 3-D
-// one or one the runtime runs with Winograd in both programs runs unchanged. A zero Pad
+// one or one the runtime runs with Winograd in both programs runs unchanged; so does a
+// depthwise conv outside every chain (in one, its class's share). A zero Pad
 // whose one reader is a lone AveragePool runs merged with it as one step. (The program
 // merges a BatchNormalization into the Relu that reads it too; too few models have it to
 // fit that apart, so those two keep their classes' shares.)

@@ -162,6 +162,40 @@ TEST(LoneSaving, ConvsInAnNhwcChainSaveByKindEvenWithoutGroups) {
   EXPECT_NEAR(back.lone_saved_by_kind_s.at("other_conv"), node_time(r, "c"), 1e-15);
 }
 
+// A depthwise conv between two convs (an NHWC chain) and one between two Transposes
+// (ConvNeXt's, between the permutes of its LayerNorm): only the first runs differently in
+// the fused program, so only it takes the depthwise class's share.
+TEST(LoneSaving, ADepthwiseConvOutsideEveryChainRunsUnchanged) {
+  GraphBuilder b;
+  const Shape s4 = Shape::of({1, 8, 16, 16});
+  auto dw = [&](ValueId x, const std::string& name) {
+    auto w = b.constant(name + "_w",
+                        TensorData::from_floats({8, 1, 3, 3}, std::vector<float>(72, 0.1f)));
+    return b.op("Conv", {x, w}, {{"group", int64_t{8}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}},
+                name, s4);
+  };
+  auto x = b.input("x", {1, 8, 16, 16});
+  auto c = testing::conv(b, dw(testing::conv(b, x, 8, 8, 16, "a"), "dw_chain"), 8, 8, 16, "b");
+  b.output(b.op("GlobalAveragePool", {c}, {}, "gap", Shape::of({1, 8, 1, 1})));
+  auto y = b.input("y", {1, 16, 16, 8});
+  auto perm = [&](ValueId v, std::vector<int64_t> p, Shape s, const std::string& name) {
+    return b.op("Transpose", {v}, {{"perm", p}}, name, s);
+  };
+  auto t = perm(y, {0, 3, 1, 2}, s4, "to_nchw");
+  b.output(perm(dw(t, "dw_alone"), {0, 2, 3, 1}, Shape::of({1, 16, 16, 8}), "to_nhwc"));
+  const Graph g = b.build();
+  DeviceProfile p = with_kinds(100, 0.2);
+  p.lone_kernel_saving.share[std::size_t(KernelClass::Depthwise)] = 0.6;
+  const CostModel cost(g, p);
+  const std::vector<LoneKind> kinds = lone_kinds(g, cost, std::vector<char>(g.node_count(), 0));
+  ASSERT_EQ(cost.node(g.find_node("dw_chain")).kernel_class, KernelClass::Depthwise);
+  EXPECT_EQ(kinds[std::size_t(g.find_node("dw_chain"))], LoneKind::ClassShare);
+  EXPECT_EQ(kinds[std::size_t(g.find_node("dw_alone"))], LoneKind::Unchanged);
+  const Cost& chained = cost.node(g.find_node("dw_chain"));
+  EXPECT_NEAR(lone_saving_s(p, LoneKind::ClassShare, chained), 0.6 * chained.time_s, 1e-15);
+  EXPECT_EQ(lone_saving_s(p, LoneKind::Unchanged, cost.node(g.find_node("dw_alone"))), 0);
+}
+
 TEST(LoneSaving, ProfileKindsRoundTripAndOldProfilesLoadWithoutThem) {
   const DeviceProfile p = with_kinds(90, 0.1);
   nlohmann::json j = to_json(p);
