@@ -54,6 +54,22 @@ double combine(const std::array<double, kSavingTerms>& c, const SavingFeatures& 
   return s;
 }
 
+// The savings the profile's model `c` would measure on `n` random conv groups, each
+// scattered by a relative normal noise of `rel_noise`.
+std::vector<GroupTermsSample> conv_groups_saving(const DeviceProfile& p,
+                                                 const std::array<double, kSavingTerms>& c, int n,
+                                                 unsigned seed, double rel_noise) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> noise(0, rel_noise);
+  std::vector<GroupTermsSample> groups;
+  for (int i = 0; i < n; ++i) {
+    GroupTermsSample g = conv_group(rng, i);
+    g.measured_us = combine(c, saving_features(p, g)) * (1 + noise(rng));
+    groups.push_back(g);
+  }
+  return groups;
+}
+
 TEST(SavingModel, FeaturesAreTheTermsFusionChanges) {
   const DeviceProfile p = profile();
   GroupTermsSample g;
@@ -128,14 +144,8 @@ TEST(SavingModel, RecoversKnownCoefficientsFromSyntheticGroups) {
   const DeviceProfile p = profile();
   // Planes stay 0 (no depthwise anchor here): that coefficient stays at its prior.
   const std::array<double, kSavingTerms> truth = {0.8, 0.5, 3.0, -0.2, 0.1, 1.5, 0.3, -0.4, 0};
-  std::mt19937 rng(11);
-  std::normal_distribution<double> noise(0, 0.002);  // 0.2%: launches are a small term
-  std::vector<GroupTermsSample> groups;
-  for (int i = 0; i < 60; ++i) {
-    GroupTermsSample g = conv_group(rng, i);
-    g.measured_us = combine(truth, saving_features(p, g)) * (1 + noise(rng));
-    groups.push_back(g);
-  }
+  // 0.2% noise: launches are a small term.
+  const std::vector<GroupTermsSample> groups = conv_groups_saving(p, truth, 60, 11, 0.002);
   SavingModelOptions o;
   o.ridge = 0.001;  // the data say it all
   SavingModel m = fit_saving_model(groups, p, o);
@@ -161,17 +171,10 @@ TEST(SavingModel, RecoversKnownCoefficientsFromSyntheticGroups) {
 TEST(SavingModel, AFewGroupsTheTermsCannotExplainDoNotSetTheCoefficients) {
   const DeviceProfile p = profile();
   const std::array<double, kSavingTerms> truth = {0.8, 0.5, 3.0, -0.2, 0.1, 1.5, 0.3, -0.4, 0};
-  std::mt19937 rng(23);
-  std::normal_distribution<double> noise(0, 0.02);
-  std::vector<GroupTermsSample> groups;
-  for (int i = 0; i < 80; ++i) {
-    GroupTermsSample g = conv_group(rng, i);
-    g.measured_us = combine(truth, saving_features(p, g)) * (1 + noise(rng));
-    // One group in ten saves far more than its terms say (the runtime ran another
-    // implementation on its shape): no coefficient can explain it.
-    if (i % 10 == 3) g.measured_us += 2 * unfused_group_us(p, g);
-    groups.push_back(g);
-  }
+  std::vector<GroupTermsSample> groups = conv_groups_saving(p, truth, 80, 23, 0.02);
+  // One group in ten saves far more than its terms say (the runtime ran another
+  // implementation on its shape): no coefficient can explain it.
+  for (int i = 3; i < 80; i += 10) groups[i].measured_us += 2 * unfused_group_us(p, groups[i]);
   auto error_on_the_others = [&](const SavingModelOptions& o) {
     const SavingModel m = fit_saving_model(groups, p, o);
     std::vector<double> pred, meas;
@@ -410,15 +413,8 @@ TEST(SavingModel, TermsNoGroupHasKeepTheirPrior) {
 TEST(SavingModel, LeaveOneOutPredictionsAreThoseOfRefitsWithoutEachGroup) {
   const DeviceProfile p = profile();
   const std::array<double, kSavingTerms> truth = {0.8, 0.5, 3.0, -0.2, 0.1, 1.5, 0.3, -0.4, 0};
-  std::mt19937 rng(17);
-  std::normal_distribution<double> noise(0, 0.1);
-  std::vector<GroupTermsSample> groups;
-  for (int i = 0; i < 40; ++i) {
-    GroupTermsSample g = conv_group(rng, i);
-    g.measured_us = combine(truth, saving_features(p, g)) * (1 + noise(rng));
-    g.noise_us = 0.5 + i % 3;
-    groups.push_back(g);
-  }
+  std::vector<GroupTermsSample> groups = conv_groups_saving(p, truth, 40, 17, 0.1);
+  for (int i = 0; i < 40; ++i) groups[i].noise_us = 0.5 + i % 3;
   groups[5].measured_us = NAN;  // in no fit: predicted by the fit to all the others
   SavingModelOptions o;
   o.select_by_leave_one_out = false;  // the refits below make no selection either
