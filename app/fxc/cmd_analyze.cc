@@ -77,16 +77,14 @@ fx::AnalysisResult analyze(const AnalyzeOptions& o, const fx::Graph& g,
   fo.opt_level = o.opt_level;
   fo.threshold = o.threshold;
   fx::use_generated_kernels(fo);  // launches as the generated code runs each group
-  if (!o.plan.empty()) {
-    fo.fixed_groups.emplace();
-    const fx::FusionPlan plan = fx::FusionPlan::load(o.plan);
-    for (const fx::FusionGroup* gr : plan.accepted())
-      fo.fixed_groups->push_back({gr->nodes, gr->pattern});
-  }
+  if (o.plan.empty()) return fx::analyze_fusion(g, p, fo);
+  fo.fixed_groups.emplace();
+  const fx::FusionPlan plan = fx::FusionPlan::load(o.plan);
+  for (const fx::FusionGroup* gr : plan.accepted())
+    fo.fixed_groups->push_back({gr->nodes, gr->pattern});
   fx::AnalysisResult r = fx::analyze_fusion(g, p, fo);
   // The plan decided: its groups are accepted, as it says.
-  if (!o.plan.empty())
-    for (auto& gr : r.groups) gr.status = fx::GroupStatus::Accepted;
+  for (auto& gr : r.groups) gr.status = fx::GroupStatus::Accepted;
   return r;
 }
 

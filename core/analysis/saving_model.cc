@@ -324,57 +324,79 @@ std::array<ClassGroups, kKernelClassCount> by_class(const std::vector<GroupTerms
 
 }  // namespace
 
+namespace {
+
+// One class's fit, and each of its groups predicted by the fit to the class's others
+// (`loo`, when asked for or needed to choose between the fit and the difference of
+// times): the robust fit runs once, and its weights serve the leave-one-out fits.
+struct ClassFit {
+  SavingClassFit fit;
+  std::vector<double> loo;
+};
+
+ClassFit fit_class(const ClassGroups& d, const SavingModelOptions& o, bool leave_one_out) {
+  ClassFit out;
+  SavingClassFit& cf = out.fit;
+  cf.groups = static_cast<int>(d.x.size());
+  if (cf.groups == 0) return out;
+  if (cf.groups < o.min_groups_per_class) {
+    cf.why = "too few groups";
+    return out;
+  }
+  const RobustFit fit = robust_fit(d.x, d.y, d.w, o);
+  cf.coefficients = fit.c;
+  cf.fitted = true;
+  if (!leave_one_out && !o.select_by_leave_one_out) return out;
+  // The robust weights are those of the fit to all the class's groups: decided once,
+  // like the class's choice, which keeps each leave-one-out fit a sum of the others.
+  out.loo = class_leave_one_out(d.x, d.y, fit.w, o.ridge);
+  if (!o.select_by_leave_one_out) return out;
+  cf.leave_one_out_error = prediction_error(out.loo, d.y).median_abs_rel_error;
+  cf.difference_error = prediction_error(d.difference, d.y).median_abs_rel_error;
+  if (!(cf.leave_one_out_error < cf.difference_error)) {
+    cf.fitted = false;
+    cf.why = "not better leaving groups out";
+  }
+  return out;
+}
+
+}  // namespace
+
 SavingModel fit_saving_model(const std::vector<GroupTermsSample>& groups, const DeviceProfile& p,
                              const SavingModelOptions& o) {
   SavingModel m;
   m.options = o;
   m.groups = static_cast<int>(groups.size());
   const auto data = by_class(groups, p, o);
-  for (int c = 0; c < kKernelClassCount; ++c) {
-    const ClassGroups& d = data[static_cast<std::size_t>(c)];
-    SavingClassFit& cf = m.classes[c];
-    cf.groups = static_cast<int>(d.x.size());
-    if (cf.groups == 0) continue;
-    if (cf.groups < o.min_groups_per_class) {
-      cf.why = "too few groups";
-      continue;
-    }
-    const RobustFit fit = robust_fit(d.x, d.y, d.w, o);
-    cf.coefficients = fit.c;
-    cf.fitted = true;
-    if (!o.select_by_leave_one_out) continue;
-    const std::vector<double> loo = class_leave_one_out(d.x, d.y, fit.w, o.ridge);
-    cf.leave_one_out_error = prediction_error(loo, d.y).median_abs_rel_error;
-    cf.difference_error = prediction_error(d.difference, d.y).median_abs_rel_error;
-    if (!(cf.leave_one_out_error < cf.difference_error)) {
-      cf.fitted = false;
-      cf.why = "not better leaving groups out";
-    }
-  }
+  for (int c = 0; c < kKernelClassCount; ++c)
+    m.classes[c] = fit_class(data[static_cast<std::size_t>(c)], o, false).fit;
   return m;
 }
 
 std::vector<SavingPrediction> leave_one_out_predictions(const std::vector<GroupTermsSample>& groups,
                                                         const DeviceProfile& p,
                                                         const SavingModelOptions& o) {
-  const SavingModel full = fit_saving_model(groups, p, o);
+  const auto data = by_class(groups, p, o);
+  SavingModel full;
+  full.options = o;
+  full.groups = static_cast<int>(groups.size());
+  std::array<std::vector<double>, kKernelClassCount> loo;
+  for (int c = 0; c < kKernelClassCount; ++c) {
+    ClassFit f = fit_class(data[static_cast<std::size_t>(c)], o, true);
+    full.classes[c] = f.fit;
+    loo[c] = std::move(f.loo);
+  }
   std::vector<SavingPrediction> out;
   out.reserve(groups.size());
   // A group without a measured saving was in no fit: the full model is fitted without it.
   for (const auto& g : groups) out.push_back(full.predict(p, g));
-  const auto data = by_class(groups, p, o);
   for (int c = 0; c < kKernelClassCount; ++c) {
     const ClassGroups& d = data[static_cast<std::size_t>(c)];
     const auto kc = static_cast<KernelClass>(c);
     const bool fits = full.classes[c].fitted && int(d.x.size()) - 1 >= o.min_groups_per_class;
-    // The robust weights are those of the fit to all the class's groups: decided once,
-    // like the class's choice, which keeps each leave-one-out fit a sum of the others.
-    const std::vector<double> loo =
-        fits ? class_leave_one_out(d.x, d.y, robust_fit(d.x, d.y, d.w, o).w, o.ridge)
-             : std::vector<double>{};
     for (std::size_t k = 0; k < d.x.size(); ++k)
-      out[d.index[k]] =
-          fits ? SavingPrediction{loo[k], true, kc} : SavingPrediction{d.difference[k], false, kc};
+      out[d.index[k]] = fits ? SavingPrediction{loo[c][k], true, kc}
+                             : SavingPrediction{d.difference[k], false, kc};
   }
   return out;
 }
